@@ -1,0 +1,303 @@
+"""Evaluate a VCSched placement: loads, feasibility, min yield and the average-yield phase."""
+
+from __future__ import annotations
+
+import numpy as np
+from allockit.instances.vcsched import VCInstance
+
+from allockit.results import SolveStatus, VCResult
+
+__all__ = [
+    "MEM_TOL",
+    "average_yield_phase",
+    "counts_to_task_hosts",
+    "empty_result",
+    "host_loads",
+    "migration_cost",
+    "min_yield_of",
+    "placement_violation",
+    "result_from_placement",
+]
+
+#: Absolute tolerance on memory and migration-budget checks (float round-off only).
+MEM_TOL = 1e-10
+
+
+def host_loads(instance: VCInstance, task_hosts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Summed CPU need and memory per host for a task placement.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.25], mem=[0.1, 0.2])
+    >>> [v.tolist() for v in host_loads(inst, np.array([1, 1]))]
+    [[0.0, 0.75], [0.0, 0.30000000000000004]]
+    """
+    job = instance.task_job
+    cpu = np.bincount(task_hosts, weights=instance.cpu[job], minlength=instance.hosts)
+    mem = np.bincount(task_hosts, weights=instance.mem[job], minlength=instance.hosts)
+    return cpu, mem
+
+
+def migration_cost(instance: VCInstance, task_hosts: np.ndarray) -> tuple[int, float]:
+    """Number of migrated tasks and migrated memory (host-memory units), paper eq. 31.
+
+    A task migrates when it ran before (``previous >= 0``) on another host.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.25, 0.5],
+    ...                              previous=[0, None])
+    >>> migration_cost(inst, np.array([1, 0]))
+    (1, 0.25)
+    """
+    moved = (instance.previous >= 0) & (instance.previous != task_hosts)
+    return int(moved.sum()), float(instance.mem[instance.task_job[moved]].sum())
+
+
+def placement_violation(instance: VCInstance, task_hosts: np.ndarray) -> str | None:
+    """Why ``task_hosts`` is not a valid placement, or None if it is.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5, 0.5], mem=[0.6, 0.6])
+    >>> placement_violation(inst, np.array([0, 0]))
+    'memory of host 0 is 1.2 > 1'
+    """
+    task_hosts = np.asarray(task_hosts)
+    if task_hosts.shape != (instance.n_tasks,):
+        return f"placement must give one host per task ({instance.n_tasks}); got {task_hosts.size}"
+    if task_hosts.size and (task_hosts.min() < 0 or task_hosts.max() >= instance.hosts):
+        return f"host indices must be in [0, {instance.hosts - 1}]"
+    _, mem = host_loads(instance, task_hosts)
+    over = np.flatnonzero(mem > 1.0 + MEM_TOL)
+    if over.size:
+        return f"memory of host {over[0]} is {mem[over[0]]:.6g} > 1"
+    count, memory = migration_cost(instance, task_hosts)
+    if instance.migration_budget is not None and memory > instance.migration_budget + MEM_TOL:
+        return f"migrated memory {memory:.6g} exceeds the budget {instance.migration_budget:.6g}"
+    if instance.max_migrations is not None and count > instance.max_migrations:
+        return f"{count} migrations exceed the limit {instance.max_migrations}"
+    return None
+
+
+def min_yield_of(instance: VCInstance, task_hosts: np.ndarray) -> float:
+    """Best minimum yield of a placement: ``min(1, 1 / max_j L_j)`` (FORMULAS §1).
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0, 0, 0])
+    >>> round(min_yield_of(inst, np.array([0, 0, 1])), 6)
+    0.833333
+    """
+    cpu, _ = host_loads(instance, np.asarray(task_hosts))
+    return float(min(1.0, 1.0 / cpu.max()))
+
+
+def average_yield_phase(
+    instance: VCInstance, task_hosts: np.ndarray, min_yield: float
+) -> np.ndarray:
+    """Per-job yields maximising the average yield for a fixed placement (paper Sec. 3.5).
+
+    Every job keeps at least ``min_yield``; all tasks of a job get the same CPU
+    fraction. When every job sits on one host the problem splits into one fractional
+    knapsack per host, solved greedily in increasing order of CPU need (vectorised);
+    otherwise (a parallel job spread over hosts) it is the LP
+    ``max sum y_i  s.t.  min_yield <= y_i <= 1,  sum_i n_ij a_i y_i <= 1``, solved with
+    HiGHS.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.2, 0.5, 0.6], mem=[0, 0, 0])
+    >>> [round(y, 6) for y in average_yield_phase(inst, np.array([0, 0, 0]), 1 / 1.3)]
+    [1.0, 1.0, 0.5]
+    """
+    task_hosts = np.asarray(task_hosts, dtype=np.int64)
+    n_jobs, hosts = instance.n_jobs, instance.hosts
+    counts = np.zeros((n_jobs, hosts), dtype=np.int64)
+    np.add.at(counts, (instance.task_job, task_hosts), 1)
+    floor = float(min(1.0, max(0.0, min_yield)))
+    if ((counts > 0).sum(axis=1) == 1).all():
+        return _greedy_single_host(instance, counts, floor)
+    return _lp_multi_host(instance, counts, floor)
+
+
+def _greedy_single_host(instance: VCInstance, counts: np.ndarray, floor: float) -> np.ndarray:
+    host = counts.argmax(axis=1)
+    cost = instance.tasks * instance.cpu  # CPU needed for yield 1 by the whole job
+    base = np.bincount(host, weights=cost * floor, minlength=instance.hosts)
+    spare = np.maximum(0.0, 1.0 - base)
+    order = np.lexsort((np.arange(instance.n_jobs), cost, host))
+    extra = (1.0 - floor) * cost[order]
+    h = host[order]
+    cum = np.cumsum(extra)
+    group_start = np.searchsorted(h, h, side="left")
+    before = cum - extra - np.where(group_start > 0, cum[group_start - 1], 0.0)
+    granted = np.clip(spare[h] - before, 0.0, extra)
+    yields = np.empty(instance.n_jobs)
+    yields[order] = floor + granted / cost[order]
+    return np.minimum(yields, 1.0)
+
+
+def _lp_multi_host(instance: VCInstance, counts: np.ndarray, floor: float) -> np.ndarray:
+    import highspy
+
+    n_jobs = instance.n_jobs
+    coeff = counts * instance.cpu[:, None]  # (jobs, hosts)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    lp = highspy.HighsLp()
+    lp.num_col_ = n_jobs
+    lp.num_row_ = instance.hosts
+    lp.col_cost_ = np.ones(n_jobs)
+    lp.col_lower_ = np.full(n_jobs, floor)
+    lp.col_upper_ = np.ones(n_jobs)
+    lp.row_lower_ = np.full(instance.hosts, -highspy.kHighsInf)
+    lp.row_upper_ = np.ones(instance.hosts)
+    lp.sense_ = highspy.ObjSense.kMaximize
+    csc = coeff.astype(float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    starts, index, value = [0], [], []
+    for i in range(n_jobs):
+        rows = np.flatnonzero(csc[i])
+        index.extend(rows.tolist())
+        value.extend(csc[i, rows].tolist())
+        starts.append(len(index))
+    lp.a_matrix_.start_ = np.asarray(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.asarray(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.asarray(value, dtype=float)
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        # The floor itself is feasible by construction; fall back to it.
+        return np.full(n_jobs, floor)
+    yields = np.asarray(h.getSolution().col_value, dtype=float)
+    return np.clip(yields, floor, 1.0)
+
+
+def counts_to_task_hosts(instance: VCInstance, counts: np.ndarray) -> np.ndarray:
+    """Turn tasks-per-host counts ``counts[i, j]`` into a host per task.
+
+    Tasks that ran before keep their previous host where the counts allow it, so the
+    migrations are the fewest possible for these counts.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5], mem=[0.1], tasks=[3],
+    ...                              previous=[[1, 0, 1]])
+    >>> counts_to_task_hosts(inst, np.array([[2, 1]])).tolist()
+    [1, 0, 0]
+    """
+    counts = np.asarray(np.rint(counts), dtype=np.int64)
+    out = np.empty(instance.n_tasks, dtype=np.int64)
+    start = 0
+    for i in range(instance.n_jobs):
+        t = int(instance.tasks[i])
+        prev = instance.previous[start : start + t]
+        left = counts[i].copy()
+        slot = np.full(t, -1, dtype=np.int64)
+        for k in range(t):
+            p = prev[k]
+            if p >= 0 and left[p] > 0:
+                slot[k] = p
+                left[p] -= 1
+        rest = np.repeat(np.arange(instance.hosts), left)
+        slot[slot < 0] = rest
+        out[start : start + t] = slot
+        start += t
+    return out
+
+
+def result_from_placement(
+    instance: VCInstance,
+    task_hosts: np.ndarray,
+    *,
+    method: str,
+    status: SolveStatus,
+    bound: float | None = None,
+    solver: str = "",
+    build_seconds: float = 0.0,
+    solve_seconds: float = 0.0,
+    message: str = "",
+) -> VCResult:
+    """Evaluate a placement exactly and package it as a ``VCResult``.
+
+    The minimum yield is recomputed from the placement on the original data (never
+    taken from a solver's objective), then the average-yield phase sets every job's
+    yield. ``bound`` (an upper bound on the min yield) is tightened with the LP bound
+    and never reported below the achieved minimum yield. An invalid placement yields
+    status ``error`` naming the violation.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0, 0, 0])
+    >>> r = result_from_placement(inst, np.array([0, 0, 1]), method="demo",
+    ...                           status=SolveStatus.FEASIBLE)
+    >>> round(r.min_yield, 4), round(r.avg_yield, 4), r.bound, round(r.gap, 4)
+    (0.8333, 0.8889, 1.0, 0.1667)
+    """
+    from allockit.models.vcsched_lp import lp_bound
+
+    task_hosts = np.asarray(task_hosts, dtype=np.int64)
+    violation = placement_violation(instance, task_hosts)
+    if violation is not None:
+        return VCResult(
+            method=method,
+            status=SolveStatus.ERROR,
+            job_names=instance.job_names,
+            tasks=instance.tasks,
+            solver=solver,
+            build_seconds=build_seconds,
+            solve_seconds=solve_seconds,
+            message=f"invalid placement: {violation}",
+        )
+    min_yield = min_yield_of(instance, task_hosts)
+    job_yield = average_yield_phase(instance, task_hosts, min_yield)
+    proven = [b for b in (bound, lp_bound(instance)) if b is not None]
+    best_bound = max(min(proven), min_yield) if proven else None
+    gap = None if best_bound is None else max(0.0, (best_bound - min_yield) / best_bound)
+    count, memory = migration_cost(instance, task_hosts)
+    return VCResult(
+        method=method,
+        status=status,
+        job_names=instance.job_names,
+        tasks=instance.tasks,
+        min_yield=min_yield,
+        avg_yield=float(job_yield.mean()),
+        bound=best_bound,
+        gap=gap,
+        task_hosts=task_hosts,
+        task_cpu=job_yield[instance.task_job] * instance.cpu[instance.task_job],
+        job_yield=job_yield,
+        migrations=count if instance.is_adaptation else None,
+        migrated_memory=memory if instance.is_adaptation else None,
+        solver=solver,
+        build_seconds=build_seconds,
+        solve_seconds=solve_seconds,
+        message=message,
+    )
+
+
+def empty_result(
+    instance: VCInstance,
+    *,
+    method: str,
+    status: SolveStatus,
+    bound: float | None = None,
+    solver: str = "",
+    build_seconds: float = 0.0,
+    solve_seconds: float = 0.0,
+    message: str = "",
+) -> VCResult:
+    """A result without a placement (infeasible, timed out with no incumbent, error)."""
+    return VCResult(
+        method=method,
+        status=status,
+        job_names=instance.job_names,
+        tasks=instance.tasks,
+        bound=bound,
+        solver=solver,
+        build_seconds=build_seconds,
+        solve_seconds=solve_seconds,
+        message=message,
+    )

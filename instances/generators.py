@@ -1,0 +1,136 @@
+"""The VCSched instance generator of Stillwell et al. (2009), Sec. 4.1, and its two sets."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from allockit.instances.lublin_sizes import sample_sizes
+from allockit.instances.vcsched import VCInstance
+
+from allockit.errors import InvalidInputError
+from allockit.rng import as_generator
+
+__all__ = ["SETS", "SetSpec", "generate_vcsched", "iter_vcsched_set"]
+
+SLACKS = tuple(round(0.1 * k, 1) for k in range(1, 10))
+COVS = (0.25, 0.75)
+
+
+@dataclass(frozen=True, slots=True)
+class SetSpec:
+    """One of the paper's instance sets: hosts, job counts and instances per spec."""
+
+    hosts: int
+    jobs: tuple[int, ...]
+    per_spec: int
+
+    @property
+    def size(self) -> int:
+        """Number of instances in the set."""
+        return len(self.jobs) * len(SLACKS) * len(COVS) ** 2 * self.per_spec
+
+
+#: The paper's sets: small (1,440 instances) and large (10,800).
+SETS = {
+    "small": SetSpec(hosts=4, jobs=(6, 8, 10, 12), per_spec=10),
+    "large": SetSpec(hosts=64, jobs=(100, 250, 500), per_spec=100),
+}
+
+
+def _truncated_normal(
+    rng: np.random.Generator, mean: float, cov: float, n: int, *, allow_zero: bool
+) -> np.ndarray:
+    """Normal(mean, cov*mean) truncated to (0, 1] (or [0, 1]) by resampling."""
+    out = rng.normal(mean, cov * mean, n)
+    for _ in range(10_000):
+        bad = (out > 1.0) | ((out < 0.0) if allow_zero else (out <= 0.0))
+        if not bad.any():
+            return out
+        out[bad] = rng.normal(mean, cov * mean, int(bad.sum()))
+    raise InvalidInputError(f"cannot sample values in (0, 1] with mean {mean} and cov {cov}")
+
+
+def generate_vcsched(
+    *,
+    hosts: int,
+    jobs: int,
+    slack: float,
+    cov_cpu: float,
+    cov_mem: float,
+    parallel: bool = False,
+    max_tasks: int = 64,
+    seed: int | np.random.Generator | None = None,
+) -> VCInstance:
+    """Generate one VCSched instance as in the paper's Sec. 4.1.
+
+    CPU needs are Normal(0.5, 0.5 * cov_cpu) and memory Normal(mu, mu * cov_mem) with
+    ``mu = (1 - slack) * hosts / tasks``, both truncated to (0, 1] by resampling
+    (FORMULAS §1, choice). With ``parallel``, task counts come from the
+    Lublin-Feitelson size model (1..``max_tasks``) and ``tasks`` in ``mu`` is the total
+    task count, so the slack keeps its meaning (a documented choice).
+
+    Raises
+    ------
+    InvalidInputError
+        For hosts or jobs < 1, slack outside [0, 1), or a negative cov.
+
+    Examples
+    --------
+    >>> a = generate_vcsched(hosts=4, jobs=8, slack=0.5, cov_cpu=0.25, cov_mem=0.25, seed=7)
+    >>> b = generate_vcsched(hosts=4, jobs=8, slack=0.5, cov_cpu=0.25, cov_mem=0.25, seed=7)
+    >>> a == b, a.n_jobs, bool((a.cpu > 0).all() and (a.cpu <= 1).all())
+    (True, 8, True)
+    """
+    if hosts < 1:
+        raise InvalidInputError(f"hosts must be >= 1; got {hosts}")
+    if jobs < 1:
+        raise InvalidInputError(f"jobs must be >= 1; got {jobs}")
+    if not 0.0 <= slack < 1.0:
+        raise InvalidInputError(f"slack must be in [0, 1); got {slack}")
+    for name, cov in (("cov_cpu", cov_cpu), ("cov_mem", cov_mem)):
+        if cov < 0:
+            raise InvalidInputError(f"{name} must be >= 0; got {cov}")
+    rng = as_generator(seed)
+    tasks = sample_sizes(jobs, max_size=max_tasks, seed=rng) if parallel else np.ones(jobs, int)
+    cpu = _truncated_normal(rng, 0.5, cov_cpu, jobs, allow_zero=False)
+    mean_mem = (1.0 - slack) * hosts / float(tasks.sum())
+    mem = _truncated_normal(rng, min(mean_mem, 1.0), cov_mem, jobs, allow_zero=False)
+    return VCInstance.from_lists(hosts=hosts, cpu=cpu, mem=mem, tasks=tasks.tolist())
+
+
+def iter_vcsched_set(
+    name: str, *, seed: int = 0, parallel: bool = False
+) -> Iterator[tuple[str, VCInstance]]:
+    """Yield ``(file stem, instance)`` for every instance of the ``small`` or ``large`` set.
+
+    Each instance has its own seed derived from ``seed`` and its position, so any single
+    instance can be regenerated alone. Stems read ``h4-j6-s0.1-cc0.25-cm0.25-r0``.
+
+    Examples
+    --------
+    >>> items = list(iter_vcsched_set("small", seed=1))
+    >>> len(items), items[0][0]
+    (1440, 'h4-j6-s0.1-cc0.25-cm0.25-r0')
+    """
+    if name not in SETS:
+        raise InvalidInputError(f"set must be one of {sorted(SETS)}; got {name!r}")
+    spec = SETS[name]
+    combos = itertools.product(spec.jobs, SLACKS, COVS, COVS, range(spec.per_spec))
+    for index, (jobs, slack, cc, cm, rep) in enumerate(combos):
+        rng = np.random.default_rng([seed, index])
+        stem = f"h{spec.hosts}-j{jobs}-s{slack}-cc{cc}-cm{cm}-r{rep}"
+        yield (
+            stem,
+            generate_vcsched(
+                hosts=spec.hosts,
+                jobs=jobs,
+                slack=slack,
+                cov_cpu=cc,
+                cov_mem=cm,
+                parallel=parallel,
+                seed=rng,
+            ),
+        )

@@ -1,0 +1,34 @@
+"""Exact models (Pyomo, CP-SAT) and their solve drivers."""
+
+from allockit.models.vcsched_lp import closed_form_allocation, lp_bound, relaxed_average_yield
+
+__all__ = [
+    "build_cpsat",
+    "build_load_milp",
+    "build_paper_milp",
+    "closed_form_allocation",
+    "lp_bound",
+    "relaxed_average_yield",
+    "solve_cpsat_form",
+    "solve_load_milp",
+    "solve_lp",
+    "solve_paper_milp",
+]
+
+_LAZY = {
+    "build_cpsat": "allockit.models.vcsched_cpsat",
+    "build_load_milp": "allockit.models.vcsched_load",
+    "build_paper_milp": "allockit.models.vcsched_milp",
+    "solve_cpsat_form": "allockit.models.vcsched_solve",
+    "solve_load_milp": "allockit.models.vcsched_solve",
+    "solve_lp": "allockit.models.vcsched_solve",
+    "solve_paper_milp": "allockit.models.vcsched_solve",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'allockit.models' has no attribute {name!r}")

@@ -1,0 +1,3 @@
+"""Discrete-event simulation of online schedulers (see the simulator issue)."""
+
+__all__: list[str] = []

@@ -1,0 +1,160 @@
+"""The ``allockit`` command line: subcommands mirror the library; JSON in, JSON out.
+
+Exit codes (a contract): 0 the run completed (whatever the solve status), 1 a missing
+optional dependency, 2 invalid input or usage (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from allockit import __version__
+from allockit.errors import InvalidInputError, SolverUnavailableError
+
+__all__ = ["main"]
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1; got {text!r}")
+    return value
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=1) + "\n")
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from allockit.instances.io import read_instance
+    from allockit.solve import METHODS, solve
+
+    if args.method not in METHODS:
+        raise InvalidInputError(f"--method must be one of {sorted(METHODS)}; got {args.method!r}")
+    instance = read_instance(args.file)
+    result = solve(
+        instance, args.method, time_limit=args.time_limit, threads=args.threads, seed=args.seed
+    )
+    _print_json(result.to_dict())
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from allockit.instances import example_path
+
+    args.file = example_path()
+    return _cmd_solve(args)
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from allockit.instances.generators import SETS, generate_vcsched, iter_vcsched_set
+    from allockit.instances.io import instance_to_json, write_instance
+
+    if args.kind == "vcsched":
+        missing = [
+            f"--{n.replace('_', '-')}"
+            for n in ("hosts", "jobs", "slack")
+            if getattr(args, n) is None
+        ]
+        if missing:
+            raise InvalidInputError(f"generate vcsched needs {', '.join(missing)}")
+        instance = generate_vcsched(
+            hosts=args.hosts,
+            jobs=args.jobs,
+            slack=args.slack,
+            cov_cpu=args.cov_cpu,
+            cov_mem=args.cov_mem,
+            parallel=args.parallel,
+            seed=args.seed,
+        )
+        sys.stdout.write(instance_to_json(instance) + "\n")
+        return 0
+    if args.set_name not in SETS:
+        raise InvalidInputError(f"set must be one of {sorted(SETS)}; got {args.set_name!r}")
+    if args.out is None:
+        raise InvalidInputError("generate vcsched-set needs --out DIR")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for stem, instance in iter_vcsched_set(args.set_name, seed=args.seed, parallel=args.parallel):
+        write_instance(instance, out / f"{stem}.json")
+        count += 1
+    _print_json({"set": args.set_name, "instances": count, "out": str(out), "seed": args.seed})
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(prog="allockit", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"allockit {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def solve_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--method", default="milp", help="milp (default), milp-paper, cpsat or lp")
+        p.add_argument("--time-limit", type=_positive_float, default=None, metavar="S")
+        p.add_argument("--threads", type=_positive_int, default=None, metavar="N")
+        p.add_argument("--seed", type=int, default=None, metavar="N")
+
+    p = sub.add_parser("solve", help="solve an instance file; prints the result as JSON")
+    p.add_argument("file", help="instance JSON file")
+    solve_options(p)
+    p.set_defaults(func=_cmd_solve)
+
+    p = sub.add_parser("demo", help="solve the bundled example instance exactly")
+    solve_options(p)
+    p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("generate", help="generate instances (paper Sec. 4.1)")
+    gen = p.add_subparsers(dest="kind", required=True)
+    g = gen.add_parser("vcsched", help="one instance, printed as JSON")
+    g.add_argument("--hosts", type=_positive_int)
+    g.add_argument("--jobs", type=_positive_int)
+    g.add_argument("--slack", type=float)
+    g.add_argument("--cov-cpu", type=float, default=0.25)
+    g.add_argument("--cov-mem", type=float, default=0.25)
+    g.add_argument("--seed", type=int, default=None)
+    g.add_argument("--parallel", action="store_true", help="Lublin-Feitelson task counts")
+    g.set_defaults(func=_cmd_generate)
+    g = gen.add_parser("vcsched-set", help="write the small or large set to a directory")
+    g.add_argument("set_name", metavar="small|large")
+    g.add_argument("--out", metavar="DIR")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--parallel", action="store_true")
+    g.set_defaults(func=_cmd_generate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except InvalidInputError as exc:
+        sys.stderr.write(f"allockit: error: {exc}\n")
+        return 2
+    except SolverUnavailableError as exc:
+        sys.stderr.write(f"allockit: {exc}\n")
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""Result types shared by the exact models and the heuristics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+
+__all__ = ["SolveStatus", "VCResult"]
+
+
+class SolveStatus(StrEnum):
+    """Outcome of a solve.
+
+    ``optimal``: proven optimal within the stated relative gap. ``feasible``: a valid
+    solution whose optimality is not proven. ``infeasible``: proven that no solution
+    exists (or, for a heuristic, that its rule failed; the message says which).
+    ``time_limit``: stopped by the time limit, with the incumbent if one was found.
+    ``error``: the solver failed; the message says why.
+    """
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    TIME_LIMIT = "time_limit"
+    ERROR = "error"
+
+
+def _ro(array: np.ndarray | None, dtype: type) -> np.ndarray | None:
+    if array is None:
+        return None
+    out = np.array(array, dtype=dtype, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+def _num(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class VCResult:
+    """A VCSched solution: placement, CPU fractions, yields and the proof status.
+
+    ``task_hosts[t]`` and ``task_cpu[t]`` are given per task, tasks listed job by job
+    (``tasks[i]`` tasks for job ``i``); ``job_yield[i]`` is the yield of job ``i``
+    (CPU given over CPU needed, the same for all its tasks). ``bound`` is the best
+    proven upper bound on the minimum yield, ``gap = (bound - min_yield) / bound``.
+    For the fractional LP relaxation ``task_hosts`` is None and ``fraction[t, j]`` is
+    the share of task ``t`` on host ``j``.
+
+    Examples
+    --------
+    >>> r = VCResult(method="x", status=SolveStatus.OPTIMAL, job_names=("a",),
+    ...              tasks=np.array([1]), min_yield=1.0, avg_yield=1.0, bound=1.0, gap=0.0,
+    ...              task_hosts=np.array([0]), task_cpu=np.array([0.5]),
+    ...              job_yield=np.array([1.0]))
+    >>> r.to_dict()["jobs"]
+    [{'name': 'a', 'hosts': [0], 'cpu': [0.5], 'yield': 1.0}]
+    >>> VCResult.from_dict(r.to_dict()).to_dict() == r.to_dict()
+    True
+    """
+
+    method: str
+    status: SolveStatus
+    job_names: tuple[str, ...]
+    tasks: np.ndarray
+    min_yield: float | None = None
+    avg_yield: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    task_hosts: np.ndarray | None = None
+    task_cpu: np.ndarray | None = None
+    job_yield: np.ndarray | None = None
+    fraction: np.ndarray | None = None
+    migrations: int | None = None
+    migrated_memory: float | None = None
+    solver: str = ""
+    build_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", SolveStatus(self.status))
+        object.__setattr__(self, "job_names", tuple(self.job_names))
+        object.__setattr__(self, "tasks", _ro(self.tasks, np.int64))
+        object.__setattr__(self, "task_hosts", _ro(self.task_hosts, np.int64))
+        object.__setattr__(self, "task_cpu", _ro(self.task_cpu, np.float64))
+        object.__setattr__(self, "job_yield", _ro(self.job_yield, np.float64))
+        object.__setattr__(self, "fraction", _ro(self.fraction, np.float64))
+        for name in ("min_yield", "avg_yield", "bound", "gap", "migrated_memory"):
+            object.__setattr__(self, name, _num(getattr(self, name)))
+
+    @property
+    def is_ok(self) -> bool:
+        """True if the result carries a solution (optimal, feasible or timed-out incumbent)."""
+        return self.min_yield is not None and self.status in (
+            SolveStatus.OPTIMAL,
+            SolveStatus.FEASIBLE,
+            SolveStatus.TIME_LIMIT,
+        )
+
+    def job_hosts(self, i: int) -> list[int] | None:
+        """Hosts of the tasks of job ``i`` (None when there is no placement)."""
+        if self.task_hosts is None:
+            return None
+        start = int(self.tasks[:i].sum())
+        return [int(h) for h in self.task_hosts[start : start + int(self.tasks[i])]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object printed by ``allockit solve`` (a stable contract)."""
+        jobs = []
+        starts = np.concatenate(([0], np.cumsum(self.tasks)))
+        for i, name in enumerate(self.job_names):
+            a, b = int(starts[i]), int(starts[i + 1])
+            entry: dict[str, Any] = {
+                "name": name,
+                "hosts": None if self.task_hosts is None else self.task_hosts[a:b].tolist(),
+                "cpu": None if self.task_cpu is None else self.task_cpu[a:b].tolist(),
+                "yield": None if self.job_yield is None else float(self.job_yield[i]),
+            }
+            if self.fraction is not None:
+                entry["fraction"] = self.fraction[a:b].tolist()
+            jobs.append(entry)
+        out: dict[str, Any] = {
+            "problem": "vcsched",
+            "method": self.method,
+            "status": str(self.status),
+            "min_yield": self.min_yield,
+            "avg_yield": self.avg_yield,
+            "bound": self.bound,
+            "gap": self.gap,
+            "solver": self.solver,
+            "build_seconds": self.build_seconds,
+            "solve_seconds": self.solve_seconds,
+            "jobs": jobs,
+        }
+        if self.migrations is not None:
+            out["migrations"] = self.migrations
+            out["migrated_memory"] = self.migrated_memory
+        if self.message:
+            out["message"] = self.message
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VCResult:
+        """Rebuild a result from ``to_dict``'s output."""
+        try:
+            jobs = data["jobs"]
+
+            def flat(key: str) -> list[Any] | None:
+                if not jobs or jobs[0].get(key) is None:
+                    return None
+                return [v for j in jobs for v in j[key]]
+
+            def size(job: Mapping[str, Any]) -> int:
+                for key in ("hosts", "fraction", "cpu"):
+                    if job.get(key) is not None:
+                        return len(job[key])
+                return 1
+
+            hosts, cpu, fraction = flat("hosts"), flat("cpu"), flat("fraction")
+            yields = None if not jobs or jobs[0]["yield"] is None else [j["yield"] for j in jobs]
+            return cls(
+                method=data["method"],
+                status=SolveStatus(data["status"]),
+                job_names=tuple(j["name"] for j in jobs),
+                tasks=np.asarray([size(j) for j in jobs]),
+                min_yield=data["min_yield"],
+                avg_yield=data["avg_yield"],
+                bound=data["bound"],
+                gap=data["gap"],
+                task_hosts=None if hosts is None else np.asarray(hosts),
+                task_cpu=None if cpu is None else np.asarray(cpu),
+                job_yield=None if yields is None else np.asarray(yields),
+                fraction=None if fraction is None else np.asarray(fraction),
+                migrations=data.get("migrations"),
+                migrated_memory=data.get("migrated_memory"),
+                solver=data.get("solver", ""),
+                build_seconds=data.get("build_seconds", 0.0),
+                solve_seconds=data.get("solve_seconds", 0.0),
+                message=data.get("message", ""),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInputError(f"result object is malformed: {exc}") from exc

@@ -1,0 +1,221 @@
+"""The solver layer: run a Pyomo model with HiGHS or a CP-SAT model, report an honest status."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from allockit.errors import InvalidInputError, SolverUnavailableError
+from allockit.results import SolveStatus
+
+__all__ = ["DEFAULT_REL_GAP", "SolverReport", "solve_cpsat", "solve_pyomo", "solver_versions"]
+
+#: Relative gap under which a MIP is reported ``optimal``.
+DEFAULT_REL_GAP = 1e-6
+
+
+@dataclass(frozen=True, slots=True)
+class SolverReport:
+    """What a solver said: status, incumbent objective, proven bound, seconds.
+
+    ``has_solution`` tells whether a solution was loaded (for Pyomo, into the model's
+    variables). ``bound`` is the solver's proven dual bound in the model's own sense.
+    """
+
+    status: SolveStatus
+    has_solution: bool
+    objective: float | None
+    bound: float | None
+    seconds: float
+    solver: str
+    message: str = ""
+
+
+def _check_limits(time_limit: float | None, threads: int | None) -> None:
+    if time_limit is not None and not (time_limit > 0):
+        raise InvalidInputError(f"time_limit must be > 0 seconds; got {time_limit!r}")
+    if threads is not None and (
+        isinstance(threads, bool) or int(threads) != threads or threads < 1
+    ):
+        raise InvalidInputError(f"threads must be an integer >= 1; got {threads!r}")
+
+
+def solver_versions() -> dict[str, str]:
+    """Versions of the installed solver packages, for result records.
+
+    Examples
+    --------
+    >>> sorted(solver_versions())
+    ['highspy', 'ortools', 'pyomo']
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name in ("highspy", "ortools", "pyomo"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def solve_pyomo(
+    model: Any,
+    *,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    rel_gap: float = DEFAULT_REL_GAP,
+) -> SolverReport:
+    """Solve a Pyomo model with HiGHS and load the solution when there is one.
+
+    Parameters
+    ----------
+    model : pyomo.environ.ConcreteModel
+        A model with one objective.
+    time_limit : float, optional
+        Seconds; on expiry the incumbent (if any) is loaded and the status is
+        ``time_limit``.
+    threads : int, optional
+        HiGHS threads (default: HiGHS's choice).
+    rel_gap : float
+        Relative MIP gap under which the solve counts as optimal.
+
+    Returns
+    -------
+    SolverReport
+
+    Raises
+    ------
+    InvalidInputError
+        For a non-positive time limit or thread count.
+    SolverUnavailableError
+        If pyomo or highspy is missing.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel()
+    >>> m.x = pyo.Var(domain=pyo.Binary)
+    >>> m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    >>> rep = solve_pyomo(m)
+    >>> rep.status, rep.objective, m.x.value
+    (<SolveStatus.OPTIMAL: 'optimal'>, 1.0, 1.0)
+    """
+    _check_limits(time_limit, threads)
+    try:
+        from pyomo.contrib.solver.common.factory import SolverFactory
+        from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
+    except ImportError as exc:  # pragma: no cover - pyomo is a hard dependency
+        raise SolverUnavailableError("pyomo is required: pip install allockit") from exc
+
+    solver = SolverFactory("highs")
+    if not solver.available():
+        raise SolverUnavailableError("HiGHS is not available: pip install highspy==1.12.0")
+    options: dict[str, Any] = {
+        "mip_rel_gap": rel_gap,
+        "mip_abs_gap": 1e-10,
+        "mip_feasibility_tolerance": 1e-10,
+        "primal_feasibility_tolerance": 1e-10,
+        "random_seed": 0,
+    }
+    config: dict[str, Any] = {
+        "load_solutions": False,
+        "raise_exception_on_nonoptimal_result": False,
+        "solver_options": options,
+    }
+    if time_limit is not None:
+        config["time_limit"] = float(time_limit)
+    if threads is not None:
+        config["threads"] = int(threads)
+    start = time.perf_counter()
+    try:
+        res = solver.solve(model, **config)
+    except Exception as exc:  # the solver itself failed: report, don't raise
+        return SolverReport(
+            SolveStatus.ERROR, False, None, None, time.perf_counter() - start, "highs", str(exc)
+        )
+    seconds = time.perf_counter() - start
+    tc = res.termination_condition
+    has_solution = res.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)
+    if has_solution:
+        res.solution_loader.load_vars()
+    objective = None if res.incumbent_objective is None else float(res.incumbent_objective)
+    bound = res.objective_bound
+    bound = None if bound is None or abs(bound) == float("inf") else float(bound)
+    if tc == TerminationCondition.convergenceCriteriaSatisfied:
+        status = SolveStatus.OPTIMAL
+    elif tc == TerminationCondition.maxTimeLimit:
+        status = SolveStatus.TIME_LIMIT
+    elif tc in (
+        TerminationCondition.provenInfeasible,
+        TerminationCondition.locallyInfeasible,
+        TerminationCondition.infeasibleOrUnbounded,
+    ):
+        # allockit's models are bounded, so "infeasible or unbounded" means infeasible.
+        status = SolveStatus.INFEASIBLE
+    elif has_solution:
+        status = SolveStatus.FEASIBLE
+    else:
+        status = SolveStatus.ERROR
+    return SolverReport(status, has_solution, objective, bound, seconds, "highs", str(tc.name))
+
+
+def solve_cpsat(
+    model: Any,
+    *,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    seed: int = 0,
+) -> tuple[SolverReport, Any]:
+    """Solve a CP-SAT model; return the report and the solver (to read values).
+
+    Examples
+    --------
+    >>> from ortools.sat.python import cp_model
+    >>> m = cp_model.CpModel()
+    >>> x = m.new_int_var(0, 5, "x")
+    >>> m.maximize(x)
+    >>> rep, s = solve_cpsat(m)
+    >>> rep.status, s.value(x)
+    (<SolveStatus.OPTIMAL: 'optimal'>, 5)
+    """
+    _check_limits(time_limit, threads)
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError as exc:  # pragma: no cover - ortools is a hard dependency
+        raise SolverUnavailableError(
+            "OR-Tools is required: pip install ortools==9.15.6755"
+        ) from exc
+
+    solver = cp_model.CpSolver()
+    solver.parameters.random_seed = int(seed)
+    solver.parameters.num_workers = int(threads) if threads is not None else 1
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = float(time_limit)
+    start = time.perf_counter()
+    code = solver.solve(model)
+    seconds = time.perf_counter() - start
+    has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    if code == cp_model.OPTIMAL:
+        status = SolveStatus.OPTIMAL
+    elif code == cp_model.INFEASIBLE:
+        status = SolveStatus.INFEASIBLE
+    elif (
+        code in (cp_model.FEASIBLE, cp_model.UNKNOWN)
+        and time_limit is not None
+        and (seconds >= 0.95 * time_limit)
+    ):
+        status = SolveStatus.TIME_LIMIT
+    elif code == cp_model.FEASIBLE:
+        status = SolveStatus.FEASIBLE
+    else:
+        status = SolveStatus.ERROR
+    objective = solver.objective_value if has_solution else None
+    bound = solver.best_objective_bound if code != cp_model.INFEASIBLE else None
+    return (
+        SolverReport(
+            status, has_solution, objective, bound, seconds, "cpsat", solver.status_name(code)
+        ),
+        solver,
+    )
