@@ -71,7 +71,7 @@ def build_load_milp(instance: VCInstance, *, symmetry_breaking: bool = True) -> 
 
     m.host_load = pyo.Constraint(m.H, rule=lambda m, j: load(m, j) <= m.L)
 
-    if instance.is_adaptation:
+    if instance.is_adaptation and ran_before.any():
         moved = [(i, j) for i in range(n_jobs) for j in range(hosts) if ran_before[i]]
         m.Moved = pyo.Set(initialize=moved, dimen=2)
         m.u = pyo.Var(m.Moved, domain=pyo.NonNegativeReals)

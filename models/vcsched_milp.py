@@ -89,11 +89,11 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False) -> Any:
         for j in range(instance.hosts)
         if prev[t] >= 0 and prev[t] != j
     ]
-    if instance.migration_budget is not None:
+    if moved and instance.migration_budget is not None:
         m.migration_budget = pyo.Constraint(
             expr=sum(float(mem[t]) * m.e[t, j] for t, j in moved) <= instance.migration_budget
         )
-    if instance.max_migrations is not None:
+    if moved and instance.max_migrations is not None:
         m.max_migrations = pyo.Constraint(
             expr=sum(m.e[t, j] for t, j in moved) <= instance.max_migrations
         )

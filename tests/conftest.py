@@ -1,0 +1,31 @@
+"""Shared test set-up: hypothesis profiles and a guard against global RNG leaks."""
+
+import os
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "dev", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.getenv("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _no_global_rng_leak():
+    """Fail a test that seeds or draws from numpy's or Python's global generator."""
+    np_state = np.random.get_state()[1].copy()
+    py_state = random.getstate()
+    yield
+    assert np.array_equal(np.random.get_state()[1], np_state), "test touched numpy's global RNG"
+    assert random.getstate() == py_state, "test touched Python's global RNG"

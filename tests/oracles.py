@@ -1,0 +1,80 @@
+"""Independent oracles: brute-force enumeration and a certificate checker for results."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from allockit.instances.vcsched import VCInstance
+from allockit.results import SolveStatus, VCResult
+
+TOL = 1e-9
+
+
+def all_placements(instance: VCInstance) -> np.ndarray:
+    """Every assignment of tasks to hosts, shape (hosts**n_tasks, n_tasks)."""
+    n, h = instance.n_tasks, instance.hosts
+    codes = np.arange(h**n)
+    return (codes[:, None] // (h ** np.arange(n))[None, :]) % h
+
+
+def brute_force(instance: VCInstance) -> tuple[float | None, np.ndarray | None]:
+    """Optimal minimum yield by enumeration (None if infeasible) and one optimal placement.
+
+    Written from the problem statement alone (paper eqs. 3-11, 12-21, 22-31): memory
+    per host <= 1, migrated memory / count within the limits, and the best minimum
+    yield of a placement is min(1, 1 / max host CPU load).
+    """
+    P = all_placements(instance)
+    job = instance.task_job
+    onehot = P[:, :, None] == np.arange(instance.hosts)[None, None, :]  # (n, tasks, hosts)
+    mem = np.einsum("ntj,t->nj", onehot, instance.mem[job])
+    cpu = np.einsum("ntj,t->nj", onehot, instance.cpu[job])
+    ok = (mem <= 1 + TOL).all(axis=1)
+    moved = (instance.previous[None, :] >= 0) & (P != instance.previous[None, :])
+    if instance.migration_budget is not None:
+        ok &= (moved * instance.mem[job][None, :]).sum(axis=1) <= instance.migration_budget + TOL
+    if instance.max_migrations is not None:
+        ok &= moved.sum(axis=1) <= instance.max_migrations
+    if not ok.any():
+        return None, None
+    y = np.minimum(1.0, 1.0 / cpu.max(axis=1))
+    y[~ok] = -1.0
+    best = int(np.argmax(y))
+    return float(y[best]), P[best]
+
+
+def check_vc_result(instance: VCInstance, result: VCResult) -> None:
+    """Assert that a placement result is a valid certificate of what it reports."""
+    assert result.job_names == instance.job_names
+    if result.status in (SolveStatus.INFEASIBLE, SolveStatus.ERROR):
+        assert result.min_yield is None and result.task_hosts is None
+        return
+    if result.task_hosts is None:  # time limit without incumbent, or the LP
+        return
+    hosts = result.task_hosts
+    job = instance.task_job
+    a = instance.cpu[job]
+    assert hosts.shape == (instance.n_tasks,)
+    assert hosts.min() >= 0 and hosts.max() < instance.hosts
+    mem = np.bincount(hosts, weights=instance.mem[job], minlength=instance.hosts)
+    assert (mem <= 1 + 1e-9).all(), f"memory over capacity: {mem}"
+    cpu = np.bincount(hosts, weights=result.task_cpu, minlength=instance.hosts)
+    assert (cpu <= 1 + 1e-9).all(), f"CPU over capacity: {cpu}"
+    assert (result.task_cpu <= a + 1e-12).all(), "a task got more CPU than it needs"
+    task_yield = result.task_cpu / a
+    assert np.allclose(task_yield, result.job_yield[job], atol=1e-9), "tasks of a job differ"
+    assert result.min_yield == pytest_approx(result.job_yield.min())
+    assert result.avg_yield == pytest_approx(result.job_yield.mean())
+    moved = (instance.previous >= 0) & (instance.previous != hosts)
+    if instance.migration_budget is not None:
+        assert instance.mem[job][moved].sum() <= instance.migration_budget + 1e-9
+    if instance.max_migrations is not None:
+        assert moved.sum() <= instance.max_migrations
+    assert result.bound is not None and result.bound >= result.min_yield - 1e-12
+    assert result.gap == pytest_approx((result.bound - result.min_yield) / result.bound)
+
+
+def pytest_approx(value: float, tol: float = 1e-9):
+    import pytest
+
+    return pytest.approx(value, abs=tol)

@@ -1,0 +1,57 @@
+"""Hypothesis strategies for allockit instances."""
+
+from hypothesis import strategies as st
+
+from allockit.instances.vcsched import VCInstance
+
+# Values on a grid of 1/40 keep ties and exact fits (memory summing to exactly 1) common.
+_grid = st.integers(min_value=1, max_value=40).map(lambda k: k / 40)
+_mem = st.integers(min_value=0, max_value=44).map(lambda k: k / 40)
+
+
+@st.composite
+def vc_instances(
+    draw,
+    *,
+    max_hosts: int = 4,
+    max_tasks: int = 8,
+    parallel: bool = True,
+    adaptation: bool = True,
+) -> VCInstance:
+    """Small VCSched instances (brute-forceable): up to ``max_tasks`` tasks in all."""
+    hosts = draw(st.integers(1, max_hosts))
+    n_tasks = draw(st.integers(1, max_tasks))
+    tasks: list[int] = []
+    left = n_tasks
+    while left > 0:
+        t = draw(st.integers(1, min(left, 3))) if parallel else 1
+        tasks.append(t)
+        left -= t
+    n_jobs = len(tasks)
+    cpu = [draw(_grid) for _ in range(n_jobs)]
+    mem = [draw(_mem) for _ in range(n_jobs)]
+    previous = None
+    budget = None
+    count = None
+    if adaptation and draw(st.booleans()):
+        previous = []
+        for t in tasks:
+            if draw(st.booleans()):
+                previous.append(None)
+            elif t == 1:
+                previous.append(draw(st.integers(0, hosts - 1)))
+            else:
+                previous.append([draw(st.integers(0, hosts - 1)) for _ in range(t)])
+        if draw(st.booleans()):
+            budget = draw(st.integers(0, 40)).__truediv__(40)
+        if draw(st.booleans()) or budget is None:
+            count = draw(st.integers(0, 3))
+    return VCInstance.from_lists(
+        hosts=hosts,
+        cpu=cpu,
+        mem=mem,
+        tasks=tasks,
+        previous=previous,
+        migration_budget=budget,
+        max_migrations=count,
+    )

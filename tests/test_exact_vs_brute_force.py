@@ -1,0 +1,141 @@
+"""Every exact VCSched method against brute-force enumeration on tiny instances."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.heuristics.placement import average_yield_phase, min_yield_of
+from allockit.instances.vcsched import VCInstance
+from allockit.models.vcsched_lp import lp_bound, relaxed_average_yield
+from allockit.results import SolveStatus
+from allockit.solve import solve
+from tests.oracles import brute_force, check_vc_result
+from tests.strategies import vc_instances
+
+EXACT = ["milp", "milp-paper", "cpsat"]
+
+
+@pytest.mark.parametrize("method", EXACT)
+@given(instance=vc_instances())
+def test_exact_method_matches_brute_force(method, instance):
+    expected, _ = brute_force(instance)
+    result = solve(instance, method)
+    check_vc_result(instance, result)
+    if expected is None:
+        assert result.status is SolveStatus.INFEASIBLE, result.message
+    else:
+        assert result.status is SolveStatus.OPTIMAL, result.message
+        assert result.min_yield == pytest.approx(expected, abs=1e-6)
+        assert result.bound == pytest.approx(expected, abs=1e-6)
+
+
+@given(instance=vc_instances())
+def test_lp_bound_is_at_least_the_optimum(instance):
+    expected, _ = brute_force(instance)
+    bound = lp_bound(instance)
+    if bound is None:
+        assert expected is None
+    elif expected is not None:
+        assert bound >= expected - 1e-12
+    lp = solve(instance, "lp")
+    if expected is not None:
+        assert lp.status is SolveStatus.OPTIMAL
+        assert lp.min_yield >= expected - 1e-6
+
+
+@given(instance=vc_instances(adaptation=False))
+def test_closed_form_lp_equals_solved_lp(instance):
+    lp = solve(instance, "lp")
+    closed = lp_bound(instance)
+    if closed is None:
+        assert lp.status is SolveStatus.INFEASIBLE
+        return
+    assert lp.status is SolveStatus.OPTIMAL
+    assert lp.min_yield == pytest.approx(closed, abs=1e-6)
+    assert lp.avg_yield == pytest.approx(float(relaxed_average_yield(instance).mean()), abs=1e-6)
+
+
+def _average_yield_lp(instance: VCInstance, hosts: np.ndarray, floor: float) -> float:
+    """max sum_i y_i, floor <= y_i <= 1, sum_i n_ij a_i y_i <= 1, as a separate Pyomo LP."""
+    import pyomo.environ as pyo
+
+    from allockit.solver import solve_pyomo
+
+    counts = np.zeros((instance.n_jobs, instance.hosts))
+    np.add.at(counts, (instance.task_job, hosts), 1)
+    m = pyo.ConcreteModel()
+    m.y = pyo.Var(range(instance.n_jobs), bounds=(floor, 1.0))
+    m.cap = pyo.Constraint(
+        range(instance.hosts),
+        rule=lambda m, j: sum(counts[i, j] * instance.cpu[i] * m.y[i]
+                              for i in range(instance.n_jobs)) <= 1,
+    )
+    m.obj = pyo.Objective(expr=sum(m.y.values()), sense=pyo.maximize)
+    report = solve_pyomo(m)
+    assert report.status is SolveStatus.OPTIMAL
+    return report.objective
+
+
+@settings(max_examples=80)
+@given(instance=vc_instances(adaptation=False), data=st.data())
+def test_average_yield_phase_equals_its_lp(instance, data):
+    hosts = np.array(
+        [data.draw(st.integers(0, instance.hosts - 1)) for _ in range(instance.n_tasks)]
+    )
+    floor = min_yield_of(instance, hosts)
+    yields = average_yield_phase(instance, hosts, floor)
+    assert yields.min() >= floor - 1e-12 and yields.max() <= 1 + 1e-12
+    load = np.zeros(instance.hosts)
+    np.add.at(load, hosts, yields[instance.task_job] * instance.cpu[instance.task_job])
+    assert (load <= 1 + 1e-9).all()
+    assert yields.sum() == pytest.approx(_average_yield_lp(instance, hosts, floor), abs=1e-6)
+
+
+def test_memory_above_one_is_infeasible_not_an_error():
+    inst = VCInstance.from_lists(hosts=3, cpu=[0.5, 0.5], mem=[1.2, 0.1])
+    for method in EXACT:
+        result = solve(inst, method)
+        assert result.status is SolveStatus.INFEASIBLE
+        assert "j0" in result.message
+
+
+@pytest.mark.parametrize("method", EXACT)
+def test_models_prove_infeasibility_themselves(method):
+    # Total memory fits (1.8 <= 2) but no packing does: the models must prove it.
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.1] * 3, mem=[0.6, 0.6, 0.6])
+    result = solve(inst, method)
+    assert result.status is SolveStatus.INFEASIBLE
+
+
+@pytest.mark.parametrize("method", EXACT)
+def test_parallel_job_split_across_hosts(method):
+    # One job of 4 tasks, memory 0.5 each: two tasks per host at most.
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.75], mem=[0.5], tasks=[4])
+    result = solve(inst, method)
+    assert result.status is SolveStatus.OPTIMAL
+    assert sorted(result.task_hosts.tolist()) == [0, 0, 1, 1]
+    assert result.min_yield == pytest.approx(1 / 1.5)
+
+
+def test_migration_budget_trades_yield_for_moves():
+    # Both jobs sit on host 0; moving one (memory 0.25) doubles the yield.
+    base = dict(hosts=2, cpu=[1.0, 1.0], mem=[0.25, 0.25], previous=[0, 0])
+    stuck = VCInstance.from_lists(**base, migration_budget=0.0)
+    free = VCInstance.from_lists(**base, migration_budget=0.25)
+    by_count = VCInstance.from_lists(**base, max_migrations=1)
+    for method in EXACT:
+        assert solve(stuck, method).min_yield == pytest.approx(0.5)
+        moved = solve(free, method)
+        assert moved.min_yield == pytest.approx(1.0)
+        assert moved.migrations == 1 and moved.migrated_memory == pytest.approx(0.25)
+        assert solve(by_count, method).min_yield == pytest.approx(1.0)
+
+
+def test_budget_in_bytes():
+    inst = VCInstance.from_lists(hosts=2, cpu=[1.0, 1.0], mem=[0.25, 0.25], previous=[0, 0])
+    gib = 2**30
+    small = inst.with_migration_budget_bytes(gib, host_memory_bytes=8 * gib)  # 0.125 < 0.25
+    large = inst.with_migration_budget_bytes(2 * gib, host_memory_bytes=8 * gib)
+    assert solve(small).min_yield == pytest.approx(0.5)
+    assert solve(large).min_yield == pytest.approx(1.0)
