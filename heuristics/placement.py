@@ -108,7 +108,7 @@ def average_yield_phase(
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.2, 0.5, 0.6], mem=[0, 0, 0])
-    >>> [round(y, 6) for y in average_yield_phase(inst, np.array([0, 0, 0]), 1 / 1.3)]
+    >>> [round(float(y), 6) for y in average_yield_phase(inst, np.array([0, 0, 0]), 0.5)]
     [1.0, 1.0, 0.5]
     """
     task_hosts = np.asarray(task_hosts, dtype=np.int64)

@@ -28,7 +28,7 @@ def instance_from_json(text: str) -> VCInstance:
     >>> instance_from_json('{"problem": "vcsched", "hosts": 1, "jobs": [')
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: malformed JSON: Expecting value at line 1 column 47
+    allockit.errors.InvalidInputError: malformed JSON: Expecting value at line 1 column 45
     """
     try:
         data: Any = json.loads(text)

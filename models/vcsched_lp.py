@@ -59,8 +59,8 @@ def relaxed_average_yield(instance: VCInstance) -> np.ndarray | None:
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.2, 0.5, 0.6], mem=[0, 0, 0])
-    >>> [round(y, 6) for y in relaxed_average_yield(inst)]
-    [1.0, 1.0, 0.5]
+    >>> [round(float(y), 6) for y in relaxed_average_yield(inst)]
+    [0.769231, 0.769231, 0.769231]
     """
     y = lp_bound(instance)
     if y is None:

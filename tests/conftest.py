@@ -17,7 +17,9 @@ settings.register_profile(
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "thorough", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile(os.getenv("HYPOTHESIS_PROFILE", "dev"))
 
 

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from allockit.heuristics.placement import average_yield_phase, min_yield_of
 from allockit.instances.vcsched import VCInstance
 from allockit.models.vcsched_lp import lp_bound, relaxed_average_yield
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from allockit.results import SolveStatus
 from allockit.solve import solve
 from tests.oracles import brute_force, check_vc_result
@@ -68,8 +68,9 @@ def _average_yield_lp(instance: VCInstance, hosts: np.ndarray, floor: float) -> 
     m.y = pyo.Var(range(instance.n_jobs), bounds=(floor, 1.0))
     m.cap = pyo.Constraint(
         range(instance.hosts),
-        rule=lambda m, j: sum(counts[i, j] * instance.cpu[i] * m.y[i]
-                              for i in range(instance.n_jobs)) <= 1,
+        rule=lambda m, j: (
+            sum(counts[i, j] * instance.cpu[i] * m.y[i] for i in range(instance.n_jobs)) <= 1
+        ),
     )
     m.obj = pyo.Objective(expr=sum(m.y.values()), sense=pyo.maximize)
     report = solve_pyomo(m)

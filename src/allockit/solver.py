@@ -104,6 +104,7 @@ def solve_pyomo(
     """
     _check_limits(time_limit, threads)
     try:
+        import pyomo.environ  # noqa: F401  (registers the solver plugins)
         from pyomo.contrib.solver.common.factory import SolverFactory
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
     except ImportError as exc:  # pragma: no cover - pyomo is a hard dependency

@@ -1,0 +1,3 @@
+"""Executable checks of the papers' theorems (see proofs/README.md)."""
+
+__all__: list[str] = []

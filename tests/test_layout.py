@@ -1,0 +1,36 @@
+"""Package layout: one namespace, no heavy imports at import time."""
+
+import subprocess
+import sys
+
+BARE = {"models", "heuristics", "instances", "simulation", "proofs"}
+
+
+def _modules_after(code: str) -> set[str]:
+    script = f"import sys\n{code}\nprint('\\n'.join(sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    return set(out.split())
+
+
+def test_no_bare_subpackage_names():
+    mods = _modules_after(
+        "import allockit, allockit.models, allockit.heuristics, allockit.instances, "
+        "allockit.simulation, allockit.proofs, allockit.solve, allockit.cli"
+    )
+    assert not {m.split(".")[0] for m in mods} & BARE
+
+
+def test_light_imports_do_not_load_solvers():
+    mods = _modules_after("import allockit, allockit.heuristics, allockit.instances")
+    heavy = {"pyomo", "ortools", "highspy", "scipy", "pandas"}
+    assert not {m.split(".")[0] for m in mods} & heavy
+
+
+def test_subpackages_live_under_allockit():
+    import allockit.heuristics
+    import allockit.models
+
+    assert allockit.models.__name__ == "allockit.models"
+    assert allockit.heuristics.__file__.endswith("heuristics/__init__.py")
