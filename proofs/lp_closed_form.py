@@ -1,0 +1,70 @@
+"""The rational relaxation's optimum in closed form, with its certificate (Sec. 3.1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from allockit.instances.vcsched import VCInstance
+from allockit.models.vcsched_lp import closed_form_allocation, lp_bound
+
+__all__ = ["ClosedFormCertificate", "closed_form_certificate"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedFormCertificate:
+    """Primal allocation achieving ``value`` and the matching upper bound.
+
+    ``violations`` lists every LP constraint the explicit allocation breaks (empty when
+    the certificate holds). ``upper_bound`` is ``min(1, H / sum_t a_t)``, derived by
+    adding the host CPU rows (``sum_tj alpha <= H``) and the yield rows
+    (``sum_tj alpha >= Y sum_i t_i a_i``); ``Y <= 1`` follows from ``alpha <= a``.
+    """
+
+    value: float
+    upper_bound: float
+    violations: tuple[str, ...]
+
+    @property
+    def holds(self) -> bool:
+        """True when the allocation is feasible and meets the upper bound."""
+        return not self.violations and abs(self.value - self.upper_bound) <= 1e-12
+
+
+def closed_form_certificate(instance: VCInstance) -> ClosedFormCertificate | None:
+    """Check the explicit LP solution against every constraint of the relaxation.
+
+    Returns None when total memory exceeds the hosts (the relaxation is infeasible).
+
+    Examples
+    --------
+    >>> cert = closed_form_certificate(
+    ...     VCInstance.from_lists(hosts=2, cpu=[0.9, 0.9, 0.9], mem=[0.5, 0.5, 0.5]))
+    >>> cert.holds, round(cert.value, 6)
+    (True, 0.740741)
+    """
+    allocation = closed_form_allocation(instance)
+    if allocation is None:
+        return None
+    e, alpha = allocation
+    y = lp_bound(instance)
+    job = instance.task_job
+    a = instance.cpu[job]
+    tol = 1e-12
+    bad: list[str] = []
+    if (alpha > e + tol).any():
+        bad.append("alpha <= e")
+    if not np.allclose(e.sum(axis=1), 1.0, atol=tol):
+        bad.append("sum_j e = 1")
+    if (alpha.sum(axis=0) > 1 + tol).any():
+        bad.append("host CPU <= 1")
+    if ((instance.mem[job][:, None] * e).sum(axis=0) > 1 + tol).any():
+        bad.append("host memory <= 1")
+    if (alpha.sum(axis=1) > a + tol).any():
+        bad.append("alpha <= need")
+    task_cpu = alpha.sum(axis=1)
+    if not np.allclose(task_cpu / a, y, atol=tol):
+        bad.append("equal yield for every task")
+    need = float((instance.tasks * instance.cpu).sum())
+    upper = min(1.0, instance.hosts / need)
+    return ClosedFormCertificate(value=float(y), upper_bound=upper, violations=tuple(bad))

@@ -1,0 +1,83 @@
+"""VCSched is NP-hard in the strong sense: the 3-Partition reduction (Stillwell et al., Sec. 2.4)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+
+from allockit.instances.vcsched import VCInstance
+
+from allockit.errors import InvalidInputError
+
+__all__ = ["enumerate_three_partition", "is_yes_instance", "reduction_instance"]
+
+
+def _check(s: Sequence[int], bound: int) -> int:
+    if len(s) % 3 or not s:
+        raise InvalidInputError(f"3-Partition needs 3m integers; got {len(s)}")
+    m = len(s) // 3
+    if sum(s) != m * bound:
+        raise InvalidInputError(f"3-Partition needs sum(s) == m*B = {m * bound}; got {sum(s)}")
+    for x in s:
+        if not bound / 4 < x < bound / 2:
+            raise InvalidInputError(f"3-Partition needs B/4 < s_i < B/2; got {x} with B={bound}")
+    return m
+
+
+def reduction_instance(s: Sequence[int], bound: int) -> VCInstance:
+    """The VCSched instance of the reduction: ``m`` hosts, jobs ``a_i = s_i / B``, no memory.
+
+    A placement with minimum yield 1 exists iff the 3-Partition instance is a
+    yes-instance: yield 1 needs every host's load ``<= 1``, and as the loads sum to
+    ``m``, every host carries exactly ``B``; ``B/4 < s_i < B/2`` forces three jobs per
+    host.
+
+    Examples
+    --------
+    >>> inst = reduction_instance([5, 5, 5, 5, 5, 5], 15)
+    >>> inst.hosts, inst.cpu.tolist()[:2]
+    (2, [0.3333333333333333, 0.3333333333333333])
+    """
+    m = _check(s, bound)
+    return VCInstance.from_lists(hosts=m, cpu=[x / bound for x in s], mem=[0.0] * len(s))
+
+
+def is_yes_instance(s: Sequence[int], bound: int) -> bool:
+    """Decide 3-Partition by enumeration (small instances only).
+
+    Examples
+    --------
+    >>> is_yes_instance([5, 5, 5, 5, 5, 5], 15), is_yes_instance([4, 4, 7, 5, 5, 5], 15)
+    (True, False)
+    """
+    m = _check(s, bound)
+    items = sorted(s)
+
+    def split(rest: list[int], groups: int) -> bool:
+        if groups == 0:
+            return not rest
+        head, tail = rest[0], rest[1:]
+        for j, k in itertools.combinations(range(len(tail)), 2):
+            if head + tail[j] + tail[k] == bound:
+                left = [x for n, x in enumerate(tail) if n not in (j, k)]
+                if split(left, groups - 1):
+                    return True
+        return False
+
+    return split(items, m)
+
+
+def enumerate_three_partition(m: int, bound: int) -> Iterator[tuple[int, ...]]:
+    """Every multiset of ``3m`` integers in ``(B/4, B/2)`` summing to ``m*B``.
+
+    Examples
+    --------
+    >>> sorted(enumerate_three_partition(1, 12))
+    [(4, 4, 4)]
+    """
+    lo = bound // 4 + 1
+    hi = (bound - 1) // 2 if bound % 2 == 0 else bound // 2
+    values = [v for v in range(lo, hi + 1) if bound / 4 < v < bound / 2]
+    for combo in itertools.combinations_with_replacement(values, 3 * m):
+        if sum(combo) == m * bound:
+            yield combo
