@@ -1,4 +1,4 @@
-"""VCSched is NP-hard in the strong sense: the 3-Partition reduction (Stillwell et al., Sec. 2.4)."""
+"""VCSched is strongly NP-hard: the 3-Partition reduction (Stillwell et al., Sec. 2.4)."""
 
 from __future__ import annotations
 

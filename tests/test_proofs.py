@@ -75,5 +75,5 @@ def test_exchange_check_detects_a_suboptimal_allocation():
     # Host full, but the spare went to the larger jobs 1 and 2 before job 0.
     bad = np.array([0.5, 1.0, 2 / 3])
     assert exchange_violations(inst, np.zeros(3, int), 0.5, bad) == [(0, 1), (0, 2)]
-    short = np.array([1.0, 1.0, 0.5])  # host has spare CPU 0.1 and job 2 is short
-    assert exchange_violations(inst, np.zeros(3, int), 0.5, short) == [(2, 2)]
+    short = np.array([1.0, 0.8, 0.5])  # host keeps 0.1 spare while jobs 1 and 2 are short
+    assert exchange_violations(inst, np.zeros(3, int), 0.5, short) == [(1, 1), (2, 2)]
