@@ -82,7 +82,8 @@ def _finish(
         return result
     from dataclasses import replace
 
-    return replace(result, status=checked, message="optimality not confirmed on exact data")
+    note = "optimality not confirmed on exact data"
+    return replace(result, status=checked, message=f"{message}; {note}" if message else note)
 
 
 def _infeasible(instance: VCInstance, method: str, reason: str, solver: str) -> VCResult:

@@ -140,3 +140,20 @@ def test_budget_in_bytes():
     large = inst.with_migration_budget_bytes(2 * gib, host_memory_bytes=8 * gib)
     assert solve(small).min_yield == pytest.approx(0.5)
     assert solve(large).min_yield == pytest.approx(1.0)
+
+
+def test_cpsat_scaling_never_overclaims():
+    # Memory 0.5 + 1e-9 twice does not fit one host, but rounds down to exactly 0.5 twice
+    # on CP-SAT's integer grid. The relaxed model's placement must be rejected on the
+    # exact data, and the answer must not be reported better than it is.
+    eps = 1e-9
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.1, 0.1, 1.0], mem=[0.5 + eps, 0.5 + eps, 0.0])
+    truth, _ = brute_force(inst)
+    assert truth == pytest.approx(1 / 1.1)
+    result = solve(inst, "cpsat")
+    check_vc_result(inst, result)
+    assert result.min_yield == pytest.approx(truth)
+    assert result.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+    assert "rounded-up" in result.message
+    for method in ("milp", "milp-paper"):
+        assert solve(inst, method).min_yield == pytest.approx(truth)
