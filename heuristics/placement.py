@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from allockit.instances.vcsched import VCInstance
 
+from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
 
 __all__ = [

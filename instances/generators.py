@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from allockit.instances.lublin_sizes import sample_sizes
-from allockit.instances.vcsched import VCInstance
 
 from allockit.errors import InvalidInputError
+from allockit.instances.lublin_sizes import sample_sizes
+from allockit.instances.vcsched import VCInstance
 from allockit.rng import as_generator
 
 __all__ = ["SETS", "SetSpec", "generate_vcsched", "iter_vcsched_set"]

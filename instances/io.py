@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from allockit.instances.vcsched import VCInstance
-
 from allockit.errors import InvalidInputError
+from allockit.instances.vcsched import VCInstance
 
 __all__ = ["instance_from_json", "instance_to_json", "read_instance", "write_instance"]
 

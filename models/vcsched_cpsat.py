@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["SCALE", "CpsatModel", "build_cpsat"]

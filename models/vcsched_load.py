@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 import numpy as np
+
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["build_load_milp", "extract_load_counts"]

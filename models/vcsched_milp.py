@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["build_paper_milp", "extract_paper_placement"]

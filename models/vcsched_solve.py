@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
 from allockit.heuristics.placement import (
     counts_to_task_hosts,
     empty_result,
     result_from_placement,
 )
 from allockit.instances.vcsched import VCInstance
-
 from allockit.results import SolveStatus, VCResult
 from allockit.solver import DEFAULT_REL_GAP, solve_cpsat, solve_pyomo
 
@@ -111,6 +111,7 @@ def solve_load_milp(
     ('optimal', 0.833333, 0.833333)
     """
     import pyomo.environ  # noqa: F401  (import outside the timed build)
+
     from allockit.models.vcsched_load import build_load_milp, extract_load_counts
 
     reason = obviously_infeasible(instance)
@@ -163,6 +164,7 @@ def solve_paper_milp(
     0.833333
     """
     import pyomo.environ  # noqa: F401  (import outside the timed build)
+
     from allockit.models.vcsched_milp import build_paper_milp, extract_paper_placement
 
     reason = obviously_infeasible(instance)
@@ -221,6 +223,7 @@ def solve_cpsat_form(
     ('optimal', 0.833333)
     """
     import ortools.sat.python.cp_model  # noqa: F401  (import outside the timed build)
+
     from allockit.heuristics.placement import placement_violation
     from allockit.models.vcsched_cpsat import SCALE, build_cpsat
 
@@ -322,6 +325,7 @@ def solve_lp(
     ('optimal', 1.0, 1.0)
     """
     import pyomo.environ as pyo
+
     from allockit.models.vcsched_milp import build_paper_milp
 
     start = time.perf_counter()

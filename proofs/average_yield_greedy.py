@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["exchange_violations"]

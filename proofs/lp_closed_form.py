@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from allockit.instances.vcsched import VCInstance
 from allockit.models.vcsched_lp import closed_form_allocation, lp_bound
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 
-from allockit.instances.vcsched import VCInstance
-
 from allockit.errors import InvalidInputError
+from allockit.instances.vcsched import VCInstance
 
 __all__ = ["enumerate_three_partition", "is_yes_instance", "reduction_instance"]
 

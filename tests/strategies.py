@@ -1,7 +1,8 @@
 """Hypothesis strategies for allockit instances."""
 
-from allockit.instances.vcsched import VCInstance
 from hypothesis import strategies as st
+
+from allockit.instances.vcsched import VCInstance
 
 # Values on a grid of 1/40 keep ties and exact fits (memory summing to exactly 1) common.
 _grid = st.integers(min_value=1, max_value=40).map(lambda k: k / 40)

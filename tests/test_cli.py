@@ -5,9 +5,9 @@ import subprocess
 import sys
 
 import pytest
-from allockit.instances import example_path
 
 from allockit.cli import main
+from allockit.instances import example_path
 
 RESULT_FIELDS = {
     "problem",

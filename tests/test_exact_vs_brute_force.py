@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-from allockit.heuristics.placement import average_yield_phase, min_yield_of
-from allockit.instances.vcsched import VCInstance
-from allockit.models.vcsched_lp import lp_bound, relaxed_average_yield
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allockit.heuristics.placement import average_yield_phase, min_yield_of
+from allockit.instances.vcsched import VCInstance
+from allockit.models.vcsched_lp import lp_bound, relaxed_average_yield
 from allockit.results import SolveStatus
 from allockit.solve import solve
 from tests.oracles import brute_force, check_vc_result

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from allockit.instances.generators import SETS, generate_vcsched, iter_vcsched_set
-from allockit.instances.lublin_sizes import SizeModel, sample_sizes
 
 from allockit.errors import InvalidInputError
+from allockit.instances.generators import SETS, generate_vcsched, iter_vcsched_set
+from allockit.instances.lublin_sizes import SizeModel, sample_sizes
 
 
 def test_generator_is_reproducible_and_seed_sensitive():

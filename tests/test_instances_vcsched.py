@@ -4,11 +4,11 @@ import json
 
 import numpy as np
 import pytest
-from allockit.instances.io import instance_from_json, instance_to_json, read_instance
-from allockit.instances.vcsched import VCInstance
 from hypothesis import given
 
 from allockit.errors import InvalidInputError
+from allockit.instances.io import instance_from_json, instance_to_json, read_instance
+from allockit.instances.vcsched import VCInstance
 from tests.strategies import vc_instances
 
 

@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from allockit.heuristics.placement import average_yield_phase, min_yield_of
 from allockit.proofs.average_yield_greedy import exchange_violations
 from allockit.proofs.lp_closed_form import closed_form_certificate
@@ -10,9 +13,6 @@ from allockit.proofs.three_partition import (
     is_yes_instance,
     reduction_instance,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
 from allockit.results import SolveStatus
 from allockit.solve import solve
 from tests.strategies import vc_instances

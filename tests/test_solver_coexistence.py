@@ -38,7 +38,6 @@ def test_highspy_and_ortools_in_one_process(first, second):
 
 def test_pyomo_highs_and_cpsat_models_in_this_process():
     from allockit.instances import example_path, read_instance
-
     from allockit.solve import solve
 
     inst = read_instance(example_path())
