@@ -12,7 +12,9 @@ from allockit.instances.vcsched import VCInstance
 __all__ = ["build_load_milp", "extract_load_counts"]
 
 
-def build_load_milp(instance: VCInstance, *, symmetry_breaking: bool = True) -> Any:
+def build_load_milp(
+    instance: VCInstance, *, symmetry_breaking: bool = True, margin: float = 0.0
+) -> Any:
     """Build the min-max-load form of VCSched (FORMULAS §1), exact for parallel jobs too.
 
     Integer ``n[i, j]`` counts the tasks of job ``i`` on host ``j`` (binary for
@@ -28,6 +30,10 @@ def build_load_milp(instance: VCInstance, *, symmetry_breaking: bool = True) -> 
 
     Migration-bounded adaptation: ``u[i, j] >= n[i, j] - nbar[i, j]`` counts the tasks
     of job ``i`` moved onto host ``j``; their memory (or number) is bounded.
+
+    ``margin`` tightens the memory and migration-budget rows by that amount; the
+    solve drivers use it to get a placement feasible on the exact data when the
+    solver's feasibility tolerance let a slightly infeasible one through.
 
     Examples
     --------
@@ -64,7 +70,7 @@ def build_load_milp(instance: VCInstance, *, symmetry_breaking: bool = True) -> 
         m.J, rule=lambda m, i: sum(m.n[i, j] for j in m.H) == int(tasks[i])
     )
     m.host_mem = pyo.Constraint(
-        m.H, rule=lambda m, j: sum(float(mem[i]) * m.n[i, j] for i in m.J) <= 1
+        m.H, rule=lambda m, j: sum(float(mem[i]) * m.n[i, j] for i in m.J) <= 1 - margin
     )
 
     def load(m: Any, j: int) -> Any:
@@ -81,7 +87,8 @@ def build_load_milp(instance: VCInstance, *, symmetry_breaking: bool = True) -> 
         )
         if instance.migration_budget is not None:
             m.migration_budget = pyo.Constraint(
-                expr=sum(float(mem[i]) * m.u[i, j] for i, j in moved) <= instance.migration_budget
+                expr=sum(float(mem[i]) * m.u[i, j] for i, j in moved)
+                <= instance.migration_budget - margin
             )
         if instance.max_migrations is not None:
             m.max_migrations = pyo.Constraint(

@@ -11,7 +11,7 @@ from allockit.instances.vcsched import VCInstance
 __all__ = ["build_paper_milp", "extract_paper_placement"]
 
 
-def build_paper_milp(instance: VCInstance, *, relax: bool = False) -> Any:
+def build_paper_milp(instance: VCInstance, *, relax: bool = False, margin: float = 0.0) -> Any:
     """Build the MILP of Stillwell et al. (2009): eqs. 3-11, 12-21 and 22-31.
 
     One binary ``e[t, j]`` per task ``t`` and host ``j`` (task ``t`` runs on ``j``), its
@@ -29,6 +29,10 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False) -> Any:
     Returns
     -------
     pyomo.environ.ConcreteModel
+
+    ``margin`` tightens the memory and migration-budget rows by that amount; the
+    solve drivers use it to get a placement feasible on the exact data when the
+    solver's feasibility tolerance let a slightly infeasible one through.
 
     Examples
     --------
@@ -64,7 +68,7 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False) -> Any:
     m.one_host = pyo.Constraint(m.T, rule=lambda m, t: sum(m.e[t, j] for j in m.H) == 1)
     m.host_cpu = pyo.Constraint(m.H, rule=lambda m, j: sum(m.alpha[t, j] for t in m.T) <= 1)
     m.host_mem = pyo.Constraint(
-        m.H, rule=lambda m, j: sum(float(mem[t]) * m.e[t, j] for t in m.T) <= 1
+        m.H, rule=lambda m, j: sum(float(mem[t]) * m.e[t, j] for t in m.T) <= 1 - margin
     )
     m.at_most_need = pyo.Constraint(
         m.T, rule=lambda m, t: sum(m.alpha[t, j] for j in m.H) <= float(a[t])
@@ -92,7 +96,8 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False) -> Any:
     ]
     if moved and instance.migration_budget is not None:
         m.migration_budget = pyo.Constraint(
-            expr=sum(float(mem[t]) * m.e[t, j] for t, j in moved) <= instance.migration_budget
+            expr=sum(float(mem[t]) * m.e[t, j] for t, j in moved)
+            <= instance.migration_budget - margin
         )
     if moved and instance.max_migrations is not None:
         m.max_migrations = pyo.Constraint(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -92,6 +93,73 @@ def _infeasible(instance: VCInstance, method: str, reason: str, solver: str) -> 
     )
 
 
+#: Tightening of the memory rows when HiGHS's tolerance let a placement through that
+#: is infeasible on the exact data (HiGHS's default feasibility tolerance is 1e-7).
+RETRY_MARGIN = 1e-5
+
+
+def _solve_highs_form(
+    instance: VCInstance,
+    *,
+    build: Any,
+    extract: Any,
+    to_yield_bound: Any,
+    method: str,
+    time_limit: float | None,
+    threads: int | None,
+    rel_gap: float,
+) -> VCResult:
+    """Build, solve with HiGHS, re-check on exact data, retry once with a margin."""
+    from allockit.heuristics.placement import placement_violation
+
+    start = time.perf_counter()
+    model = build(0.0)
+    build_seconds = time.perf_counter() - start
+    report = solve_pyomo(model, time_limit=time_limit, threads=threads, rel_gap=rel_gap)
+    solve_seconds = report.seconds
+    bound = None if report.bound is None else to_yield_bound(report.bound)
+    message = ""
+    task_hosts = extract(model) if report.has_solution else None
+    if task_hosts is not None and placement_violation(instance, task_hosts) is not None:
+        # The first model's bound stays valid: with the tolerance it was a relaxation.
+        message = "HiGHS tolerance admitted an infeasible placement; re-solved with margin"
+        remaining = None if time_limit is None else max(0.01, time_limit - solve_seconds)
+        start = time.perf_counter()
+        model = build(RETRY_MARGIN)
+        build_seconds += time.perf_counter() - start
+        retry = solve_pyomo(model, time_limit=remaining, threads=threads, rel_gap=rel_gap)
+        solve_seconds += retry.seconds
+        task_hosts = extract(model) if retry.has_solution else None
+        if task_hosts is None:
+            report = retry
+    if task_hosts is None:
+        status = report.status
+        if status is SolveStatus.INFEASIBLE and message:
+            status = SolveStatus.ERROR  # infeasible with margin proves nothing
+        return empty_result(
+            instance,
+            method=method,
+            status=status,
+            bound=bound if status is not SolveStatus.INFEASIBLE else None,
+            solver="highs",
+            build_seconds=build_seconds,
+            solve_seconds=solve_seconds,
+            message=message or report.message,
+        )
+    return _finish(
+        instance,
+        task_hosts,
+        method=method,
+        status=report.status,
+        bound=bound,
+        solver="highs",
+        build_seconds=build_seconds,
+        solve_seconds=solve_seconds,
+        rel_gap=rel_gap,
+        message=message,
+    )
+
+
 def solve_load_milp(
     instance: VCInstance,
     *,
@@ -117,32 +185,16 @@ def solve_load_milp(
     reason = obviously_infeasible(instance)
     if reason:
         return _infeasible(instance, method, reason, "highs")
-    start = time.perf_counter()
-    model = build_load_milp(instance, symmetry_breaking=symmetry_breaking)
-    build = time.perf_counter() - start
-    report = solve_pyomo(model, time_limit=time_limit, threads=threads, rel_gap=rel_gap)
-    bound = None if report.bound is None else 1.0 / max(1.0, report.bound)
-    if not report.has_solution:
-        return empty_result(
-            instance,
-            method=method,
-            status=report.status,
-            bound=bound if report.status is not SolveStatus.INFEASIBLE else None,
-            solver="highs",
-            build_seconds=build,
-            solve_seconds=report.seconds,
-            message=report.message,
-        )
-    task_hosts = counts_to_task_hosts(instance, extract_load_counts(model, instance))
-    return _finish(
+    return _solve_highs_form(
         instance,
-        task_hosts,
+        build=lambda margin: build_load_milp(
+            instance, symmetry_breaking=symmetry_breaking, margin=margin
+        ),
+        extract=lambda model: counts_to_task_hosts(instance, extract_load_counts(model, instance)),
+        to_yield_bound=lambda load: 1.0 / max(1.0, load),
         method=method,
-        status=report.status,
-        bound=bound,
-        solver="highs",
-        build_seconds=build,
-        solve_seconds=report.seconds,
+        time_limit=time_limit,
+        threads=threads,
         rel_gap=rel_gap,
     )
 
@@ -170,31 +222,14 @@ def solve_paper_milp(
     reason = obviously_infeasible(instance)
     if reason:
         return _infeasible(instance, method, reason, "highs")
-    start = time.perf_counter()
-    model = build_paper_milp(instance)
-    build = time.perf_counter() - start
-    report = solve_pyomo(model, time_limit=time_limit, threads=threads, rel_gap=rel_gap)
-    bound = None if report.bound is None else min(1.0, report.bound)
-    if not report.has_solution:
-        return empty_result(
-            instance,
-            method=method,
-            status=report.status,
-            bound=bound if report.status is not SolveStatus.INFEASIBLE else None,
-            solver="highs",
-            build_seconds=build,
-            solve_seconds=report.seconds,
-            message=report.message,
-        )
-    return _finish(
+    return _solve_highs_form(
         instance,
-        extract_paper_placement(model, instance),
+        build=lambda margin: build_paper_milp(instance, margin=margin),
+        extract=lambda model: extract_paper_placement(model, instance),
+        to_yield_bound=lambda y: min(1.0, y),
         method=method,
-        status=report.status,
-        bound=bound,
-        solver="highs",
-        build_seconds=build,
-        solve_seconds=report.seconds,
+        time_limit=time_limit,
+        threads=threads,
         rel_gap=rel_gap,
     )
 

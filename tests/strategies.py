@@ -17,8 +17,15 @@ def vc_instances(
     max_tasks: int = 8,
     parallel: bool = True,
     adaptation: bool = True,
+    grid: bool = True,
 ) -> VCInstance:
-    """Small VCSched instances (brute-forceable): up to ``max_tasks`` tasks in all."""
+    """Small VCSched instances (brute-forceable): up to ``max_tasks`` tasks in all.
+
+    ``grid=True`` draws values on a 1/40 grid (exact fits and ties are common);
+    ``grid=False`` draws arbitrary floats (round-off and solver tolerances matter).
+    """
+    cpu_values = _grid if grid else st.floats(0.01, 1.0)
+    mem_values = _mem if grid else st.floats(0.0, 0.7)
     hosts = draw(st.integers(1, max_hosts))
     n_tasks = draw(st.integers(1, max_tasks))
     tasks: list[int] = []
@@ -28,8 +35,8 @@ def vc_instances(
         tasks.append(t)
         left -= t
     n_jobs = len(tasks)
-    cpu = [draw(_grid) for _ in range(n_jobs)]
-    mem = [draw(_mem) for _ in range(n_jobs)]
+    cpu = [draw(cpu_values) for _ in range(n_jobs)]
+    mem = [draw(mem_values) for _ in range(n_jobs)]
     previous = None
     budget = None
     count = None
