@@ -29,10 +29,10 @@ def exchange_violations(
 
     Examples
     --------
-    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.2, 0.6], mem=[0, 0])
+    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5, 0.75], mem=[0, 0])
     >>> exchange_violations(inst, np.array([0, 0]), 0.5, np.array([0.5, 1.0]))
     [(0, 1)]
-    >>> exchange_violations(inst, np.array([0, 0]), 0.5, np.array([1.0, 1.0]))
+    >>> exchange_violations(inst, np.array([0, 0]), 0.5, np.array([1.0, 2 / 3]))
     []
     """
     job_host = np.asarray(task_hosts)[np.r_[0, np.cumsum(instance.tasks)[:-1]]]

@@ -46,7 +46,7 @@ def is_yes_instance(s: Sequence[int], bound: int) -> bool:
 
     Examples
     --------
-    >>> is_yes_instance([5, 5, 5, 5, 5, 5], 15), is_yes_instance([4, 4, 7, 5, 5, 5], 15)
+    >>> is_yes_instance([5, 5, 5, 5, 5, 5], 15), is_yes_instance([4, 4, 4, 6, 6, 6], 15)
     (True, False)
     """
     m = _check(s, bound)

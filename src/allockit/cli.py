@@ -101,6 +101,70 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from allockit.runner import run_sweep
+    from allockit.sweep_spec import load_spec
+
+    spec = load_spec(args.spec)
+    backend = args.backend or spec.backend
+    store = Path(args.output) if args.output else spec.output
+    try:
+        summary = run_sweep(
+            spec.tasks(),
+            store,
+            backend=backend,
+            workers=args.workers or spec.workers,
+            scheduler=args.scheduler or spec.scheduler,
+            sweep=spec.name,
+            retry_failed=args.retry_failed,
+            grace=spec.grace,
+            progress=False if args.no_progress else None,
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            f"allockit: interrupted; finished rows are saved in {store}; "
+            "run the same command again to resume\n"
+        )
+        return 130
+    _print_json(summary.to_dict())
+    return 0
+
+
+def _cmd_results_export(args: argparse.Namespace) -> int:
+    from allockit.store import flat_rows
+
+    if (args.csv is None) == (args.parquet is None):
+        raise InvalidInputError("results export needs exactly one of --csv FILE or --parquet FILE")
+    rows = flat_rows(args.db)
+    if args.csv is not None:
+        import csv
+
+        columns: list[str] = []
+        for row in rows:
+            columns.extend(k for k in row if k not in columns)
+        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+        out = args.csv
+    else:
+        import importlib.util
+
+        if (
+            importlib.util.find_spec("pandas") is None
+            or importlib.util.find_spec("pyarrow") is None
+        ):
+            raise SolverUnavailableError(
+                "Parquet export needs pandas and pyarrow: pip install 'allockit[dataframe]'"
+            )
+        import pandas as pd
+
+        pd.DataFrame(rows).to_parquet(args.parquet, index=False)
+        out = args.parquet
+    _print_json({"rows": len(rows), "out": str(out)})
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="allockit", description=__doc__.splitlines()[0])
@@ -139,6 +203,23 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--parallel", action="store_true")
     g.set_defaults(func=_cmd_generate)
+    p = sub.add_parser("sweep", help="run a sweep described in a TOML file (resumable)")
+    p.add_argument("spec", help="sweep TOML file")
+    p.add_argument("--backend", choices=["local", "serial", "dask"], default=None)
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler")
+    p.add_argument("--workers", type=_positive_int, default=None, metavar="N")
+    p.add_argument("--output", default=None, metavar="DB", help="override the results file")
+    p.add_argument("--retry-failed", action="store_true", help="rerun failed tasks too")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("results", help="work with a sweep's results store")
+    res = p.add_subparsers(dest="action", required=True)
+    r = res.add_parser("export", help="write the rows as CSV or Parquet")
+    r.add_argument("db", help="results store (SQLite)")
+    r.add_argument("--csv", default=None, metavar="FILE")
+    r.add_argument("--parquet", default=None, metavar="FILE")
+    r.set_defaults(func=_cmd_results_export)
     return parser
 
 

@@ -22,6 +22,7 @@ import logging
 import os
 import pickle
 import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -279,8 +280,6 @@ class _Worker:
     """A ``python -m allockit._worker`` child process fed with pickled tasks."""
 
     def __init__(self) -> None:
-        import subprocess
-
         self.process = subprocess.Popen(
             [sys.executable, "-m", "allockit._worker"],
             stdin=subprocess.PIPE,
@@ -304,12 +303,11 @@ class _Worker:
     def stop(self) -> None:
         try:
             self.process.stdin.close()
-        except OSError:
-            pass
-        try:
             self.process.wait(timeout=2)
-        except Exception:
-            self.kill()
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
 
     def kill(self) -> None:
         self.process.kill()

@@ -175,6 +175,8 @@ def flat_rows(path: str | Path) -> list[dict[str, Any]]:
         for k, v in row["params"].items():
             flat[f"param_{k}"] = v
         for k, v in row["outputs"].items():
+            if k in flat and flat[k] == v:
+                continue  # e.g. status, already a column
             flat[k if k not in flat else f"out_{k}"] = (
                 json.dumps(v) if isinstance(v, list | dict) else v
             )

@@ -1,0 +1,203 @@
+"""Sweeps described in a small TOML file: instances x methods x parameters x seeds."""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from allockit.errors import InvalidInputError
+from allockit.runner import BACKENDS, Task
+
+__all__ = ["SweepSpec", "collect_instance_files", "load_spec", "vcsched_tasks"]
+
+_FIELDS = {
+    "name",
+    "output",
+    "backend",
+    "workers",
+    "scheduler",
+    "time_limit",
+    "methods",
+    "seeds",
+    "instances",
+    "generate",
+    "params",
+    "grace",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SweepSpec:
+    """A parsed sweep file (see the README's "Sweeps" section for the format)."""
+
+    name: str
+    output: Path
+    methods: tuple[str, ...]
+    instances: tuple[str, ...] = ()
+    generate: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, list[Any]] = field(default_factory=dict)
+    seeds: tuple[int | None, ...] = (None,)
+    time_limit: float | None = None
+    backend: str = "local"
+    workers: int | None = None
+    scheduler: str | None = None
+    grace: float = 5.0
+    base: Path = Path(".")
+
+    def tasks(self) -> list[Task]:
+        """Every task of the grid, in a deterministic order."""
+        return vcsched_tasks(
+            self._instance_items(),
+            methods=self.methods,
+            params=self.params,
+            seeds=self.seeds,
+            time_limit=self.time_limit,
+        )
+
+    def _instance_items(self) -> list[tuple[str, dict[str, Any]]]:
+        from allockit.instances.io import read_instance
+
+        items = []
+        for path in collect_instance_files([self.base / p for p in self.instances]):
+            items.append((path.stem, read_instance(path).to_dict()))
+        if self.generate:
+            from allockit.instances.generators import iter_vcsched_set
+
+            gen = dict(self.generate)
+            every = int(gen.pop("every", 1))
+            set_name = gen.pop("set", None)
+            if set_name is None:
+                raise InvalidInputError("[generate] needs set = 'small' or 'large'")
+            seed = int(gen.pop("seed", 0))
+            parallel = bool(gen.pop("parallel", False))
+            if gen:
+                raise InvalidInputError(f"[generate] has unknown field {sorted(gen)[0]!r}")
+            for k, (stem, inst) in enumerate(
+                iter_vcsched_set(set_name, seed=seed, parallel=parallel)
+            ):
+                if k % every == 0:
+                    items.append((stem, inst.to_dict()))
+        if not items:
+            raise InvalidInputError("the sweep has no instances (instances = [...] or [generate])")
+        return items
+
+
+def collect_instance_files(inputs: list[str | Path]) -> list[Path]:
+    """Instance files named by paths, directories (their ``*.json``) or glob patterns.
+
+    Raises
+    ------
+    InvalidInputError
+        If an input matches nothing.
+    """
+    import glob
+
+    files: list[Path] = []
+    for item in inputs:
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(path.glob("*.json"))
+        elif path.exists():
+            found = [path]
+        else:
+            found = sorted(Path(p) for p in glob.glob(str(path)))
+        if not found:
+            raise InvalidInputError(f"no instance files match {str(item)!r}")
+        files.extend(found)
+    return files
+
+
+def vcsched_tasks(
+    items: list[tuple[str, dict[str, Any]]],
+    *,
+    methods: tuple[str, ...] | list[str],
+    params: dict[str, list[Any]] | None = None,
+    seeds: tuple[int | None, ...] | list[int | None] = (None,),
+    time_limit: float | None = None,
+) -> list[Task]:
+    """The grid of VCSched tasks: instances x methods x parameter grid x seeds.
+
+    Examples
+    --------
+    >>> from allockit.instances.vcsched import VCInstance
+    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5], mem=[0.1]).to_dict()
+    >>> len(vcsched_tasks([("a", inst)], methods=["milp", "lp"], seeds=[0, 1]))
+    4
+    """
+    from allockit.solve import METHODS
+
+    for method in methods:
+        if method not in METHODS:
+            raise InvalidInputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+    params = params or {}
+    names = sorted(params)
+    grids = [params[n] if isinstance(params[n], list) else [params[n]] for n in names]
+    tasks = []
+    for (stem, inst), method, values, seed in itertools.product(
+        items, methods, itertools.product(*grids), seeds
+    ):
+        tasks.append(
+            Task(
+                kind="vcsched",
+                instance_id=stem,
+                instance=inst,
+                method=method,
+                params=dict(zip(names, values, strict=True)),
+                seed=seed,
+                time_limit=time_limit,
+            )
+        )
+    return tasks
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """Read and check a sweep TOML file; relative paths are relative to the file.
+
+    Raises
+    ------
+    InvalidInputError
+        On malformed TOML or an unknown or invalid field (named in the message).
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read sweep file {str(path)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInputError(f"{path.name}: malformed TOML: {exc}") from None
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        raise InvalidInputError(
+            f"{path.name}: unknown field {unknown[0]!r}; valid fields: {sorted(_FIELDS)}"
+        )
+    for required in ("methods", "output"):
+        if required not in data:
+            raise InvalidInputError(f"{path.name}: missing field {required!r}")
+    backend = data.get("backend", "local")
+    if backend not in BACKENDS:
+        raise InvalidInputError(
+            f"{path.name}: backend must be one of {list(BACKENDS)}; got {backend!r}"
+        )
+    methods = data["methods"]
+    if isinstance(methods, str) or not isinstance(methods, list) or not methods:
+        raise InvalidInputError(f"{path.name}: methods must be a non-empty list of names")
+    base = path.parent
+    seeds = data.get("seeds", [None])
+    return SweepSpec(
+        name=str(data.get("name", path.stem)),
+        output=base / data["output"],
+        methods=tuple(methods),
+        instances=tuple(data.get("instances", [])),
+        generate=dict(data.get("generate", {})),
+        params=dict(data.get("params", {})),
+        seeds=tuple(seeds),
+        time_limit=data.get("time_limit"),
+        backend=backend,
+        workers=data.get("workers"),
+        scheduler=data.get("scheduler"),
+        grace=float(data.get("grace", 5.0)),
+        base=base,
+    )
