@@ -9,7 +9,7 @@ from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
 
-__all__ = ["METHODS", "solve"]
+__all__ = ["EXACT_METHODS", "HEURISTIC_METHODS", "METHODS", "solve"]
 
 
 def _milp(instance: VCInstance, **kw: Any) -> VCResult:
@@ -37,12 +37,67 @@ def _lp(instance: VCInstance, **kw: Any) -> VCResult:
     return solve_lp(instance, method="lp", **kw)
 
 
+def _heuristic(name: str) -> Callable[..., VCResult]:
+    """A registry entry for a heuristic: drops solver-only options it does not use."""
+
+    def run(instance: VCInstance, **kw: Any) -> VCResult:
+        kw.pop("time_limit", None)
+        kw.pop("threads", None)
+        if instance.is_adaptation and name != "adapt":
+            raise InvalidInputError(
+                f"method {name!r} ignores the previous placement and cannot respect "
+                "migration limits; use adapt, milp, milp-paper or cpsat"
+            )
+        if name in ("gr", "sg", "gb", "sgb"):
+            from allockit.heuristics.greedy import greedy
+
+            kw.pop("seed", None)
+            return greedy(
+                instance,
+                sort_by_memory=name in ("sg", "sgb"),
+                backtrack=name in ("gb", "sgb"),
+                method=name,
+                **kw,
+            )
+        if name in ("rrnd", "rrnz"):
+            from allockit.heuristics.rounding import randomized_rounding
+
+            kw.setdefault("epsilon", 0.01 if name == "rrnz" else 0.0)
+            return randomized_rounding(instance, method=name, **kw)
+        if name == "adapt":
+            from allockit.heuristics.adaptation import adapt
+
+            kw.pop("seed", None)
+            return adapt(instance, method=name, **kw)
+        from allockit.heuristics.mcb import MCB_VARIANTS, mcb
+
+        kw.pop("seed", None)
+        key, descending = MCB_VARIANTS[name]
+        return mcb(instance, key=key, descending=descending, method=name, **kw)
+
+    run.__name__ = f"heuristic_{name}"
+    return run
+
+
+EXACT_METHODS = ("milp", "milp-paper", "cpsat", "lp")
+HEURISTIC_METHODS = (
+    "gr",
+    "sg",
+    "gb",
+    "sgb",
+    "rrnd",
+    "rrnz",
+    *(f"mcb{k}" for k in range(1, 9)),
+    "adapt",
+)
+
 #: Method name -> callable(instance, **options) -> VCResult.
 METHODS: dict[str, Callable[..., VCResult]] = {
     "milp": _milp,
     "milp-paper": _milp_paper,
     "cpsat": _cpsat,
     "lp": _lp,
+    **{name: _heuristic(name) for name in HEURISTIC_METHODS},
 }
 
 
@@ -63,8 +118,9 @@ def solve(
     method : str or callable
         ``"milp"`` (min-max-load MILP with symmetry breaking, HiGHS; the default),
         ``"milp-paper"`` (the paper's e/alpha/Y MILP), ``"cpsat"`` (compact integer
-        form, CP-SAT), ``"lp"`` (rational relaxation, an upper bound), or a callable
-        ``f(instance, **options) -> VCResult``.
+        form, CP-SAT), ``"lp"`` (rational relaxation, an upper bound), a heuristic
+        (``gr``, ``sg``, ``gb``, ``sgb``, ``rrnd``, ``rrnz``, ``mcb1`` ... ``mcb8``,
+        ``adapt``), or a callable ``f(instance, **options) -> VCResult``.
     time_limit : float, optional
         Seconds. A timed-out solve returns its incumbent and gap with status
         ``time_limit``.

@@ -1,0 +1,164 @@
+"""Compiled (numba) inner loops of the sequential VCSched heuristics.
+
+Each kernel is the step of an algorithm that cannot be vectorised (jobs are placed one
+after the other). Plain-Python twins of GR and MCB live in ``tests/reference_heuristics.py``
+and must agree placement for placement.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["greedy_backtrack_kernel", "greedy_kernel", "mcb_pack_kernel"]
+
+MEM_EPS = 1e-12
+
+
+@njit(cache=True)
+def greedy_kernel(cpu: np.ndarray, mem: np.ndarray, hosts: int) -> np.ndarray:
+    """GR on tasks in the given order; ``out[t] = -1`` from the first task that fails."""
+    n = cpu.shape[0]
+    load = np.zeros(hosts)
+    free = np.ones(hosts)
+    out = np.full(n, -1, dtype=np.int64)
+    for t in range(n):
+        best = -1
+        for j in range(hosts):
+            if free[j] + MEM_EPS >= mem[t] and (best < 0 or load[j] < load[best]):
+                best = j
+        if best < 0:
+            return out
+        out[t] = best
+        load[best] += cpu[t]
+        free[best] -= mem[t]
+    return out
+
+
+@njit(cache=True)
+def _host_order(load: np.ndarray) -> np.ndarray:
+    return np.argsort(load, kind="mergesort")
+
+
+@njit(cache=True)
+def greedy_backtrack_kernel(
+    cpu: np.ndarray, mem: np.ndarray, hosts: int, max_attempts: int
+) -> tuple[np.ndarray, int]:
+    """GB: depth-first search in GR's order, bounded by ``max_attempts`` placements.
+
+    Returns the placement (all -1 on failure) and the number of attempts made. The first
+    leaf reached is GR's own placement whenever GR succeeds.
+    """
+    n = cpu.shape[0]
+    load = np.zeros(hosts)
+    free = np.ones(hosts)
+    out = np.full(n, -1, dtype=np.int64)
+    orders = np.empty((n, hosts), dtype=np.int64)
+    position = np.zeros(n, dtype=np.int64)
+    attempts = 0
+    depth = 0
+    if n == 0:
+        return out, 0
+    orders[0] = _host_order(load)
+    while True:
+        placed = False
+        while position[depth] < hosts:
+            j = orders[depth, position[depth]]
+            position[depth] += 1
+            if free[j] + MEM_EPS >= mem[depth]:
+                attempts += 1
+                out[depth] = j
+                load[j] += cpu[depth]
+                free[j] -= mem[depth]
+                placed = True
+                break
+        if placed:
+            if depth == n - 1:
+                return out, attempts
+            if attempts >= max_attempts:
+                break
+            depth += 1
+            orders[depth] = _host_order(load)
+            position[depth] = 0
+            continue
+        # no host left for this task: undo the previous one and try its next host
+        out[depth] = -1
+        if depth == 0:
+            break
+        depth -= 1
+        j = out[depth]
+        load[j] -= cpu[depth]
+        free[j] += mem[depth]
+        out[depth] = -1
+        if attempts >= max_attempts:
+            break
+    return np.full(n, -1, dtype=np.int64), attempts
+
+
+@njit(cache=True)
+def mcb_pack_kernel(
+    cpu_req: np.ndarray,
+    mem: np.ndarray,
+    cpu_list: np.ndarray,
+    mem_list: np.ndarray,
+    hosts: int,
+) -> np.ndarray:
+    """Multi-capacity packing for fixed CPU requirements (Leinberger et al.).
+
+    ``cpu_list`` and ``mem_list`` are the task indices of the CPU-heavy and memory-heavy
+    lists, each in its sorted order. Hosts are filled one at a time: take the first
+    fitting task of the list that counters the host's imbalance (more free memory than
+    free CPU: the memory-heavy list), else of the other list; when nothing fits, open the
+    next host. Returns the placement, or all -1 when some task could not be placed.
+    """
+    n = cpu_req.shape[0]
+    out = np.full(n, -1, dtype=np.int64)
+    used_c = np.zeros(cpu_list.shape[0], dtype=np.bool_)
+    used_m = np.zeros(mem_list.shape[0], dtype=np.bool_)
+    start_c = 0
+    start_m = 0
+    left = n
+    for h in range(hosts):
+        free_cpu = 1.0
+        free_mem = 1.0
+        while left > 0:
+            found = -1
+            for attempt in range(2):
+                use_mem_list = (free_mem > free_cpu) == (attempt == 0)
+                if use_mem_list:
+                    while start_m < mem_list.shape[0] and used_m[start_m]:
+                        start_m += 1
+                    for k in range(start_m, mem_list.shape[0]):
+                        t = mem_list[k]
+                        if (
+                            not used_m[k]
+                            and cpu_req[t] <= free_cpu + MEM_EPS
+                            and mem[t] <= free_mem + MEM_EPS
+                        ):
+                            used_m[k] = True
+                            found = t
+                            break
+                else:
+                    while start_c < cpu_list.shape[0] and used_c[start_c]:
+                        start_c += 1
+                    for k in range(start_c, cpu_list.shape[0]):
+                        t = cpu_list[k]
+                        if (
+                            not used_c[k]
+                            and cpu_req[t] <= free_cpu + MEM_EPS
+                            and mem[t] <= free_mem + MEM_EPS
+                        ):
+                            used_c[k] = True
+                            found = t
+                            break
+                if found >= 0:
+                    break
+            if found < 0:
+                break
+            out[found] = h
+            free_cpu -= cpu_req[found]
+            free_mem -= mem[found]
+            left -= 1
+        if left == 0:
+            return out
+    return np.full(n, -1, dtype=np.int64)

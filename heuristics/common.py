@@ -1,0 +1,67 @@
+"""Shared plumbing of the VCSched heuristics: task order and result packaging."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from allockit.heuristics.placement import empty_result, result_from_placement
+from allockit.instances.vcsched import VCInstance
+from allockit.results import SolveStatus, VCResult
+
+__all__ = ["finish", "task_order"]
+
+
+def task_order(instance: VCInstance, job_order: np.ndarray) -> np.ndarray:
+    """Task indices listing the tasks of each job together, jobs in ``job_order``.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.1, 0.2], mem=[0, 0], tasks=[2, 1])
+    >>> task_order(inst, np.array([1, 0])).tolist()
+    [2, 0, 1]
+    """
+    starts = np.concatenate(([0], np.cumsum(instance.tasks)[:-1]))
+    return np.concatenate(
+        [np.arange(starts[i], starts[i] + instance.tasks[i]) for i in job_order]
+    ).astype(np.int64)
+
+
+def finish(
+    instance: VCInstance,
+    task_hosts: np.ndarray | None,
+    *,
+    method: str,
+    started: float,
+    reason: str = "",
+) -> VCResult:
+    """Package a heuristic's placement (or its failure) as a ``VCResult``.
+
+    The status is ``optimal`` when the placement reaches the LP bound (then it is proven
+    optimal), ``feasible`` otherwise, and ``infeasible`` with ``reason`` when the
+    heuristic's rule failed.
+    """
+    seconds = time.perf_counter() - started
+    if task_hosts is None:
+        return empty_result(
+            instance,
+            method=method,
+            status=SolveStatus.INFEASIBLE,
+            solver="heuristic",
+            solve_seconds=seconds,
+            message=reason,
+        )
+    result = result_from_placement(
+        instance,
+        task_hosts,
+        method=method,
+        status=SolveStatus.FEASIBLE,
+        solver="heuristic",
+        solve_seconds=seconds,
+    )
+    if result.is_ok and result.bound is not None and result.min_yield >= result.bound - 1e-12:
+        from dataclasses import replace
+
+        return replace(result, status=SolveStatus.OPTIMAL)
+    return result

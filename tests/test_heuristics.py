@@ -1,0 +1,158 @@
+"""VCSched heuristics: certificates, bounds, oracles, determinism, hand-made cases."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.heuristics.greedy import greedy
+from allockit.heuristics.mcb import MCB_VARIANTS, mcb, mcb_pack
+from allockit.instances.vcsched import VCInstance
+from allockit.models.vcsched_lp import lp_bound
+from allockit.results import SolveStatus
+from allockit.solve import HEURISTIC_METHODS, solve
+from tests.oracles import brute_force, check_vc_result
+from tests.reference_heuristics import reference_greedy, reference_mcb
+from tests.strategies import vc_instances
+
+STATIC = [m for m in HEURISTIC_METHODS if m != "adapt"]
+
+
+@pytest.mark.parametrize("method", HEURISTIC_METHODS)
+@settings(max_examples=30)
+@given(data=st.data())
+def test_heuristic_is_valid_and_never_beats_the_optimum(method, data):
+    instance = data.draw(vc_instances(grid=False, adaptation=method == "adapt"))
+    result = solve(instance, method, seed=3)
+    check_vc_result(instance, result)
+    optimum, _ = brute_force(instance)
+    if result.status is SolveStatus.INFEASIBLE:
+        assert result.message.startswith(method), result.message  # the rule's own reason
+        return
+    assert result.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
+    assert optimum is not None, "a valid placement exists, so brute force must find one"
+    assert result.min_yield <= optimum + 1e-9
+    bound = lp_bound(instance)
+    assert result.min_yield <= bound + 1e-9
+    if result.status is SolveStatus.OPTIMAL:
+        assert result.min_yield == pytest.approx(optimum, abs=1e-9)
+
+
+@pytest.mark.parametrize("method", STATIC)
+@settings(max_examples=15)
+@given(instance=vc_instances(grid=True, adaptation=False))
+def test_same_seed_same_answer(method, instance):
+    a, b = solve(instance, method, seed=11), solve(instance, method, seed=11)
+    assert a.status == b.status
+    assert (a.task_hosts is None and b.task_hosts is None) or np.array_equal(
+        a.task_hosts, b.task_hosts
+    )
+
+
+@settings(max_examples=150)
+@given(instance=vc_instances(grid=False, adaptation=False, max_hosts=5, max_tasks=14))
+def test_greedy_matches_the_reference_placement_for_placement(instance):
+    for sort_by_memory in (False, True):
+        ref = reference_greedy(instance, sort_by_memory=sort_by_memory)
+        fast = greedy(instance, sort_by_memory=sort_by_memory)
+        if ref is None:
+            assert fast.status is SolveStatus.INFEASIBLE
+        else:
+            assert fast.task_hosts.tolist() == ref
+
+
+@pytest.mark.parametrize("variant", sorted(MCB_VARIANTS))
+@settings(max_examples=40)
+@given(instance=vc_instances(grid=False, adaptation=False, max_hosts=5, max_tasks=14))
+def test_mcb_matches_the_reference_placement_for_placement(variant, instance):
+    key, descending = MCB_VARIANTS[variant]
+    ref = reference_mcb(instance, key=key, descending=descending)
+    fast = mcb(instance, key=key, descending=descending)
+    if ref is None:
+        assert fast.status is SolveStatus.INFEASIBLE
+    else:
+        assert fast.task_hosts.tolist() == ref
+
+
+def test_mcb_order_decides_descending_beats_ascending():
+    # At yield 1 the CPU needs 0.8, 0.8, 0.2, 0.1 fill two hosts only as {0.8, 0.2},
+    # {0.8, 0.1}. Largest-first (MCB8) finds it; smallest-first (MCB4) puts 0.1 and 0.2
+    # together, then no 0.8 fits beside them and the second 0.8 has no host left.
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.8, 0.8, 0.2, 0.1], mem=[0.1, 0.3, 0.1, 0.0])
+    assert mcb_pack(inst, 1.0, key="max", descending=True).tolist() == [0, 1, 0, 1]
+    assert mcb_pack(inst, 1.0, key="max", descending=False) is None
+    assert mcb(inst, key="max", descending=True).min_yield == 1.0
+    assert mcb(inst, key="max", descending=True).status is SolveStatus.OPTIMAL
+    assert mcb(inst, key="max", descending=False).min_yield < 1.0
+
+
+def test_mcb_imbalance_rule_picks_the_memory_heavy_list():
+    # After the CPU-heavy task (0.9 CPU, 0.1 memory) the host has more free memory than
+    # CPU, so the memory-heavy list is searched first: the 0.8-memory task joins it.
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.9, 0.1, 0.1], mem=[0.1, 0.8, 0.05])
+    placed = mcb_pack(inst, 1.0, key="max", descending=True)
+    assert placed.tolist()[:2] == [0, 0]
+
+
+def test_backtracking_finds_what_greedy_misses():
+    # GR puts a and b (memory 0.5 each) on different hosts by load, then c (0.6) fits
+    # nowhere; backtracking puts a and b together.
+    inst = VCInstance.from_lists(
+        hosts=2, cpu=[0.5, 0.4, 0.3], mem=[0.5, 0.5, 0.6], names=["a", "b", "c"]
+    )
+    gr = greedy(inst)
+    assert gr.status is SolveStatus.INFEASIBLE and "'c'" in gr.message
+    gb = greedy(inst, backtrack=True)
+    assert gb.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
+    assert gb.task_hosts[0] == gb.task_hosts[1] != gb.task_hosts[2]
+    tight = greedy(inst, backtrack=True, max_attempts=2)
+    assert tight.status is SolveStatus.INFEASIBLE and "within 2 attempts" in tight.message
+
+
+@settings(max_examples=60)
+@given(instance=vc_instances(grid=True, adaptation=False))
+def test_gb_equals_gr_when_gr_succeeds(instance):
+    gr, gb = greedy(instance), greedy(instance, backtrack=True)
+    if gr.status is not SolveStatus.INFEASIBLE:
+        assert np.array_equal(gr.task_hosts, gb.task_hosts)
+
+
+def test_rrnz_keeps_every_host_possible():
+    inst = VCInstance.from_lists(hosts=3, cpu=[0.5] * 6, mem=[0.45] * 6)
+    results = {solve(inst, "rrnz", seed=s).status for s in range(5)}
+    assert results <= {SolveStatus.FEASIBLE, SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE}
+
+
+def test_adapt_respects_the_budget_and_the_milp_optimum():
+    inst = VCInstance.from_lists(
+        hosts=3,
+        cpu=[0.9, 0.8, 0.7, 0.3],
+        mem=[0.3, 0.3, 0.3, 0.2],
+        previous=[0, 0, 0, None],
+        migration_budget=0.3,
+    )
+    heuristic = solve(inst, "adapt")
+    exact = solve(inst, "milp")
+    check_vc_result(inst, heuristic)
+    assert heuristic.migrated_memory <= 0.3 + 1e-12
+    assert heuristic.min_yield <= exact.min_yield + 1e-9
+    frozen = VCInstance.from_lists(
+        hosts=3, cpu=[0.9, 0.8], mem=[0.3, 0.3], previous=[0, 0], migration_budget=0.0
+    )
+    assert solve(frozen, "adapt").task_hosts.tolist() == [0, 0]
+
+
+def test_static_heuristics_refuse_migration_limits():
+    from allockit.errors import InvalidInputError
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.5], mem=[0.1], previous=[0], max_migrations=0)
+    with pytest.raises(InvalidInputError, match="use adapt"):
+        solve(inst, "mcb8")
+
+
+def test_unknown_mcb_key():
+    from allockit.errors import InvalidInputError
+
+    inst = VCInstance.from_lists(hosts=1, cpu=[0.5], mem=[0.1])
+    with pytest.raises(InvalidInputError, match="key must be one of"):
+        mcb(inst, key="area")
