@@ -56,7 +56,7 @@ def greedy(
 
     Examples
     --------
-    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.5, 0.5, 0.6])
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.5, 0.4, 0.5])
     >>> r = greedy(inst)
     >>> str(r.status), r.task_hosts.tolist(), round(r.min_yield, 4)
     ('feasible', [0, 1, 0], 0.8333)

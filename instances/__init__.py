@@ -20,9 +20,24 @@ __all__ = [
     "instance_to_json",
     "iter_vcsched_set",
     "read_instance",
+    "sample_dir",
     "sample_sizes",
     "write_instance",
 ]
+
+
+def sample_dir() -> str:
+    """Directory of the bundled sample of the paper's small set (36 instances).
+
+    Examples
+    --------
+    >>> import os
+    >>> len([f for f in os.listdir(sample_dir()) if f.endswith(".json")])
+    36
+    """
+    from importlib.resources import files
+
+    return str(files("allockit.instances").joinpath("data", "small_sample"))
 
 
 def example_path(name: str = "example_vcsched.json") -> str:

@@ -183,7 +183,11 @@ def test_bad_time_limit_is_a_usage_error(capsys):
 
 def test_console_script_runs_demo():
     proc = subprocess.run(
-        [sys.executable, "-m", "allockit.cli", "demo"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "allockit.cli", "demo", "--methods", "milp,mcb8", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["status"] == "optimal"
+    data = json.loads(proc.stdout)
+    assert data["instances"] == 36 and [m["method"] for m in data["methods"]] == ["milp", "mcb8"]

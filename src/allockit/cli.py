@@ -58,10 +58,65 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from allockit.instances import example_path
+    from allockit.instances import sample_dir
 
-    args.file = example_path()
-    return _cmd_solve(args)
+    args.inputs = [sample_dir()]
+    return _cmd_compare(args)
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from allockit.compare import comparison_rows, format_table, summarize
+    from allockit.instances.io import read_instance
+    from allockit.runner import run_sweep
+    from allockit.store import read_rows
+    from allockit.sweep_spec import collect_instance_files, vcsched_tasks
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    items = [(p.stem, read_instance(p).to_dict()) for p in collect_instance_files(args.inputs)]
+    tasks = vcsched_tasks(items, methods=methods, seeds=[args.seed], time_limit=args.time_limit)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(args.store) if args.store else Path(tmp) / "compare.db"
+        try:
+            run_sweep(
+                tasks,
+                store,
+                backend=args.backend,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                sweep="compare",
+                progress=False if args.no_progress else None,
+            )
+        except KeyboardInterrupt:
+            sys.stderr.write(
+                "allockit: interrupted"
+                + (f"; finished rows are in {store}; rerun to resume\n" if args.store else "\n")
+            )
+            return 130
+        wanted = {t.key for t in tasks}
+        rows = [r for r in read_rows(store) if r["key"] in wanted]
+    flat = comparison_rows(rows)
+    summaries = summarize(flat, methods)
+    if args.json:
+        _print_json({"instances": len(items), "methods": [s.to_dict() for s in summaries]})
+    else:
+        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries)}\n")
+    if args.csv:
+        import csv
+
+        columns: list[str] = []
+        for row in flat:
+            columns.extend(k for k in row if k not in columns)
+        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(flat)
+    if args.plot:
+        from allockit.plots import plot_comparison
+
+        plot_comparison(flat, args.plot)
+    return 0
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
@@ -182,8 +237,32 @@ def build_parser() -> argparse.ArgumentParser:
     solve_options(p)
     p.set_defaults(func=_cmd_solve)
 
-    p = sub.add_parser("demo", help="solve the bundled example instance exactly")
-    solve_options(p)
+    def compare_options(p: argparse.ArgumentParser, methods: str) -> None:
+        p.add_argument("--methods", default=methods, help="comma-separated method names")
+        p.add_argument("--time-limit", type=_positive_float, default=None, metavar="S")
+        p.add_argument("--workers", type=_positive_int, default=None, metavar="N")
+        p.add_argument("--backend", choices=["local", "serial", "dask"], default="local")
+        p.add_argument("--scheduler", default=None, metavar="ADDRESS")
+        p.add_argument("--seed", type=int, default=0, metavar="N")
+        p.add_argument(
+            "--store",
+            default=None,
+            metavar="DB",
+            help="keep the results store (and resume from it)",
+        )
+        p.add_argument("--csv", default=None, metavar="FILE", help="one row per (instance, method)")
+        p.add_argument("--plot", default=None, metavar="DIR", help="draw the paper's figures")
+        p.add_argument("--json", action="store_true", help="print the table as JSON")
+        p.add_argument("--no-progress", action="store_true")
+
+    default_methods = "milp,lp,mcb8,gr,sg,gb,sgb,rrnd,rrnz"
+    p = sub.add_parser("compare", help="run methods on instances; print the paper's Table 1")
+    p.add_argument("inputs", nargs="+", help="instance files or directories")
+    compare_options(p, default_methods)
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("demo", help="compare methods on the bundled sample of the small set")
+    compare_options(p, default_methods)
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("generate", help="generate instances (paper Sec. 4.1)")

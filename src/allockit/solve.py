@@ -15,12 +15,14 @@ __all__ = ["EXACT_METHODS", "HEURISTIC_METHODS", "METHODS", "solve"]
 def _milp(instance: VCInstance, **kw: Any) -> VCResult:
     from allockit.models.vcsched_solve import solve_load_milp
 
+    kw.pop("seed", None)  # HiGHS runs with a fixed seed: the answer is deterministic
     return solve_load_milp(instance, method="milp", **kw)
 
 
 def _milp_paper(instance: VCInstance, **kw: Any) -> VCResult:
     from allockit.models.vcsched_solve import solve_paper_milp
 
+    kw.pop("seed", None)
     return solve_paper_milp(instance, method="milp-paper", **kw)
 
 

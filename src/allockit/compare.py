@@ -1,0 +1,153 @@
+"""Compare VCSched methods over instances: the paper's Table 1 statistics, CSV and figures."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MethodSummary", "comparison_rows", "format_table", "summarize"]
+
+#: Methods that give a bound rather than a placement; excluded from "best".
+BOUND_METHODS = ("lp",)
+_STEM = re.compile(
+    r"h(?P<hosts>\d+)-j(?P<jobs>\d+)-s(?P<slack>[0-9.]+)-cc(?P<cc>[0-9.]+)"
+    r"-cm(?P<cm>[0-9.]+)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MethodSummary:
+    """One line of the comparison table."""
+
+    method: str
+    instances: int
+    failures: int
+    avg_degradation: float | None
+    max_degradation: float | None
+    mean_min_yield: float | None
+    mean_avg_yield: float | None
+    mean_seconds: float
+    max_seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+def _solved(row: dict[str, Any]) -> bool:
+    out = row["outputs"]
+    return (
+        bool(row["ok"])
+        and out.get("min_yield") is not None
+        and out.get("status") in ("optimal", "feasible", "time_limit")
+    )
+
+
+def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One flat row per (instance, method) with its % degradation from the best.
+
+    ``best`` is the largest minimum yield any compared method (bounds such as ``lp``
+    excluded) reached on the instance; failures have no degradation. Instance stems of
+    the paper's sets (``h4-j6-s0.1-cc0.25-cm0.75-r0``) also give hosts, jobs, slack and
+    the two coefficients of variation.
+
+    Examples
+    --------
+    >>> rows = [
+    ...   {"instance": "a", "method": "x", "ok": True, "wall_seconds": 0.1,
+    ...    "outputs": {"status": "optimal", "min_yield": 0.8, "avg_yield": 0.9}},
+    ...   {"instance": "a", "method": "y", "ok": True, "wall_seconds": 0.1,
+    ...    "outputs": {"status": "feasible", "min_yield": 0.6, "avg_yield": 0.9}}]
+    >>> [round(r["degradation"], 6) for r in comparison_rows(rows)]
+    [0.0, 25.0]
+    """
+    best: dict[str, float] = {}
+    for row in rows:
+        if row["method"] not in BOUND_METHODS and _solved(row):
+            y = row["outputs"]["min_yield"]
+            best[row["instance"]] = max(best.get(row["instance"], 0.0), y)
+    out = []
+    for row in rows:
+        o = row["outputs"]
+        solved = _solved(row)
+        b = best.get(row["instance"])
+        degradation = None
+        if solved and row["method"] not in BOUND_METHODS and b:
+            degradation = 100.0 * (b - o["min_yield"]) / b
+        seconds = (o.get("build_seconds") or 0.0) + (o.get("solve_seconds") or 0.0)
+        flat = {
+            "instance": row["instance"],
+            "method": row["method"],
+            "status": o.get("status", row.get("status")),
+            "min_yield": o.get("min_yield") if solved else None,
+            "avg_yield": o.get("avg_yield") if solved else None,
+            "bound": o.get("bound"),
+            "gap": o.get("gap"),
+            "seconds": seconds or row.get("wall_seconds", 0.0),
+            "degradation": degradation,
+            "failed": not solved,
+            "error": row.get("error") or o.get("message") or "",
+        }
+        match = _STEM.match(row["instance"])
+        if match:
+            flat.update(
+                hosts=int(match["hosts"]),
+                jobs=int(match["jobs"]),
+                slack=float(match["slack"]),
+                cov_cpu=float(match["cc"]),
+                cov_mem=float(match["cm"]),
+            )
+        out.append(flat)
+    return out
+
+
+def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSummary]:
+    """Per method: degradation from best (average, max), failures, means, run times."""
+    by_method: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in flat:
+        by_method[row["method"]].append(row)
+    summaries = []
+    for method in methods:
+        rows = by_method.get(method, [])
+        ok = [r for r in rows if not r["failed"]]
+        deg = [r["degradation"] for r in ok if r["degradation"] is not None]
+        secs = [r["seconds"] for r in rows] or [0.0]
+        summaries.append(
+            MethodSummary(
+                method=method,
+                instances=len(rows),
+                failures=len(rows) - len(ok),
+                avg_degradation=statistics.fmean(deg) if deg else None,
+                max_degradation=max(deg) if deg else None,
+                mean_min_yield=statistics.fmean(r["min_yield"] for r in ok) if ok else None,
+                mean_avg_yield=statistics.fmean(r["avg_yield"] for r in ok) if ok else None,
+                mean_seconds=statistics.fmean(secs),
+                max_seconds=max(secs),
+            )
+        )
+    return summaries
+
+
+def format_table(summaries: list[MethodSummary]) -> str:
+    """The summaries as a fixed-width text table."""
+
+    def num(v: float | None, fmt: str) -> str:
+        return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)
+
+    head = (
+        f"{'method':<11}{'n':>6}{'fail':>6}{'avg %deg':>10}{'max %deg':>10}"
+        f"{'min yield':>11}{'avg yield':>11}{'mean s':>10}{'max s':>10}"
+    )
+    lines = [head, "-" * len(head)]
+    for s in summaries:
+        lines.append(
+            f"{s.method:<11}{s.instances:>6}{s.failures:>6}"
+            f"{num(s.avg_degradation, '.2f'):>10}{num(s.max_degradation, '.2f'):>10}"
+            f"{num(s.mean_min_yield, '.4f'):>11}{num(s.mean_avg_yield, '.4f'):>11}"
+            f"{s.mean_seconds:>10.4f}{s.max_seconds:>10.3f}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,95 @@
+"""The paper's figures for a comparison (matplotlib, optional: ``allockit[plot]``)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from allockit.errors import SolverUnavailableError
+
+__all__ = ["plot_comparison"]
+
+
+def _pyplot() -> Any:
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise SolverUnavailableError("plots need matplotlib: pip install 'allockit[plot]'")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _series(flat, x_key, y_key, *, ok_only=True):
+    data: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in flat:
+        if x_key not in row or (ok_only and row["failed"]):
+            continue
+        value = row[y_key]
+        if value is None:
+            continue
+        data[row["method"]][row[x_key]].append(float(value))
+    return {m: sorted((x, statistics.fmean(v)) for x, v in xs.items()) for m, xs in data.items()}
+
+
+def plot_comparison(flat: list[dict[str, Any]], out_dir: str | Path) -> list[Path]:
+    """Draw min yield, average yield and failure rate vs slack, and run time vs jobs.
+
+    Needs instances named as in the paper's sets (slack and job count in the stem);
+    returns the PNG files written.
+    """
+    plt = _pyplot()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    failed = [dict(r, failure=100.0 * r["failed"]) for r in flat]
+    figures = [
+        (
+            "min_yield_vs_slack.png",
+            _series(flat, "slack", "min_yield"),
+            "slack",
+            "mean minimum yield",
+        ),
+        (
+            "avg_yield_vs_slack.png",
+            _series(flat, "slack", "avg_yield"),
+            "slack",
+            "mean average yield",
+        ),
+        (
+            "failures_vs_slack.png",
+            _series(failed, "slack", "failure", ok_only=False),
+            "slack",
+            "failure rate (%)",
+        ),
+        (
+            "runtime_vs_jobs.png",
+            _series(flat, "jobs", "seconds", ok_only=False),
+            "jobs",
+            "mean run time (s)",
+        ),
+    ]
+    written = []
+    for name, series, xlabel, ylabel in figures:
+        if not series:
+            continue
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        for method, points in sorted(series.items()):
+            xs, ys = zip(*points, strict=True)
+            style = "--" if method == "lp" else "-"
+            ax.plot(xs, ys, style, marker="o", markersize=3, label=method)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if name.startswith("runtime"):
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        written.append(out / name)
+    return written
