@@ -22,10 +22,11 @@ def task_order(instance: VCInstance, job_order: np.ndarray) -> np.ndarray:
     >>> task_order(inst, np.array([1, 0])).tolist()
     [2, 0, 1]
     """
-    starts = np.concatenate(([0], np.cumsum(instance.tasks)[:-1]))
-    return np.concatenate(
-        [np.arange(starts[i], starts[i] + instance.tasks[i]) for i in job_order]
-    ).astype(np.int64)
+    job_order = np.asarray(job_order, dtype=np.int64)
+    tasks = instance.tasks[job_order]
+    starts = (np.cumsum(instance.tasks) - instance.tasks)[job_order]
+    offsets = np.arange(int(tasks.sum())) - np.repeat(np.cumsum(tasks) - tasks, tasks)
+    return (np.repeat(starts, tasks) + offsets).astype(np.int64)
 
 
 def finish(
