@@ -54,8 +54,8 @@ def main() -> None:
     for jobs in (100, 250, 500):
         inst = generate_vcsched(hosts=64, jobs=jobs, slack=0.5, cov_cpu=0.25, cov_mem=0.25, seed=1)
         for name, (fast, ref) in cases.items():
-            t_fast = _median(lambda f=fast: f(inst), args.repeats)
-            t_ref = _median(lambda f=ref: f(inst), max(3, args.repeats // 10))
+            t_fast = _median(lambda f=fast, i=inst: f(i), args.repeats)
+            t_ref = _median(lambda f=ref, i=inst: f(i), max(3, args.repeats // 10))
             same = fast(inst).task_hosts.tolist() == ref(inst)
             print(
                 f"{name:<9} {jobs:>4} {1000 * t_fast:>12.3f} {1000 * t_ref:>10.2f} "
