@@ -106,9 +106,17 @@ def build_load_milp(
             for i in range(n_jobs):
                 for j in range(i + 1, hosts):
                     m.n[i, j].fix(0)
+            # prefix counts z[i, j] = sum_{k <= i} n[k, j] keep the model linear in size
+            prefix = [(i, j) for i in range(n_jobs) for j in range(min(i + 1, hosts - 1))]
+            m.z = pyo.Var(prefix, bounds=(0, n_jobs))
+            m.prefix_count = pyo.Constraint(
+                prefix,
+                rule=lambda m, i, j: m.z[i, j]
+                == (m.z[i - 1, j] if (i - 1, j) in m.z else 0) + m.n[i, j],
+            )
             m.first_job_order = pyo.Constraint(
-                [(i, j) for i in range(n_jobs) for j in range(1, min(i + 1, hosts))],
-                rule=lambda m, i, j: m.n[i, j] <= sum(m.n[k, j - 1] for k in range(i)),
+                [(i, j) for i in range(1, n_jobs) for j in range(1, min(i + 1, hosts))],
+                rule=lambda m, i, j: m.n[i, j] <= m.z[i - 1, j - 1],
             )
         elif len(free) > 1:
             pairs = list(itertools.pairwise(free))
