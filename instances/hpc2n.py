@@ -1,0 +1,92 @@
+"""The HPC2N trace as the DFRS paper used it (Casanova, Stillwell, Vivien 2011, Sec. 5.3.1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+from allockit.instances.swf import SWFTrace
+from allockit.instances.workload import Platform, Workload
+
+__all__ = ["WEEK", "hpc2n_workload", "split_weeks"]
+
+WEEK = 7 * 24 * 3600
+_NODE_MEMORY = 2 * 1024**3
+
+
+def hpc2n_workload(trace: SWFTrace, *, nodes: int = 120) -> Workload:
+    """Convert the HPC2N SWF trace: 120 dual-core nodes with 2 GB of memory.
+
+    Memory per processor = max(requested (field 10), used (field 7)) in KB as a fraction
+    of 2 GB, at least 10 % (also for jobs that give neither). A job with an even number
+    of processors and less than 50 % memory per processor runs ``procs / 2``
+    multi-threaded tasks with CPU need 1 (both cores) and twice the memory; any other job
+    runs ``procs`` tasks of CPU need 0.5 (one core). Memory is capped at one node. Jobs
+    without a positive run time or processor count are dropped.
+
+    Examples
+    --------
+    >>> from allockit.instances.swf import read_swf
+    >>> t = read_swf(["1 0 0 60 4 -1 204800 4 100 -1 1 1 -1 -1 1 -1 -1 -1",
+    ...               "2 9 0 60 3 -1 -1 3 100 -1 1 1 -1 -1 1 -1 -1 -1"])
+    >>> w = hpc2n_workload(t)
+    >>> w.tasks.tolist(), w.cpu.tolist(), [round(m, 4) for m in w.mem.tolist()]
+    [[2, 3], [1.0, 0.5], [0.2, 0.1]]
+    """
+    run = trace.column("run")
+    procs = trace.column("procs")
+    procs = np.where(procs > 0, procs, trace.column("procs_req")).astype(np.int64)
+    keep = (run > 0) & (procs > 0)
+    kb = np.maximum(trace.column("mem_req"), trace.column("mem_used"))
+    per_proc = np.where(kb > 0, kb * 1024.0 / _NODE_MEMORY, 0.0)
+    per_proc = np.maximum(per_proc, 0.10)
+    threaded = (procs % 2 == 0) & (per_proc < 0.5)
+    tasks = np.where(threaded, procs // 2, procs)
+    cpu = np.where(threaded, 1.0, 0.5)
+    mem = np.minimum(1.0, np.where(threaded, 2 * per_proc, per_proc))
+    requested = trace.column("time_req")
+    submit = trace.column("submit")
+    order = np.argsort(submit[keep], kind="stable")
+
+    def pick(values: np.ndarray) -> np.ndarray:
+        return values[keep][order]
+
+    return Workload(
+        platform=Platform(nodes=nodes, cores=2, node_memory=_NODE_MEMORY),
+        ids=pick(trace.column("job").astype(np.int64)),
+        submit=pick(submit),
+        runtime=pick(run),
+        tasks=pick(tasks),
+        cpu=pick(cpu),
+        mem=pick(mem),
+        requested_time=pick(np.where(requested > 0, requested, np.nan)),
+        user=pick(trace.column("user").astype(np.int64)),
+        queue=pick(trace.column("queue").astype(np.int64)),
+    )
+
+
+def split_weeks(workload: Workload, *, length: float = WEEK) -> list[Workload]:
+    """Cut a workload into consecutive segments of ``length`` seconds of submissions.
+
+    Segment ``k`` holds the jobs submitted in ``[t0 + k*length, t0 + (k+1)*length)``
+    (``t0`` the first submission), with times shifted so the segment starts at 0. Empty
+    segments are dropped.
+
+    Examples
+    --------
+    >>> w = Workload.from_jobs(Platform(nodes=2), submit=[0, 10, 25], runtime=[1, 1, 1],
+    ...                        tasks=[1, 1, 1], cpu=[1, 1, 1], mem=[0.1, 0.1, 0.1])
+    >>> [s.submit.tolist() for s in split_weeks(w, length=20)]
+    [[0.0, 10.0], [5.0]]
+    """
+    if not length > 0:
+        raise InvalidInputError(f"length must be > 0; got {length!r}")
+    if workload.n_jobs == 0:
+        return []
+    t0 = workload.submit[0]
+    index = np.floor((workload.submit - t0) / length).astype(np.int64)
+    segments = []
+    for k in np.unique(index):
+        part = workload.select(index == k)
+        segments.append(part.replace(submit=part.submit - (t0 + k * length)))
+    return segments

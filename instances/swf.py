@@ -1,0 +1,381 @@
+"""Standard Workload Format (SWF): a streaming reader and a writer, and SWF <-> Workload.
+
+SWF has 18 whitespace-separated fields per job (1-based numbering below) and header
+comments ``; Key: value``. ``-1`` means "unknown" in every field.
+
+How a workload's extra information is stored (allockit's choice): in header comments,
+so one file holds everything. ``; allockit-Platform: nodes=N cores=C node_memory=B``
+gives the platform and one ``; allockit-Job: ID TASKS CPU MEM`` line per job gives its
+task count, CPU need and memory (fractions of a node). Other SWF tools ignore comments.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+from allockit.instances.workload import Platform, Workload
+
+__all__ = [
+    "SWF_FIELDS",
+    "SWFTrace",
+    "read_swf",
+    "swf_to_workload",
+    "workload_to_swf",
+    "write_swf",
+]
+
+#: The 18 SWF fields, in order (field k is ``SWF_FIELDS[k - 1]``).
+SWF_FIELDS = (
+    "job",
+    "submit",
+    "wait",
+    "run",
+    "procs",
+    "cpu_time",
+    "mem_used",
+    "procs_req",
+    "time_req",
+    "mem_req",
+    "status",
+    "user",
+    "group",
+    "app",
+    "queue",
+    "partition",
+    "preceding",
+    "think",
+)
+_HEADER = re.compile(r"^;\s*([A-Za-z][\w-]*)\s*:\s*(.*?)\s*$")
+_CHUNK = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class SWFTrace:
+    """An SWF file in memory: header comments and an ``(n, 18)`` float array of fields.
+
+    ``header`` holds the ``(key, value)`` pairs in file order (keys may repeat, e.g.
+    ``Note``); ``bad_lines`` the ``(line number, reason)`` of skipped lines.
+    """
+
+    header: tuple[tuple[str, str], ...]
+    data: np.ndarray
+    comments: tuple[str, ...] = ()
+    bad_lines: tuple[tuple[int, str], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        self.data.setflags(write=False)
+
+    @property
+    def n_jobs(self) -> int:
+        """Number of job records."""
+        return int(self.data.shape[0])
+
+    def column(self, name: str) -> np.ndarray:
+        """One field by name (see ``SWF_FIELDS``)."""
+        return self.data[:, SWF_FIELDS.index(name)]
+
+    def header_value(self, key: str) -> str | None:
+        """The last value of header ``key`` (case-insensitive), or None."""
+        found = None
+        for k, v in self.header:
+            if k.lower() == key.lower():
+                found = v
+        return found
+
+    def header_int(self, key: str) -> int | None:
+        """The leading integer of header ``key`` (``"338 (batch partition)"`` gives 338)."""
+        value = self.header_value(key)
+        match = re.match(r"\s*(-?\d+)", value or "")
+        return int(match.group(1)) if match else None
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+def _line_problem(line: str) -> str | None:
+    parts = line.split()
+    if len(parts) != 18:
+        return f"expected 18 fields, got {len(parts)}"
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        return "non-numeric field"
+    if not all(math.isfinite(v) for v in values):
+        return "non-finite field"
+    return None
+
+
+def _parse_chunk(
+    lines: list[tuple[int, str]], on_error: str, bad: list[tuple[int, str]]
+) -> np.ndarray:
+    """Convert a chunk of data lines at once; only a failing chunk is checked line by line."""
+    tokens: list[str] = []
+    rows = 0
+    for _, line in lines:
+        parts = line.split()
+        if len(parts) != 18:
+            break
+        tokens.extend(parts)
+        rows += 1
+    if rows == len(lines):
+        try:
+            data = np.array(tokens, dtype=np.float64).reshape(-1, 18)
+        except ValueError:
+            data = None
+        if data is not None and np.isfinite(data).all():
+            return data
+    good: list[str] = []
+    for number, line in lines:
+        reason = _line_problem(line)
+        if reason is None:
+            good.extend(line.split())
+            continue
+        if on_error == "raise":
+            raise InvalidInputError(f"SWF line {number}: {reason}: {line.strip()[:80]!r}")
+        bad.append((number, reason))
+    return np.array(good, dtype=np.float64).reshape(-1, 18)
+
+
+def read_swf(source: str | Path | Iterable[str], *, on_error: str = "raise") -> SWFTrace:
+    """Read an SWF file (plain or gzip, detected from the content) in chunks.
+
+    Parameters
+    ----------
+    source : path or iterable of lines
+    on_error : {"raise", "skip"}
+        On a malformed line (not 18 numeric fields): raise ``InvalidInputError`` naming
+        the line number, or skip it and record ``(line number, reason)`` in
+        ``bad_lines``.
+
+    Returns
+    -------
+    SWFTrace
+
+    Raises
+    ------
+    InvalidInputError
+        On an unreadable file, or a malformed line with ``on_error="raise"``.
+
+    Examples
+    --------
+    >>> t = read_swf(["; MaxNodes: 4", "1 0 5 100 2 -1 -1 2 200 -1 1 3 -1 -1 1 -1 -1 -1",
+    ...               "oops"], on_error="skip")
+    >>> t.n_jobs, t.header_int("MaxNodes"), t.bad_lines
+    (1, 4, ((3, 'expected 18 fields, got 1'),))
+    """
+    if on_error not in ("raise", "skip"):
+        raise InvalidInputError(f"on_error must be 'raise' or 'skip'; got {on_error!r}")
+    if isinstance(source, str | Path):
+        path = Path(source)
+        try:
+            stream: Iterable[str] = _open_text(path)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read SWF file {str(path)!r}: {exc}") from None
+    else:
+        stream = source
+    header: list[tuple[str, str]] = []
+    comments: list[str] = []
+    bad: list[tuple[int, str]] = []
+    chunks: list[np.ndarray] = []
+    pending: list[tuple[int, str]] = []
+    try:
+        for number, line in enumerate(stream, start=1):
+            stripped = line.strip()
+            if not stripped:
+                continue
+            if stripped.startswith(";"):
+                comments.append(line.rstrip("\n"))
+                match = _HEADER.match(stripped)
+                if match:
+                    header.append((match.group(1), match.group(2)))
+                continue
+            pending.append((number, stripped))
+            if len(pending) >= _CHUNK:
+                chunks.append(_parse_chunk(pending, on_error, bad))
+                pending = []
+        chunks.append(_parse_chunk(pending, on_error, bad))
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise InvalidInputError(f"cannot read SWF data: {exc}") from None
+    finally:
+        if isinstance(stream, io.IOBase):
+            stream.close()
+    data = np.concatenate(chunks) if chunks else np.zeros((0, 18))
+    return SWFTrace(header=tuple(header), data=data, comments=tuple(comments), bad_lines=tuple(bad))
+
+
+def _format(value: float) -> str:
+    if value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _lines(trace: SWFTrace) -> Iterator[str]:
+    for comment in trace.comments:
+        yield comment + "\n"
+    for row in trace.data:
+        yield " ".join(_format(v) for v in row) + "\n"
+
+
+def write_swf(trace: SWFTrace, path: str | Path) -> None:
+    """Write a trace (header comments, then the records); ``.gz`` paths are gzipped.
+
+    ``read_swf(write_swf(t))`` gives back the same header and data (lossless).
+    """
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", encoding="utf-8") as fh:
+        fh.writelines(_lines(trace))
+
+
+# ---------------------------------------------------------------------- SWF <-> Workload
+def _extras(trace: SWFTrace) -> tuple[Platform | None, dict[int, tuple[int, float, float]]]:
+    platform = None
+    jobs: dict[int, tuple[int, float, float]] = {}
+    for key, value in trace.header:
+        if key == "allockit-Platform":
+            fields = dict(item.split("=", 1) for item in value.split())
+            platform = Platform(
+                nodes=int(fields["nodes"]),
+                cores=int(fields["cores"]),
+                node_memory=int(fields["node_memory"]),
+            )
+        elif key == "allockit-Job":
+            job_id, tasks, cpu, mem = value.split()
+            jobs[int(job_id)] = (int(tasks), float(cpu), float(mem))
+    return platform, jobs
+
+
+def swf_to_workload(
+    trace: SWFTrace,
+    *,
+    nodes: int | None = None,
+    cores: int | None = None,
+    node_memory: int | None = None,
+    default_mem: float = 0.1,
+) -> Workload:
+    """Turn an SWF trace into a ``Workload``.
+
+    If the trace carries allockit's header comments they are used as written. Otherwise
+    the documented default rule applies: tasks = allocated processors (field 5;
+    requested, field 8, when 5 is missing), one task per node, CPU need 1 per task on
+    single-core nodes and ``1/cores`` on multi-core nodes; memory per task from field 7
+    (used) or else 10 (requested), in KB per processor, as a fraction of ``node_memory``
+    (capped at 1) when that is given, else ``default_mem``; processing time = field 4;
+    requested time = field 9 (NaN when -1). Jobs with no positive run time or processor
+    count cannot be simulated and are dropped. ``nodes`` defaults to the header's
+    MaxNodes (else MaxProcs / cores) and ``cores`` to MaxProcs / MaxNodes (else 1).
+
+    Raises
+    ------
+    InvalidInputError
+        If the node count is neither given nor in the header.
+    """
+    platform, extras = _extras(trace)
+    run = trace.column("run")
+    procs = trace.column("procs")
+    procs = np.where(procs > 0, procs, trace.column("procs_req"))
+    keep = (run > 0) & (procs > 0)
+    ids = trace.column("job").astype(np.int64)
+    if platform is None:
+        if cores is None:
+            max_nodes, max_procs = trace.header_int("MaxNodes"), trace.header_int("MaxProcs")
+            cores = max(1, max_procs // max_nodes) if max_nodes and max_procs else 1
+        if nodes is None:
+            nodes = trace.header_int("MaxNodes")
+            if nodes is None and trace.header_int("MaxProcs"):
+                nodes = max(1, trace.header_int("MaxProcs") // cores)
+        if nodes is None:
+            raise InvalidInputError("the SWF header has no MaxNodes: pass nodes=")
+        platform = Platform(nodes=int(nodes), cores=cores, node_memory=node_memory or 2 * 1024**3)
+    tasks = procs.astype(np.int64)
+    cpu = np.full(trace.n_jobs, 1.0 / platform.cores)
+    if node_memory is not None:
+        kb = np.where(
+            trace.column("mem_used") > 0, trace.column("mem_used"), trace.column("mem_req")
+        )
+        mem = np.where(kb > 0, np.minimum(1.0, kb * 1024.0 / node_memory), default_mem)
+    else:
+        mem = np.full(trace.n_jobs, default_mem)
+    if extras:
+        for k, job_id in enumerate(ids):
+            if int(job_id) in extras:
+                tasks[k], cpu[k], mem[k] = extras[int(job_id)]
+    requested = trace.column("time_req")
+    submit = trace.column("submit")
+    order = np.argsort(submit[keep], kind="stable")
+
+    def pick(values: np.ndarray) -> np.ndarray:
+        return values[keep][order]
+
+    return Workload(
+        platform=platform,
+        ids=pick(ids),
+        submit=pick(submit),
+        runtime=pick(run),
+        tasks=pick(tasks),
+        cpu=pick(cpu),
+        mem=pick(mem),
+        requested_time=pick(np.where(requested > 0, requested, np.nan)),
+        user=pick(trace.column("user").astype(np.int64)),
+        queue=pick(trace.column("queue").astype(np.int64)),
+    )
+
+
+def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTrace:
+    """An SWF trace of a workload, its platform and per-job extras in header comments.
+
+    Field 5 and 8 hold the task count, field 4 the run time, field 9 the requested time
+    (-1 when absent), field 10 the memory per task in KB; unknown fields are -1.
+
+    Examples
+    --------
+    >>> w = Workload.from_jobs(Platform(nodes=4, cores=4), submit=[0, 5], runtime=[10, 20],
+    ...                        tasks=[1, 3], cpu=[0.25, 1.0], mem=[0.1, 0.3])
+    >>> swf_to_workload(workload_to_swf(w)) == w
+    True
+    """
+    p = workload.platform
+    comments = [
+        *header,
+        "; Version: 2.2",
+        "; Note: written by allockit; per-job tasks/CPU/memory in allockit-Job lines",
+        f"; MaxNodes: {p.nodes}",
+        f"; MaxProcs: {p.nodes * p.cores}",
+        f"; allockit-Platform: nodes={p.nodes} cores={p.cores} node_memory={p.node_memory}",
+    ]
+    for k in range(workload.n_jobs):
+        comments.append(
+            f"; allockit-Job: {int(workload.ids[k])} {int(workload.tasks[k])} "
+            f"{workload.cpu[k]!r} {workload.mem[k]!r}"
+        )
+    data = np.full((workload.n_jobs, 18), -1.0)
+    data[:, 0] = workload.ids
+    data[:, 1] = workload.submit
+    data[:, 3] = workload.runtime
+    data[:, 4] = workload.tasks
+    data[:, 7] = workload.tasks
+    data[:, 8] = np.where(np.isnan(workload.requested_time), -1, workload.requested_time)
+    data[:, 9] = np.round(workload.mem * p.node_memory / 1024.0)
+    data[:, 10] = 1
+    data[:, 11] = workload.user
+    data[:, 14] = workload.queue
+    trace_header = []
+    for line in comments:
+        match = _HEADER.match(line)
+        if match:
+            trace_header.append((match.group(1), match.group(2)))
+    return SWFTrace(header=tuple(trace_header), data=data, comments=tuple(comments))

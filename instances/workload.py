@@ -1,0 +1,262 @@
+"""Online-scheduling workloads: jobs over time on a homogeneous cluster (DFRS, seed 002)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+
+__all__ = ["Platform", "Workload"]
+
+_FLOAT_FIELDS = ("submit", "runtime", "cpu", "mem", "requested_time")
+_INT_FIELDS = ("ids", "tasks", "user", "queue")
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """A homogeneous cluster: ``nodes`` nodes of ``cores`` cores and ``node_memory`` bytes.
+
+    Examples
+    --------
+    >>> Platform(nodes=128, cores=4).node_memory
+    2147483648
+    """
+
+    nodes: int
+    cores: int = 1
+    node_memory: int = 2 * 1024**3
+
+    def __post_init__(self) -> None:
+        for name in ("nodes", "cores", "node_memory"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                raise InvalidInputError(f"Platform.{name} must be an integer >= 1; got {value!r}")
+            object.__setattr__(self, name, int(value))
+
+    def to_dict(self) -> dict[str, int]:
+        """JSON form."""
+        return {"nodes": self.nodes, "cores": self.cores, "node_memory": self.node_memory}
+
+
+def _ro(values: Any, dtype: Any, name: str, n: int | None) -> np.ndarray:
+    try:
+        array = np.array(values, dtype=dtype, copy=True).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"Workload.{name} must be numbers; got {exc}") from None
+    if n is not None and array.shape != (n,):
+        raise InvalidInputError(
+            f"Workload.{name} must have one entry per job ({n}); got {array.size}"
+        )
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """Jobs of an online-scheduling experiment and the platform they run on.
+
+    Per job ``k``: ``ids[k]``, submit time ``submit[k]`` (s), processing time on a
+    dedicated system ``runtime[k]`` (s), ``tasks[k]`` tasks each needing CPU ``cpu[k]``
+    (fraction of a node, ``1/cores`` for a sequential task on a multi-core node) and
+    memory ``mem[k]`` (fraction of a node), the user's runtime estimate
+    ``requested_time[k]`` (NaN when absent), and ``user`` / ``queue`` (-1 when absent).
+    Jobs are kept in submission order.
+
+    Examples
+    --------
+    >>> w = Workload.from_jobs(Platform(nodes=4), submit=[0, 10], runtime=[100, 50],
+    ...                        tasks=[2, 1], cpu=[1.0, 1.0], mem=[0.1, 0.5])
+    >>> w.n_jobs, w.offered_load(), Workload.from_dict(w.to_dict()) == w
+    (2, 0.625, True)
+    """
+
+    platform: Platform
+    ids: np.ndarray
+    submit: np.ndarray
+    runtime: np.ndarray
+    tasks: np.ndarray
+    cpu: np.ndarray
+    mem: np.ndarray
+    requested_time: np.ndarray = field(default=None)  # type: ignore[assignment]
+    user: np.ndarray = field(default=None)  # type: ignore[assignment]
+    queue: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.platform, Platform):
+            raise InvalidInputError("Workload.platform must be a Platform")
+        n = np.asarray(self.submit).reshape(-1).size
+        missing = np.full(n, np.nan)
+        none = np.full(n, -1)
+        defaults = {"requested_time": missing, "user": none, "queue": none}
+        for name in _FLOAT_FIELDS + _INT_FIELDS:
+            value = getattr(self, name)
+            if value is None:
+                value = defaults[name]
+            dtype = np.float64 if name in _FLOAT_FIELDS else np.int64
+            object.__setattr__(self, name, _ro(value, dtype, name, n))
+        self._validate()
+
+    def _validate(self) -> None:
+        def bad(mask: np.ndarray, text: str, values: np.ndarray) -> None:
+            hit = np.flatnonzero(mask)
+            if hit.size:
+                k = int(hit[0])
+                raise InvalidInputError(f"{text}; got {values[k]!r} at job {int(self.ids[k])}")
+
+        bad(
+            ~np.isfinite(self.submit) | (self.submit < 0),
+            "submit must be finite and >= 0",
+            self.submit,
+        )
+        bad(
+            ~np.isfinite(self.runtime) | (self.runtime <= 0),
+            "runtime must be finite and > 0",
+            self.runtime,
+        )
+        bad(self.tasks < 1, "tasks must be >= 1", self.tasks)
+        bad(self.tasks > self.platform.nodes * 10**6, "tasks is implausibly large", self.tasks)
+        bad(
+            ~np.isfinite(self.cpu) | (self.cpu <= 0) | (self.cpu > 1),
+            "cpu must be in (0, 1]",
+            self.cpu,
+        )
+        bad(
+            ~np.isfinite(self.mem) | (self.mem < 0) | (self.mem > 1),
+            "mem must be in [0, 1]",
+            self.mem,
+        )
+        bad(
+            np.diff(self.submit, prepend=-math.inf) < 0,
+            "jobs must be sorted by submit time",
+            self.submit,
+        )
+        if np.unique(self.ids).size != self.ids.size:
+            raise InvalidInputError("job ids must be unique")
+
+    # ------------------------------------------------------------------ derived data
+    @property
+    def n_jobs(self) -> int:
+        """Number of jobs."""
+        return int(self.submit.size)
+
+    def work(self) -> np.ndarray:
+        """CPU work of each job: ``runtime * tasks * cpu`` (node-seconds)."""
+        return self.runtime * self.tasks * self.cpu
+
+    def offered_load(self) -> float:
+        """Total work over the platform's capacity during the submission span.
+
+        ``sum(runtime * tasks * cpu) / (nodes * (last submit - first submit))``; the span
+        is taken as the largest runtime when all jobs arrive at once.
+        """
+        span = float(self.submit[-1] - self.submit[0]) if self.n_jobs > 1 else 0.0
+        if span <= 0:
+            span = float(self.runtime.max())
+        return float(self.work().sum() / (self.platform.nodes * span))
+
+    def scale_arrivals(self, factor: float) -> Workload:
+        """Multiply every inter-arrival time by ``factor`` (the first submit stays).
+
+        Examples
+        --------
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 10], runtime=[5, 5],
+        ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+        >>> w.scale_arrivals(2.0).submit.tolist()
+        [0.0, 20.0]
+        """
+        if not factor > 0:
+            raise InvalidInputError(f"factor must be > 0; got {factor!r}")
+        start = self.submit[0] if self.n_jobs else 0.0
+        return self.replace(submit=start + (self.submit - start) * factor)
+
+    def with_load(self, load: float) -> Workload:
+        """Scale inter-arrival times so that the offered load equals ``load``."""
+        if not load > 0:
+            raise InvalidInputError(f"load must be > 0; got {load!r}")
+        return self.scale_arrivals(self.offered_load() / load)
+
+    def select(self, mask: np.ndarray) -> Workload:
+        """The jobs where ``mask`` is true (still sorted by submit time)."""
+        mask = np.asarray(mask)
+        return self.replace(**{n: getattr(self, n)[mask] for n in _FLOAT_FIELDS + _INT_FIELDS})
+
+    def replace(self, **changes: Any) -> Workload:
+        """A copy with some fields changed."""
+        data = {n: getattr(self, n) for n in ("platform", *_FLOAT_FIELDS, *_INT_FIELDS)}
+        data.update(changes)
+        return Workload(**data)
+
+    # ------------------------------------------------------------------ constructors / JSON
+    @classmethod
+    def from_jobs(
+        cls,
+        platform: Platform,
+        *,
+        submit,
+        runtime,
+        tasks,
+        cpu,
+        mem,
+        requested_time=None,
+        ids=None,
+        user=None,
+        queue=None,
+    ) -> Workload:
+        """Build from per-job sequences (ids default to 1..n); sorts by submit time."""
+        submit = np.asarray(submit, dtype=float)
+        n = submit.size
+        order = np.argsort(submit, kind="stable")
+        ids = np.arange(1, n + 1) if ids is None else np.asarray(ids)
+
+        def pick(values, default):
+            return (np.full(n, default) if values is None else np.asarray(values))[order]
+
+        return cls(
+            platform=platform,
+            ids=ids[order],
+            submit=submit[order],
+            runtime=pick(runtime, 0),
+            tasks=pick(tasks, 1),
+            cpu=pick(cpu, 1.0),
+            mem=pick(mem, 0.1),
+            requested_time=pick(requested_time, np.nan),
+            user=pick(user, -1),
+            queue=pick(queue, -1),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: the platform and one list per field."""
+        out: dict[str, Any] = {"problem": "workload", "platform": self.platform.to_dict()}
+        for name in _INT_FIELDS:
+            out[name] = getattr(self, name).tolist()
+        for name in _FLOAT_FIELDS:
+            out[name] = [None if math.isnan(v) else v for v in getattr(self, name).tolist()]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Workload:
+        """Inverse of ``to_dict``."""
+        try:
+            platform = Platform(**data["platform"])
+            values = {n: data[n] for n in _INT_FIELDS + _FLOAT_FIELDS if n in data}
+        except (KeyError, TypeError) as exc:
+            raise InvalidInputError(f"workload object is malformed: {exc}") from None
+        for name in _FLOAT_FIELDS:
+            if name in values:
+                values[name] = [np.nan if v is None else v for v in values[name]]
+        return cls(platform=platform, **values)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Workload):
+            return NotImplemented
+        return self.platform == other.platform and all(
+            np.array_equal(getattr(self, n), getattr(other, n), equal_nan=n in _FLOAT_FIELDS)
+            for n in _FLOAT_FIELDS + _INT_FIELDS
+        )
+
+    __hash__ = None  # type: ignore[assignment]
