@@ -111,8 +111,9 @@ def build_load_milp(
             m.z = pyo.Var(prefix, bounds=(0, n_jobs))
             m.prefix_count = pyo.Constraint(
                 prefix,
-                rule=lambda m, i, j: m.z[i, j]
-                == (m.z[i - 1, j] if (i - 1, j) in m.z else 0) + m.n[i, j],
+                rule=lambda m, i, j: (
+                    m.z[i, j] == (m.z[i - 1, j] if (i - 1, j) in m.z else 0) + m.n[i, j]
+                ),
             )
             m.first_job_order = pyo.Constraint(
                 [(i, j) for i in range(1, n_jobs) for j in range(1, min(i + 1, hosts))],

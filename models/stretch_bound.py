@@ -1,0 +1,359 @@
+"""Lower bound on the optimal maximum (bounded) stretch: the LP of Theorem 1 (DFRS paper).
+
+For a target stretch ``S`` every job gets the deadline ``d_j = r_j + S max(p_j, tau)``;
+the sorted distinct release dates and deadlines cut time into intervals ``t``, and
+``alpha[j, t]`` is the fraction of job ``j`` done in ``t`` (FORMULAS §3, memory ignored):
+
+    sum_t alpha[j, t] = 1;  alpha[j, t] = 0 outside [r_j, d_j];
+    alpha[j, t] p_j <= len(t);  sum_j alpha[j, t] p_j c_j |T_j| <= |P| len(t).
+
+Feasibility is monotone in ``S``. Two ways to the least feasible ``S``:
+
+- ``bisection``: the paper's binary search, to a stated relative tolerance;
+- ``exact``: the endpoints are affine in ``S``, so between two consecutive *breakpoints*
+  (values of ``S`` where a deadline crosses a release date or another deadline) the
+  interval structure is fixed and the problem is one LP in ``(alpha, S)``. A bisection
+  over the sorted breakpoints finds the range holding the optimum, and that LP gives it
+  exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+from allockit.instances.workload import Workload
+
+__all__ = [
+    "TAU",
+    "StretchBound",
+    "build_stretch_lp",
+    "stretch_bound",
+    "stretch_feasible",
+    "stretch_lp_solution",
+]
+
+#: Bounded-stretch threshold (seconds), FORMULAS §3.
+TAU = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class StretchBound:
+    """The least feasible maximum stretch and how it was found."""
+
+    value: float
+    method: str
+    lps: int
+    seconds: float
+    lower: float
+    upper: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "bound": self.value,
+            "method": self.method,
+            "lps": self.lps,
+            "seconds": self.seconds,
+            "lower": self.lower,
+            "upper": self.upper,
+        }
+
+
+def _data(workload: Workload, tau: float):
+    r = workload.submit.astype(float)
+    w = np.maximum(workload.runtime, tau)
+    p = workload.runtime.astype(float)
+    demand = p * workload.cpu * workload.tasks  # node-seconds of work
+    return r, w, p, demand
+
+
+def _structure(r: np.ndarray, w: np.ndarray, s_ref: float):
+    """Distinct endpoints (as affine e0 + e1 S) sorted at ``s_ref``, and each job's span."""
+    e0 = np.concatenate([r, r])
+    e1 = np.concatenate([np.zeros_like(w), w])
+    value = e0 + e1 * s_ref
+    order = np.lexsort((e1, e0, value))
+    e0, e1, value = e0[order], e1[order], value[order]
+    keep = np.ones(value.size, dtype=bool)
+    keep[1:] = np.abs(np.diff(value)) > 1e-9 * np.maximum(1.0, np.abs(value[1:]))
+    e0, e1, value = e0[keep], e1[keep], value[keep]
+    start = np.searchsorted(value, r - 1e-9 * np.maximum(1.0, np.abs(r)), side="left")
+    d = r + w * s_ref
+    end = np.searchsorted(value, d - 1e-9 * np.maximum(1.0, np.abs(d)), side="left")
+    return e0, e1, start, end  # job j may use intervals start[j] .. end[j]-1
+
+
+def _solve_lp(
+    workload: Workload,
+    s_lo: float,
+    s_hi: float,
+    s_ref: float,
+    tau: float,
+    *,
+    minimise: bool,
+    full: bool = False,
+) -> Any:
+    """Solve the LP with S in [s_lo, s_hi] (interval order taken at s_ref) with HiGHS.
+
+    Returns the least feasible S in the range (or s_lo when only feasibility is asked and
+    the system is feasible), None when infeasible.
+    """
+    import highspy
+
+    r, w, p, demand = _data(workload, tau)
+    e0, e1, start, end = _structure(r, w, s_ref)
+    n_int = e0.size - 1
+    d0, d1 = np.diff(e0), np.diff(e1)  # len(t) = d0 + d1 S
+    counts = np.maximum(0, end - start)
+    n_alpha = int(counts.sum())
+    job_of = np.repeat(np.arange(workload.n_jobs), counts)
+    first = np.cumsum(counts) - counts
+    interval_of = np.arange(n_alpha) - np.repeat(first, counts) + np.repeat(start, counts)
+    s_col = n_alpha
+    ncol = n_alpha + 1
+    nodes = workload.platform.nodes
+    # rows: job completion (n), per-alpha length (n_alpha), interval capacity (n_int)
+    rows, cols, vals = [], [], []
+    rows.append(job_of)
+    cols.append(np.arange(n_alpha))
+    vals.append(np.ones(n_alpha))
+    base = workload.n_jobs
+    rows.append(base + np.arange(n_alpha))
+    cols.append(np.arange(n_alpha))
+    vals.append(p[job_of])
+    rows.append(base + np.arange(n_alpha))
+    cols.append(np.full(n_alpha, s_col))
+    vals.append(-d1[interval_of])
+    base2 = base + n_alpha
+    rows.append(base2 + interval_of)
+    cols.append(np.arange(n_alpha))
+    vals.append(demand[job_of])
+    rows.append(base2 + np.arange(n_int))
+    cols.append(np.full(n_int, s_col))
+    vals.append(-nodes * d1)
+    nrow = base2 + n_int
+    inf = highspy.kHighsInf
+    lower = np.concatenate([np.ones(workload.n_jobs), np.full(n_alpha + n_int, -inf)])
+    upper = np.concatenate([np.ones(workload.n_jobs), d0[interval_of], nodes * d0])
+    rows_a, cols_a, vals_a = (np.concatenate(x) for x in (rows, cols, vals))
+    nz = vals_a != 0
+    rows_a, cols_a, vals_a = rows_a[nz], cols_a[nz], vals_a[nz]
+    order = np.lexsort((rows_a, cols_a))
+    rows_a, cols_a, vals_a = rows_a[order], cols_a[order], vals_a[order]
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = ncol, nrow
+    cost = np.zeros(ncol)
+    cost[s_col] = 1.0 if minimise else 0.0
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.concatenate([np.zeros(n_alpha), [s_lo]])
+    lp.col_upper_ = np.concatenate([np.ones(n_alpha), [s_hi]])
+    lp.row_lower_, lp.row_upper_ = lower, upper
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.searchsorted(cols_a, np.arange(ncol + 1)).astype(np.int32)
+    lp.a_matrix_.index_ = rows_a.astype(np.int32)
+    lp.a_matrix_.value_ = vals_a.astype(float)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        return None
+    x = np.asarray(h.getSolution().col_value)
+    if not full:
+        return float(x[s_col])
+    alpha = np.zeros((workload.n_jobs, n_int))
+    alpha[job_of, interval_of] = np.clip(x[:n_alpha], 0.0, 1.0)
+    stretch = float(x[s_col])
+    return stretch, e0 + e1 * stretch, alpha
+
+
+def stretch_lp_solution(
+    workload: Workload, stretch: float, *, tau: float = TAU
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A solution of the Theorem 1 system: interval endpoints and ``alpha[j, t]``, or None.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0], runtime=[50], tasks=[1],
+    ...                        cpu=[1.0], mem=[0.1])
+    >>> ends, alpha = stretch_lp_solution(w, 1.0)
+    >>> ends.tolist(), alpha.tolist()
+    ([0.0, 50.0], [[1.0]])
+    """
+    solved = _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False, full=True)
+    if solved is None:
+        return None
+    _, ends, alpha = solved
+    return ends, alpha
+
+
+def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) -> bool:
+    """Whether the Theorem 1 system has a solution for maximum stretch ``stretch``.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    >>> stretch_feasible(w, 1.99), stretch_feasible(w, 2.0)
+    (False, True)
+    """
+    if not stretch >= 1:
+        return False
+    return _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False) is not None
+
+
+def _upper_start(workload: Workload, tau: float) -> float:
+    hi = 2.0
+    while not stretch_feasible(workload, hi, tau=tau):
+        hi *= 2
+        if hi > 1e12:
+            raise InvalidInputError("no finite stretch is feasible (check the workload)")
+    return hi
+
+
+def _breakpoints(workload: Workload, tau: float, lo: float, hi: float) -> np.ndarray:
+    r, w, _, _ = _data(workload, tau)
+    pts = []
+    # deadline j meets release k: r_j + S w_j = r_k
+    diff_r = r[None, :] - r[:, None]
+    pts.append((diff_r / w[:, None]).ravel())
+    # deadline j meets deadline k: S = (r_k - r_j) / (w_j - w_k)
+    dw = w[:, None] - w[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pts.append((diff_r / dw).ravel())
+    allp = np.concatenate(pts)
+    allp = allp[np.isfinite(allp) & (allp > lo) & (allp < hi)]
+    return np.unique(allp)
+
+
+def stretch_bound(
+    workload: Workload,
+    *,
+    method: str = "exact",
+    tol: float = 1e-4,
+    tau: float = TAU,
+) -> StretchBound:
+    """The least maximum bounded stretch allowed by Theorem 1: a lower bound on the optimum.
+
+    Parameters
+    ----------
+    workload : Workload
+    method : {"exact", "bisection"}
+        ``bisection`` stops when the relative width of the bracket is below ``tol``
+        (the value returned is the feasible upper end); ``exact`` solves one LP in ``S``
+        on the breakpoint range that holds the optimum.
+    tol : float
+        Relative tolerance of the bisection.
+    tau : float
+        Bounded-stretch threshold in seconds.
+
+    Returns
+    -------
+    StretchBound
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown method, an empty workload or a bad tolerance.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    >>> round(stretch_bound(w).value, 9), round(stretch_bound(w, method="bisection").value, 3)
+    (2.0, 2.0)
+    """
+    if method not in ("exact", "bisection"):
+        raise InvalidInputError(f"method must be 'exact' or 'bisection'; got {method!r}")
+    if workload.n_jobs == 0:
+        raise InvalidInputError("the workload has no jobs")
+    if not 0 < tol < 1:
+        raise InvalidInputError(f"tol must be in (0, 1); got {tol!r}")
+    start = time.perf_counter()
+    lps = 0
+    if stretch_feasible(workload, 1.0, tau=tau):
+        return StretchBound(1.0, method, 1, time.perf_counter() - start, 1.0, 1.0)
+    lo, hi = 1.0, _upper_start(workload, tau)
+    lps += 2 + int(np.log2(hi))
+    if method == "bisection":
+        while (hi - lo) / hi > tol:
+            mid = 0.5 * (lo + hi)
+            lps += 1
+            if stretch_feasible(workload, mid, tau=tau):
+                hi = mid
+            else:
+                lo = mid
+        return StretchBound(hi, method, lps, time.perf_counter() - start, lo, hi)
+    points = _breakpoints(workload, tau, lo, hi)
+    grid = np.concatenate([[lo], points, [hi]])
+    a, b = 0, grid.size - 1  # infeasible at grid[a], feasible at grid[b]
+    while b - a > 1:
+        mid = (a + b) // 2
+        lps += 1
+        if stretch_feasible(workload, float(grid[mid]), tau=tau):
+            b = mid
+        else:
+            a = mid
+    s_lo, s_hi = float(grid[a]), float(grid[b])
+    lps += 1
+    best = _solve_lp(workload, s_lo, s_hi, 0.5 * (s_lo + s_hi), tau, minimise=True)
+    value = s_hi if best is None else best
+    return StretchBound(value, method, lps, time.perf_counter() - start, s_lo, s_hi)
+
+
+def build_stretch_lp(workload: Workload, stretch: float, *, tau: float = TAU) -> Any:
+    """The Theorem 1 system for a fixed ``stretch`` as a Pyomo model (the reference).
+
+    The objective is a constant; solving it tells feasibility. ``alpha[j, t]`` exists only
+    for the intervals inside ``[r_j, d_j]``.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> from allockit.solver import solve_pyomo
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    >>> str(solve_pyomo(build_stretch_lp(w, 1.5)).status)
+    'infeasible'
+    """
+    import pyomo.environ as pyo
+
+    r, w, p, demand = _data(workload, tau)
+    e0, e1, start, end = _structure(r, w, stretch)
+    ends = e0 + e1 * stretch
+    length = np.diff(ends)
+    m = pyo.ConcreteModel(name="stretch_feasibility")
+    pairs = [(j, t) for j in range(workload.n_jobs) for t in range(start[j], end[j])]
+    m.A = pyo.Set(initialize=pairs, dimen=2)
+    m.alpha = pyo.Var(m.A, bounds=(0, 1))
+    m.complete = pyo.Constraint(
+        range(workload.n_jobs),
+        rule=lambda m, j: (
+            sum(m.alpha[j, t] for t in range(start[j], end[j])) == 1
+            if end[j] > start[j]
+            else pyo.Constraint.Infeasible
+        ),
+    )
+    m.within = pyo.Constraint(m.A, rule=lambda m, j, t: m.alpha[j, t] * p[j] <= length[t])
+    by_interval: dict[int, list[int]] = {}
+    for j, t in pairs:
+        by_interval.setdefault(t, []).append(j)
+    m.power = pyo.Constraint(
+        sorted(by_interval),
+        rule=lambda m, t: (
+            sum(m.alpha[j, t] * demand[j] for j in by_interval[t])
+            <= workload.platform.nodes * length[t]
+        ),
+    )
+    m.objective = pyo.Objective(expr=0)
+    return m
