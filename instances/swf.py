@@ -28,6 +28,7 @@ __all__ = [
     "SWF_FIELDS",
     "SWFTrace",
     "read_swf",
+    "swf_lines",
     "swf_to_workload",
     "workload_to_swf",
     "write_swf",
@@ -223,7 +224,8 @@ def _format(value: float) -> str:
     return repr(float(value))
 
 
-def _lines(trace: SWFTrace) -> Iterator[str]:
+def swf_lines(trace: SWFTrace) -> Iterator[str]:
+    """The text lines of a trace, header comments first."""
     for comment in trace.comments:
         yield comment + "\n"
     for row in trace.data:
@@ -238,7 +240,7 @@ def write_swf(trace: SWFTrace, path: str | Path) -> None:
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "wt", encoding="utf-8") as fh:
-        fh.writelines(_lines(trace))
+        fh.writelines(swf_lines(trace))
 
 
 # ---------------------------------------------------------------------- SWF <-> Workload
@@ -246,16 +248,19 @@ def _extras(trace: SWFTrace) -> tuple[Platform | None, dict[int, tuple[int, floa
     platform = None
     jobs: dict[int, tuple[int, float, float]] = {}
     for key, value in trace.header:
-        if key == "allockit-Platform":
-            fields = dict(item.split("=", 1) for item in value.split())
-            platform = Platform(
-                nodes=int(fields["nodes"]),
-                cores=int(fields["cores"]),
-                node_memory=int(fields["node_memory"]),
-            )
-        elif key == "allockit-Job":
-            job_id, tasks, cpu, mem = value.split()
-            jobs[int(job_id)] = (int(tasks), float(cpu), float(mem))
+        try:
+            if key == "allockit-Platform":
+                fields = dict(item.split("=", 1) for item in value.split())
+                platform = Platform(
+                    nodes=int(fields["nodes"]),
+                    cores=int(fields["cores"]),
+                    node_memory=int(fields["node_memory"]),
+                )
+            elif key == "allockit-Job":
+                job_id, tasks, cpu, mem = value.split()
+                jobs[int(job_id)] = (int(tasks), float(cpu), float(mem))
+        except (ValueError, KeyError) as exc:
+            raise InvalidInputError(f"malformed {key} header {value!r}: {exc}") from None
     return platform, jobs
 
 
@@ -360,7 +365,7 @@ def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTra
     for k in range(workload.n_jobs):
         comments.append(
             f"; allockit-Job: {int(workload.ids[k])} {int(workload.tasks[k])} "
-            f"{workload.cpu[k]!r} {workload.mem[k]!r}"
+            f"{float(workload.cpu[k])!r} {float(workload.mem[k])!r}"
         )
     data = np.full((workload.n_jobs, 18), -1.0)
     data[:, 0] = workload.ids

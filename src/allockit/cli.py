@@ -220,6 +220,103 @@ def _cmd_results_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_workload(path: str, args: argparse.Namespace):
+    from allockit.instances.swf import read_swf, swf_to_workload
+
+    trace = read_swf(path, on_error="skip" if getattr(args, "skip_bad", False) else "raise")
+    return swf_to_workload(
+        trace, nodes=getattr(args, "nodes", None), cores=getattr(args, "cores", None)
+    )
+
+
+def _cmd_workload(args: argparse.Namespace) -> int:
+    from allockit.instances.swf import read_swf, swf_lines, workload_to_swf, write_swf
+
+    if args.kind == "lublin":
+        from allockit.instances.lublin import LublinModel, dfrs_synthetic
+
+        workload = dfrs_synthetic(
+            args.jobs,
+            nodes=args.nodes,
+            load=args.load,
+            seed=args.seed,
+            model=LublinModel(nodes=args.nodes, two_types=not args.typeless),
+        )
+        if args.estimates:
+            from allockit.instances.tsafrir import tsafrir_estimates
+
+            workload = workload.replace(
+                requested_time=tsafrir_estimates(workload.runtime, seed=args.seed)
+            )
+        sys.stdout.writelines(
+            line
+            for line in swf_lines(
+                workload_to_swf(
+                    workload,
+                    header=[
+                        f"; Note: allockit workload lublin --jobs {args.jobs} --nodes {args.nodes} "
+                        f"--seed {args.seed}" + (f" --load {args.load}" if args.load else "")
+                    ],
+                )
+            )
+        )
+        return 0
+    if args.kind == "hpc2n":
+        from allockit.instances.hpc2n import hpc2n_workload, split_weeks
+
+        if args.out is None:
+            raise InvalidInputError("workload hpc2n needs --out DIR")
+        trace = read_swf(args.trace, on_error="skip" if args.skip_bad else "raise")
+        weeks = split_weeks(hpc2n_workload(trace))
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for k, week in enumerate(weeks):
+            write_swf(
+                workload_to_swf(week, header=[f"; Note: HPC2N week {k}"]),
+                out / f"hpc2n-week{k:03d}.swf",
+            )
+        _print_json(
+            {"weeks": len(weeks), "jobs": int(sum(w.n_jobs for w in weeks)), "out": str(out)}
+        )
+        return 0
+    import numpy as np
+
+    workload = _read_workload(args.file, args)
+    size = workload.tasks
+    runtime = workload.runtime
+    _print_json(
+        {
+            "jobs": workload.n_jobs,
+            "nodes": workload.platform.nodes,
+            "cores": workload.platform.cores,
+            "offered_load": workload.offered_load(),
+            "span_seconds": float(workload.submit[-1] - workload.submit[0]),
+            "tasks": {
+                "mean": float(size.mean()),
+                "median": float(np.median(size)),
+                "max": int(size.max()),
+                "serial_fraction": float((size == 1).mean()),
+            },
+            "runtime": {
+                "mean": float(runtime.mean()),
+                "median": float(np.median(runtime)),
+                "max": float(runtime.max()),
+            },
+            "requested_time_known": float(np.isfinite(workload.requested_time).mean()),
+        }
+    )
+    return 0
+
+
+def _cmd_bound(args: argparse.Namespace) -> int:
+    from allockit.models.stretch_bound import stretch_bound
+
+    workload = _read_workload(args.file, args)
+    result = stretch_bound(workload, method=args.method, tol=args.tol)
+    _print_json({"jobs": workload.n_jobs, "nodes": workload.platform.nodes, **result.to_dict()})
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="allockit", description=__doc__.splitlines()[0])
@@ -291,6 +388,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retry-failed", action="store_true", help="rerun failed tasks too")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("workload", help="generate, convert and describe SWF workloads")
+    wl = p.add_subparsers(dest="kind", required=True)
+    w = wl.add_parser("lublin", help="synthetic DFRS workload (Lublin-Feitelson), SWF on stdout")
+    w.add_argument("--jobs", type=_positive_int, default=1000)
+    w.add_argument("--nodes", type=_positive_int, default=128)
+    w.add_argument("--seed", type=int, default=0)
+    w.add_argument("--load", type=_positive_float, default=None, help="offered load")
+    w.add_argument("--typeless", action="store_true", help="one job type, not two")
+    w.add_argument(
+        "--estimates", action="store_true", help="requested times from Tsafrir's model (field 9)"
+    )
+    w.set_defaults(func=_cmd_workload)
+    w = wl.add_parser("hpc2n", help="convert the HPC2N trace (paper Sec. 5.3.1), weekly files")
+    w.add_argument("trace")
+    w.add_argument("--out", metavar="DIR")
+    w.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
+    w.set_defaults(func=_cmd_workload)
+    w = wl.add_parser("stats", help="jobs, nodes, offered load, size and runtime summaries")
+    w.add_argument("file")
+    w.add_argument("--nodes", type=_positive_int, default=None)
+    w.add_argument("--cores", type=_positive_int, default=None)
+    w.add_argument("--skip-bad", action="store_true")
+    w.set_defaults(func=_cmd_workload)
+
+    p = sub.add_parser("bound", help="lower bound on the optimal maximum stretch (Theorem 1)")
+    p.add_argument("file", help="SWF workload")
+    p.add_argument("--nodes", type=_positive_int, default=None)
+    p.add_argument("--cores", type=_positive_int, default=None)
+    p.add_argument("--method", choices=["exact", "bisection"], default="exact")
+    p.add_argument("--tol", type=_positive_float, default=1e-4)
+    p.add_argument("--skip-bad", action="store_true")
+    p.set_defaults(func=_cmd_bound)
 
     p = sub.add_parser("results", help="work with a sweep's results store")
     res = p.add_subparsers(dest="action", required=True)
