@@ -224,9 +224,12 @@ def _read_workload(path: str, args: argparse.Namespace):
     from allockit.instances.swf import read_swf, swf_to_workload
 
     trace = read_swf(path, on_error="skip" if getattr(args, "skip_bad", False) else "raise")
-    return swf_to_workload(
+    workload = swf_to_workload(
         trace, nodes=getattr(args, "nodes", None), cores=getattr(args, "cores", None)
     )
+    if workload.n_jobs == 0:
+        raise InvalidInputError(f"{path}: no job with a positive run time and processor count")
+    return workload
 
 
 def _cmd_workload(args: argparse.Namespace) -> int:

@@ -1,0 +1,163 @@
+"""The stretch lower bound (Theorem 1 LP) and the executable online bounds."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.instances.workload import Platform, Workload
+from allockit.models.stretch_bound import (
+    TAU,
+    build_stretch_lp,
+    stretch_bound,
+    stretch_feasible,
+    stretch_lp_solution,
+)
+from allockit.proofs.online_bounds import (
+    equipartition,
+    max_stretch,
+    theorem3_instance,
+    theorem4_instance,
+)
+from allockit.proofs.theorem1 import build_schedule, check_schedule
+from allockit.results import SolveStatus
+from allockit.solver import solve_pyomo
+
+
+def W(nodes, submit, runtime, tasks=None, cpu=None):
+    n = len(submit)
+    return Workload.from_jobs(
+        Platform(nodes=nodes),
+        submit=submit,
+        runtime=runtime,
+        tasks=tasks or [1] * n,
+        cpu=cpu or [1.0] * n,
+        mem=[0.1] * n,
+    )
+
+
+@st.composite
+def workloads(draw, max_jobs=6, single=False):
+    n = draw(st.integers(1, max_jobs))
+    nodes = 1 if single else draw(st.integers(1, 3))
+    submit = sorted(draw(st.integers(0, 200)) for _ in range(n))
+    runtime = [draw(st.integers(10, 150)) for _ in range(n)]
+    tasks = [1 if single else draw(st.integers(1, nodes)) for _ in range(n)]
+    cpu = [1.0 if single else draw(st.sampled_from([0.25, 0.5, 1.0])) for _ in range(n)]
+    return W(nodes, submit, runtime, tasks, cpu)
+
+
+def test_hand_made_optima():
+    assert stretch_bound(W(1, [0], [100])).value == 1.0
+    # two jobs at time 0 on one node: shortest first gives stretches 1 and 150/100
+    assert stretch_bound(W(1, [0, 0], [100, 50])).value == pytest.approx(1.5)
+    # released one after the other so that they never overlap: stretch 1
+    assert stretch_bound(W(1, [0, 100], [100, 50])).value == 1.0
+    # the long job first, the short one arrives during it: all 150 units of work end at
+    # 150 at best, so the job finishing last has stretch 150/100 (long) or 100/50 (short):
+    # the optimum runs the short one first, max stretch 1.5
+    assert stretch_bound(W(1, [0, 50], [100, 50])).value == pytest.approx(1.5, abs=1e-7)
+    # side by side on two nodes
+    assert stretch_bound(W(2, [0, 0], [100, 50])).value == 1.0
+    # a job with two tasks on one node needs twice its time
+    assert stretch_bound(W(1, [0], [100], tasks=[2])).value == pytest.approx(2.0)
+
+
+def _edf_feasible(release, size, deadline):
+    """Single-node preemptive EDF: feasible iff every job meets its deadline."""
+    left = np.array(size, dtype=float)
+    now = 0.0
+    done = np.zeros(len(size), dtype=bool)
+    while not done.all():
+        ready = [j for j in range(len(size)) if not done[j] and release[j] <= now + 1e-9]
+        future = [release[j] for j in range(len(size)) if not done[j] and release[j] > now]
+        if not ready:
+            now = min(future)
+            continue
+        j = min(ready, key=lambda k: (deadline[k], k))
+        nxt = min([now + left[j]] + [f for f in future if f > now])
+        left[j] -= nxt - now
+        now = nxt
+        if left[j] <= 1e-9:
+            done[j] = True
+            if now > deadline[j] + 1e-7:
+                return False
+    return True
+
+
+@settings(max_examples=60)
+@given(w=workloads(single=True))
+def test_single_node_bound_equals_the_edf_optimum(w):
+    r, p = w.submit, w.runtime
+    lo, hi = 1.0, 2.0
+    while not _edf_feasible(r, p, r + hi * np.maximum(p, TAU)):
+        hi *= 2
+    if _edf_feasible(r, p, r + lo * np.maximum(p, TAU)):
+        hi = lo
+    while hi - lo > 1e-7:
+        mid = (lo + hi) / 2
+        if _edf_feasible(r, p, r + mid * np.maximum(p, TAU)):
+            hi = mid
+        else:
+            lo = mid
+    assert stretch_bound(w).value == pytest.approx(hi, abs=1e-5)
+
+
+@settings(max_examples=40)
+@given(w=workloads())
+def test_exact_and_bisection_agree(w):
+    exact = stretch_bound(w)
+    bisect = stretch_bound(w, method="bisection", tol=1e-6)
+    assert exact.value <= bisect.value + 1e-9
+    assert bisect.value == pytest.approx(exact.value, rel=2e-6)
+    assert stretch_feasible(w, exact.value * (1 + 1e-7))
+    if exact.value > 1 + 1e-6:
+        assert not stretch_feasible(w, exact.value * (1 - 1e-4))
+
+
+@settings(max_examples=25)
+@given(w=workloads(max_jobs=4))
+def test_pyomo_reference_model_agrees(w):
+    s = stretch_bound(w).value
+    above = solve_pyomo(build_stretch_lp(w, s * (1 + 1e-5)))
+    assert above.status is SolveStatus.OPTIMAL
+    if s > 1 + 1e-6:
+        below = solve_pyomo(build_stretch_lp(w, s * (1 - 1e-3)))
+        assert below.status is SolveStatus.INFEASIBLE
+
+
+@settings(max_examples=40)
+@given(w=workloads(max_jobs=6))
+def test_theorem1_schedule_from_the_lp_is_valid(w):
+    s = stretch_bound(w).value * (1 + 1e-7)
+    ends, alpha = stretch_lp_solution(w, s)
+    pieces = build_schedule(w, ends, alpha)
+    assert check_schedule(w, pieces, s) == []
+
+
+def test_theorem1_checker_catches_a_bad_schedule():
+    from allockit.proofs.theorem1 import Piece
+
+    w = W(1, [0], [100])
+    assert check_schedule(w, [Piece(0, 0, 0, 0.0, 50.0)], 1.0)  # half the work missing
+    assert check_schedule(w, [Piece(0, 0, 1, 0.0, 100.0)], 1.0)  # node 1 does not exist
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+def test_theorem3_ratio_tends_to_the_number_of_jobs(n):
+    release, size = theorem3_instance(n, lam=1e6)
+    equi = max_stretch(release, size, equipartition(release, size))
+    assert equi == pytest.approx(n)
+    spt = max(size[: i + 1].sum() / size[i] for i in range(n))  # shortest first
+    assert equi / spt > n - 1e-4
+
+
+@pytest.mark.parametrize("n", [4, 8, 16, 40])
+def test_theorem4_equipartition_instance(n):
+    release, size = theorem4_instance(n)
+    done = equipartition(release, size)
+    assert np.allclose(done, release[-1] + n)
+    assert max_stretch(release, size, done) == pytest.approx(n)
+    other = 2 + sum(1 / i for i in range(2, n))
+    delta = size.max() / size.min()
+    assert n / other >= (delta + 1) / (2 + np.log(delta)) - 1e-9
