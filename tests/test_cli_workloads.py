@@ -55,7 +55,12 @@ def test_hpc2n_weeks_from_the_excerpt(tmp_path, capsys):
 
 def test_bad_swf_exits_2(tmp_path, capsys):
     path = tmp_path / "bad.swf"
-    path.write_text("; MaxNodes: 2\n1 0 0 10\n")
+    path.write_text("; MaxNodes: 2\n1 0 0 10\n2 0 0 10 1 -1 -1 1 20 -1 1 1 -1 -1 1 -1 -1 -1\n")
     assert main(["workload", "stats", str(path)]) == 2
     assert "SWF line 2" in capsys.readouterr().err
     assert main(["workload", "stats", str(path), "--skip-bad"]) == 0
+    assert json.loads(capsys.readouterr().out)["jobs"] == 1
+    empty = tmp_path / "empty.swf"
+    empty.write_text("; MaxNodes: 2\n")
+    assert main(["bound", str(empty)]) == 2
+    assert "no job with a positive run time" in capsys.readouterr().err

@@ -236,5 +236,5 @@ def test_workload_validation():
         Workload.from_jobs(
             Platform(nodes=1), submit=[0], runtime=[5], tasks=[1], cpu=[2], mem=[0.1]
         )
-    with pytest.raises(InvalidInputError, match="Platform.nodes"):
+    with pytest.raises(InvalidInputError, match=r"Platform\.nodes"):
         Platform(nodes=0)
