@@ -31,7 +31,7 @@ def hpc2n_workload(trace: SWFTrace, *, nodes: int = 120) -> Workload:
     ...               "2 9 0 60 3 -1 -1 3 100 -1 1 1 -1 -1 1 -1 -1 -1"])
     >>> w = hpc2n_workload(t)
     >>> w.tasks.tolist(), w.cpu.tolist(), [round(m, 4) for m in w.mem.tolist()]
-    [[2, 3], [1.0, 0.5], [0.2, 0.1]]
+    ([2, 3], [1.0, 0.5], [0.2, 0.1])
     """
     run = trace.column("run")
     procs = trace.column("procs")

@@ -72,7 +72,7 @@ class Workload:
     >>> w = Workload.from_jobs(Platform(nodes=4), submit=[0, 10], runtime=[100, 50],
     ...                        tasks=[2, 1], cpu=[1.0, 1.0], mem=[0.1, 0.5])
     >>> w.n_jobs, w.offered_load(), Workload.from_dict(w.to_dict()) == w
-    (2, 0.625, True)
+    (2, 6.25, True)
     """
 
     platform: Platform
