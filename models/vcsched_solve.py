@@ -78,6 +78,18 @@ def _finish(
     )
     if result.min_yield is None:
         return result
+    if (
+        result.status is not SolveStatus.OPTIMAL
+        and result.gap is not None
+        and (result.gap <= rel_gap)
+    ):
+        # the bound (solver's or the LP's) proves the incumbent optimal
+        from dataclasses import replace
+
+        note = "proven optimal by the bound"
+        return replace(
+            result, status=SolveStatus.OPTIMAL, message=f"{message}; {note}" if message else note
+        )
     checked = _status_after_check(result.status, result.min_yield, result.bound, rel_gap)
     if checked is result.status:
         return result
