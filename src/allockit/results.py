@@ -11,7 +11,7 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["SolveStatus", "VCResult"]
+__all__ = ["DRFHResult", "SolveStatus", "VCResult"]
 
 
 class SolveStatus(StrEnum):
@@ -188,3 +188,50 @@ class VCResult:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(f"result object is malformed: {exc}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class DRFHResult:
+    """A DRFH allocation: per user its tasks, global dominant share and resources.
+
+    ``allocation[i, l]`` is the resource vector (input units) user ``i`` gets on server
+    entry ``l`` (a class entry gets its class total); ``tasks[i]`` may be fractional for
+    the divisible mechanisms (LP, progressive filling); ``dominant_share[i]`` is
+    ``G_i = sum_l g_il``; ``utilization[r]`` the used fraction of resource ``r``.
+    """
+
+    method: str
+    status: SolveStatus
+    user_names: tuple[str, ...]
+    server_names: tuple[str, ...]
+    resources: tuple[str, ...]
+    tasks: np.ndarray
+    dominant_share: np.ndarray
+    allocation: np.ndarray
+    utilization: np.ndarray
+    seconds: float = 0.0
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", SolveStatus(self.status))
+        for name in ("tasks", "dominant_share", "allocation", "utilization"):
+            object.__setattr__(self, name, _ro(getattr(self, name), np.float64))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON printed by ``allockit drfh`` (a stable contract)."""
+        out: dict[str, Any] = {
+            "problem": "drfh",
+            "method": self.method,
+            "status": str(self.status),
+            "users": [
+                {"name": n, "tasks": float(t), "dominant_share": float(g), "allocation": a.tolist()}
+                for n, t, g, a in zip(
+                    self.user_names, self.tasks, self.dominant_share, self.allocation, strict=True
+                )
+            ],
+            "utilization": self.utilization.tolist(),
+            "seconds": self.seconds,
+        }
+        if self.message:
+            out["message"] = self.message
+        return out

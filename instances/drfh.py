@@ -1,0 +1,303 @@
+"""DRFH instances: users with multi-resource task demands on heterogeneous servers."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+from allockit.rng import as_generator
+
+__all__ = ["DRFHInstance", "google_server_mix", "google_servers", "random_users"]
+
+
+def _ro(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, slots=True)
+class DRFHInstance:
+    """Servers (in classes of identical machines) and users with per-task demands.
+
+    ``capacity[l]`` is the resource vector of one server of class ``l`` and ``count[l]``
+    how many there are; ``demand[i]`` the per-task demand of user ``i`` in the same
+    units, ``weight[i]`` its weight and ``tasks[i]`` its number of tasks (``inf`` when
+    unbounded). Shares are computed inside: ``share_capacity`` and ``share_demand`` divide
+    by the pool's total of each resource (Wang, Li, Liang 2014; FORMULAS §2).
+
+    Examples
+    --------
+    >>> inst = DRFHInstance.from_dict({"problem": "drfh", "resources": ["cpu", "mem"],
+    ...     "servers": [{"name": "s1", "capacity": [2, 12], "count": 1},
+    ...                 {"name": "s2", "capacity": [12, 2], "count": 1}],
+    ...     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]})
+    >>> inst.share_demand.round(4).tolist()
+    [[0.0143, 0.0714], [0.0714, 0.0143]]
+    """
+
+    resources: tuple[str, ...]
+    server_names: tuple[str, ...]
+    capacity: np.ndarray
+    count: np.ndarray
+    user_names: tuple[str, ...]
+    demand: np.ndarray
+    weight: np.ndarray
+    tasks: np.ndarray
+
+    def __post_init__(self) -> None:
+        m = len(self.resources)
+        if m == 0:
+            raise InvalidInputError("resources must name at least one resource")
+        if len(set(self.resources)) != m:
+            raise InvalidInputError(f"resource names must be unique; got {list(self.resources)}")
+        cap = np.array(self.capacity, dtype=float).reshape(len(self.server_names), m)
+        count = np.array(self.count, dtype=np.int64).reshape(-1)
+        dem = np.array(self.demand, dtype=float).reshape(len(self.user_names), m)
+        weight = np.array(self.weight, dtype=float).reshape(-1)
+        tasks = np.array(self.tasks, dtype=float).reshape(-1)
+        if not self.server_names:
+            raise InvalidInputError("servers must hold at least one server")
+        if not self.user_names:
+            raise InvalidInputError("users must hold at least one user")
+        for kind, names in (("server", self.server_names), ("user", self.user_names)):
+            if len(set(names)) != len(names):
+                raise InvalidInputError(f"{kind} names must be unique")
+        for c, name in enumerate(self.server_names):
+            if not np.isfinite(cap[c]).all() or (cap[c] <= 0).any():
+                raise InvalidInputError(
+                    f"capacity must be finite and > 0; got {cap[c].tolist()} at server {name!r}"
+                )
+            if count[c] < 1:
+                raise InvalidInputError(f"count must be >= 1; got {count[c]} at server {name!r}")
+        for i, name in enumerate(self.user_names):
+            if not np.isfinite(dem[i]).all() or (dem[i] <= 0).any():
+                raise InvalidInputError(
+                    f"demand must be finite and > 0; got {dem[i].tolist()} at user {name!r}"
+                )
+            if not (dem[i][None, :] <= cap * (1 + 1e-12)).all(axis=1).any():
+                raise InvalidInputError(
+                    f"demand {dem[i].tolist()} of user {name!r} is larger than every server"
+                )
+            if not (np.isfinite(weight[i]) and weight[i] > 0):
+                raise InvalidInputError(f"weight must be > 0; got {weight[i]} at user {name!r}")
+            if not (tasks[i] >= 0) or (np.isfinite(tasks[i]) and tasks[i] != int(tasks[i])):
+                raise InvalidInputError(
+                    f"tasks must be a whole number >= 0 or null; got {tasks[i]} at user {name!r}"
+                )
+        for name, value in (
+            ("capacity", cap),
+            ("count", count),
+            ("demand", dem),
+            ("weight", weight),
+            ("tasks", tasks),
+        ):
+            object.__setattr__(self, name, _ro(value))
+        for name in ("resources", "server_names", "user_names"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    # ------------------------------------------------------------------ derived data
+    @property
+    def n_users(self) -> int:
+        """Number of users."""
+        return len(self.user_names)
+
+    @property
+    def n_classes(self) -> int:
+        """Number of server classes (entries of ``servers``)."""
+        return len(self.server_names)
+
+    @property
+    def total(self) -> np.ndarray:
+        """Pool total of each resource."""
+        return (self.capacity * self.count[:, None]).sum(axis=0)
+
+    @property
+    def share_capacity(self) -> np.ndarray:
+        """Capacity of one server of each class as a share of the pool, ``(k, m)``."""
+        return self.capacity / self.total
+
+    @property
+    def share_demand(self) -> np.ndarray:
+        """Per-task demand as a share of the pool, ``(n, m)``."""
+        return self.demand / self.total
+
+    @property
+    def dominant(self) -> np.ndarray:
+        """Global dominant share of one task of each user: ``max_r D_ir``."""
+        return self.share_demand.max(axis=1)
+
+    def expanded(self) -> DRFHInstance:
+        """The same instance with every server its own class (count 1)."""
+        names = [
+            f"{n}#{k}" if c > 1 else n
+            for n, c in zip(self.server_names, self.count, strict=True)
+            for k in range(c)
+        ]
+        return DRFHInstance(
+            resources=self.resources,
+            server_names=tuple(names),
+            capacity=np.repeat(self.capacity, self.count, axis=0),
+            count=np.ones(int(self.count.sum()), dtype=np.int64),
+            user_names=self.user_names,
+            demand=self.demand,
+            weight=self.weight,
+            tasks=self.tasks,
+        )
+
+    # ------------------------------------------------------------------ JSON
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DRFHInstance:
+        """Build from the JSON object, checking every field (errors name the entry)."""
+        if not isinstance(data, Mapping):
+            raise InvalidInputError("instance must be a JSON object")
+        for key in ("resources", "servers", "users"):
+            if key not in data:
+                raise InvalidInputError(f"instance is missing field {key!r}")
+        unknown = set(data) - {"problem", "resources", "servers", "users"}
+        if unknown:
+            raise InvalidInputError(f"instance has unknown field {sorted(unknown)[0]!r}")
+        if data.get("problem", "drfh") != "drfh":
+            raise InvalidInputError(f"problem must be 'drfh'; got {data.get('problem')!r}")
+        resources = list(data["resources"])
+
+        def vector(value: Any, where: str) -> list[float]:
+            if isinstance(value, Mapping):
+                bad = set(value) - set(resources)
+                if bad:
+                    raise InvalidInputError(f"unknown resource {sorted(bad)[0]!r} at {where}")
+                value = [value.get(r, 0.0) for r in resources]
+            if not isinstance(value, Sequence) or isinstance(value, str):
+                raise InvalidInputError(f"{where} must be a list of numbers")
+            if len(value) != len(resources):
+                raise InvalidInputError(
+                    f"{where} has {len(value)} entries; resources has {len(resources)}"
+                )
+            try:
+                return [float(v) for v in value]
+            except (TypeError, ValueError):
+                raise InvalidInputError(f"{where} must hold numbers; got {value!r}") from None
+
+        servers, users = data["servers"], data["users"]
+        cap, count, snames = [], [], []
+        for k, s in enumerate(servers):
+            name = s.get("name", f"s{k}")
+            snames.append(name)
+            cap.append(vector(s.get("capacity"), f"server {name!r} capacity"))
+            count.append(s.get("count", 1))
+        dem, weight, tasks, unames = [], [], [], []
+        for k, u in enumerate(users):
+            name = u.get("name", f"u{k}")
+            unames.append(name)
+            dem.append(vector(u.get("demand"), f"user {name!r} demand"))
+            weight.append(u.get("weight", 1.0))
+            t = u.get("tasks")
+            tasks.append(math.inf if t is None else t)
+        return cls(
+            resources=tuple(resources),
+            server_names=tuple(snames),
+            capacity=np.array(cap),
+            count=np.array(count),
+            user_names=tuple(unames),
+            demand=np.array(dem),
+            weight=np.array(weight),
+            tasks=np.array(tasks, dtype=float),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON object of this instance."""
+        return {
+            "problem": "drfh",
+            "resources": list(self.resources),
+            "servers": [
+                {"name": n, "capacity": c.tolist(), "count": int(k)}
+                for n, c, k in zip(self.server_names, self.capacity, self.count, strict=True)
+            ],
+            "users": [
+                {
+                    "name": n,
+                    "demand": d.tolist(),
+                    "weight": float(w),
+                    "tasks": None if math.isinf(t) else int(t),
+                }
+                for n, d, w, t in zip(
+                    self.user_names, self.demand, self.weight, self.tasks, strict=True
+                )
+            ],
+        }
+
+
+def google_server_mix() -> np.ndarray:
+    """The Google cluster's server classes: rows of (count, cpu, memory), Table I.
+
+    Examples
+    --------
+    >>> mix = google_server_mix()
+    >>> int(mix[:, 0].sum()), mix.shape
+    (12583, (10, 3))
+    """
+    from importlib.resources import files
+
+    text = files("allockit.instances").joinpath("data", "google_server_mix.csv").read_text()
+    rows = list(csv.DictReader(text.splitlines()))
+    return np.array([[float(r["count"]), float(r["cpu"]), float(r["memory"])] for r in rows])
+
+
+def google_servers(
+    n: int | None = None, *, seed: int | np.random.Generator | None = None
+) -> dict[str, Any]:
+    """Servers drawn from the Google mix, as the ``servers`` list of an instance.
+
+    ``n=None`` gives the whole pool (12,583 servers in 10 classes); otherwise ``n`` servers
+    are drawn with probabilities proportional to the class counts, and identical servers
+    are grouped into classes.
+    """
+    mix = google_server_mix()
+    if n is None:
+        counts = mix[:, 0].astype(int)
+    else:
+        if n < 1:
+            raise InvalidInputError(f"n must be >= 1; got {n}")
+        rng = as_generator(seed)
+        counts = rng.multinomial(n, mix[:, 0] / mix[:, 0].sum())
+    return [
+        {"name": f"class{k}", "capacity": [float(mix[k, 1]), float(mix[k, 2])], "count": int(c)}
+        for k, c in enumerate(counts)
+        if c > 0
+    ]
+
+
+def random_users(
+    n: int,
+    *,
+    seed: int | np.random.Generator | None = None,
+    max_share: float = 0.05,
+    tasks: tuple[int, int] | None = (10, 1000),
+    weights: tuple[float, float] = (1.0, 1.0),
+) -> list[dict[str, Any]]:
+    """Random users with (cpu, memory) demands in server units, weights and task counts.
+
+    Demands are drawn log-uniformly between 1 % and ``max_share`` of the largest server
+    per resource (CPU- and memory-heavy users alike); weights uniformly in ``weights``;
+    task counts log-uniformly in ``tasks`` (None: unbounded).
+    """
+    rng = as_generator(seed)
+    demand = np.exp(rng.uniform(np.log(0.01), np.log(max_share), (n, 2)))
+    w = rng.uniform(*weights, n)
+    out = []
+    for i in range(n):
+        t = None if tasks is None else int(np.exp(rng.uniform(np.log(tasks[0]), np.log(tasks[1]))))
+        out.append(
+            {
+                "name": f"u{i}",
+                "demand": demand[i].round(6).tolist(),
+                "weight": float(w[i]),
+                "tasks": t,
+            }
+        )
+    return out
