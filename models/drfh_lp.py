@@ -128,7 +128,7 @@ def result_from_shares(
     """
     D, d, _ = _normalised(instance)
     total = instance.total
-    alloc = g[:, :, None] * d[:, None, :] * total[None, None, :]  # input units
+    alloc = g[:, :, None] * d[:, None, :] * total[None, None, :] + 0.0  # input units
     names = instance.server_names
     if split:
         alloc = np.repeat(alloc / instance.count[None, :, None], instance.count, axis=1)

@@ -320,6 +320,72 @@ def _cmd_bound(args: argparse.Namespace) -> int:
     return 0
 
 
+DRFH_METHODS = ("lp", "progressive", "first-fit", "best-fit", "per-server-drf", "slots")
+
+
+def _read_drfh(path: str):
+    import json as _json
+
+    from allockit.instances.drfh import DRFHInstance
+
+    try:
+        data = _json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read instance file {path!r}: {exc}") from None
+    except _json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    return DRFHInstance.from_dict(data)
+
+
+def run_drfh(instance, method: str, *, slots_per_largest: int = 14, split: bool = False):
+    """Run a DRFH mechanism by its CLI name."""
+    from allockit.heuristics import drfh_tasks
+    from allockit.models.drfh_lp import drfh_lp, progressive_filling
+
+    if method == "lp":
+        return drfh_lp(instance, split=split)
+    if method == "progressive":
+        return progressive_filling(instance, split=split)
+    if method == "slots":
+        return drfh_tasks.slots(instance, per_largest=slots_per_largest)
+    funcs = {
+        "first-fit": drfh_tasks.first_fit,
+        "best-fit": drfh_tasks.best_fit,
+        "per-server-drf": drfh_tasks.per_server_drf,
+    }
+    if method not in funcs:
+        raise InvalidInputError(f"--method must be one of {list(DRFH_METHODS)}; got {method!r}")
+    return funcs[method](instance)
+
+
+def _cmd_drfh(args: argparse.Namespace) -> int:
+    instance = _read_drfh(args.file)
+    result = run_drfh(instance, args.method, slots_per_largest=args.slots, split=args.split)
+    _print_json(result.to_dict())
+    return 0
+
+
+def _cmd_fairness(args: argparse.Namespace) -> int:
+    from allockit.fairness import MECHANISMS, PROPERTIES, check
+
+    if args.method not in MECHANISMS:
+        raise InvalidInputError(
+            f"--method must be one of {sorted(MECHANISMS)}; got {args.method!r}"
+        )
+    names = [p.strip() for p in args.properties.split(",")] if args.properties else list(PROPERTIES)
+    reports = check(
+        MECHANISMS[args.method],
+        names,
+        examples=args.examples,
+        seed=args.seed,
+        finite_tasks=args.method != "lp",
+    )
+    _print_json({"method": args.method, "properties": [r.to_dict() for r in reports]})
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="allockit", description=__doc__.splitlines()[0])
@@ -424,6 +490,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=_positive_float, default=1e-4)
     p.add_argument("--skip-bad", action="store_true")
     p.set_defaults(func=_cmd_bound)
+
+    p = sub.add_parser("drfh", help="fair multi-resource allocation on heterogeneous servers")
+    p.add_argument("file", help="DRFH instance JSON")
+    p.add_argument("--method", default="lp", help=", ".join(DRFH_METHODS))
+    p.add_argument(
+        "--slots",
+        type=_positive_int,
+        default=14,
+        metavar="S",
+        help="slots per largest server (slots method)",
+    )
+    p.add_argument(
+        "--split",
+        action="store_true",
+        help="report the divisible methods per server, not per class",
+    )
+    p.set_defaults(func=_cmd_drfh)
+
+    p = sub.add_parser("fairness", help="property-test a DRFH mechanism (hypothesis)")
+    p.add_argument("--method", default="progressive", help=", ".join(DRFH_METHODS))
+    p.add_argument("--properties", default=None, help="comma-separated subset (default: all)")
+    p.add_argument("--examples", type=_positive_int, default=200, metavar="N")
+    p.add_argument("--seed", type=int, default=0, metavar="N")
+    p.set_defaults(func=_cmd_fairness)
 
     p = sub.add_parser("results", help="work with a sweep's results store")
     res = p.add_subparsers(dest="action", required=True)
