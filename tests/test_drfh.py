@@ -1,0 +1,183 @@
+"""DRFH: the paper's examples, class aggregation, task heuristics, fairness properties, CLI."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.cli import main
+from allockit.errors import InvalidInputError
+from allockit.fairness import MECHANISMS, PROPERTIES, check
+from allockit.heuristics.drfh_tasks import best_fit, first_fit, per_server_drf, slots
+from allockit.instances.drfh import DRFHInstance, google_server_mix, google_servers, random_users
+from allockit.models.drfh_lp import build_drfh_lp, drfh_lp, progressive_filling
+from allockit.results import SolveStatus
+from allockit.solver import solve_pyomo
+
+FIG1 = {"problem": "drfh", "resources": ["cpu", "mem"],
+        "servers": [{"name": "s1", "capacity": [2, 12], "count": 1},
+                    {"name": "s2", "capacity": [12, 2], "count": 1}],
+        "users": [{"name": "u1", "demand": [0.2, 1], "weight": 1, "tasks": None},
+                  {"name": "u2", "demand": [1, 0.2], "weight": 1, "tasks": None}]}
+
+
+def test_fig1_drfh_gives_10_tasks_each_at_share_5_7():
+    r = drfh_lp(DRFHInstance.from_dict(FIG1))
+    assert r.tasks == pytest.approx([10, 10])
+    assert r.dominant_share == pytest.approx([5 / 7, 5 / 7])
+    # server 1 goes to user 1, server 2 to user 2
+    assert r.allocation[0, 1] == pytest.approx([0, 0], abs=1e-9)
+    assert r.allocation[1, 0] == pytest.approx([0, 0], abs=1e-9)
+
+
+def test_fig2_per_server_drf_gives_6_tasks_each():
+    assert per_server_drf(DRFHInstance.from_dict(FIG1)).tasks.tolist() == [6, 6]
+
+
+def test_the_checker_finds_that_per_server_drf_is_not_pareto_optimal():
+    report = check(MECHANISMS["per-server-drf"], ["pareto"], examples=100, seed=0)[0]
+    assert not report.held and report.violation > 0.1
+    again = DRFHInstance.from_dict(report.counterexample)
+    assert per_server_drf(again).tasks.sum() < drfh_lp(again).tasks.sum() + 1e-9
+
+
+def test_lp_solved_by_pyomo_equals_the_highs_path():
+    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+                                   "servers": google_servers(60, seed=3),
+                                   "users": random_users(6, seed=4, tasks=None)})
+    m = build_drfh_lp(inst)
+    assert solve_pyomo(m).status is SolveStatus.OPTIMAL
+    g = drfh_lp(inst).dominant_share / inst.weight
+    assert g == pytest.approx(np.full(inst.n_users, m.g.value), rel=1e-6)
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 5))
+def test_aggregating_identical_servers_changes_nothing(seed, n):
+    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+                                   "servers": google_servers(12, seed=seed),
+                                   "users": random_users(n, seed=seed + 1, max_share=0.2)})
+    classes, single = drfh_lp(inst), drfh_lp(inst.expanded())
+    assert classes.dominant_share == pytest.approx(single.dominant_share, rel=1e-7, abs=1e-9)
+    pf_c, pf_s = progressive_filling(inst), progressive_filling(inst.expanded())
+    assert pf_c.tasks == pytest.approx(pf_s.tasks, rel=1e-6, abs=1e-6)
+    split = drfh_lp(inst, split=True)
+    assert split.allocation.shape[1] == int(inst.count.sum())
+    assert split.allocation.sum(axis=1) == pytest.approx(classes.allocation.sum(axis=1))
+
+
+@pytest.mark.parametrize(("mechanism", "finite"), [("lp", False), ("progressive", True)])
+def test_drfh_satisfies_the_papers_properties(mechanism, finite):
+    # Props. 1-7 of Wang, Li, Liang (2014); 7 properties x 200 instances per mechanism.
+    proven = [p for p in PROPERTIES if p != "sharing_incentive"]
+    reports = check(MECHANISMS[mechanism], proven, examples=200, seed=1, finite_tasks=finite)
+    failed = [(r.name, r.violation, r.detail) for r in reports if not r.held]
+    assert failed == []
+
+
+def test_drfh_is_envy_free_and_truthful_named_checks():
+    reports = {r.name: r for r in check(MECHANISMS["progressive"],
+                                        ["envy_freeness", "truthfulness"], examples=60, seed=2)}
+    assert reports["envy_freeness"].held and reports["truthfulness"].held
+
+
+def test_sharing_incentive_is_measured_not_guaranteed():
+    report = check(MECHANISMS["progressive"], ["sharing_incentive"], examples=60, seed=3)[0]
+    assert "users" in report.detail and report.examples == 60
+
+
+def test_progressive_filling_respects_task_counts():
+    inst = DRFHInstance.from_dict({**FIG1, "users": [
+        {"name": "u1", "demand": [0.2, 1], "tasks": 4}, {"name": "u2", "demand": [1, 0.2]}]})
+    r = progressive_filling(inst)
+    assert r.tasks[0] == pytest.approx(4) and r.tasks[1] == pytest.approx(11.2)
+
+
+def test_best_fit_reaches_the_fig1_optimum_and_first_fit_does_not():
+    inst = DRFHInstance.from_dict(FIG1)
+    assert best_fit(inst).tasks.tolist() == [10, 10]
+    assert first_fit(inst).tasks.tolist() == [6, 6]
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 10_000))
+def test_task_heuristics_respect_capacity(seed):
+    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+                                   "servers": google_servers(30, seed=seed),
+                                   "users": random_users(5, seed=seed + 7, max_share=0.3,
+                                                         tasks=(1, 60))})
+    for f in (first_fit, best_fit, per_server_drf, slots):
+        r = f(inst)
+        assert (r.utilization <= 1 + 1e-9).all()
+        assert (r.tasks <= inst.tasks + 1e-9).all()
+        per_class = r.allocation.sum(axis=0)
+        assert (per_class <= inst.capacity * inst.count[:, None] + 1e-9).all()
+
+
+def test_best_fit_uses_at_least_as_much_as_first_fit_on_a_large_pool():
+    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+                                   "servers": google_servers(500, seed=1),
+                                   "users": random_users(30, seed=2, tasks=(500, 2000))})
+    ff, bf = first_fit(inst), best_fit(inst)
+    assert bf.tasks.sum() >= ff.tasks.sum()
+    assert (bf.utilization >= ff.utilization - 1e-9).all()
+
+
+def test_slots_with_a_task_larger_than_a_slot():
+    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+                                   "servers": [{"name": "s", "capacity": [1, 1], "count": 1}],
+                                   "users": [{"name": "big", "demand": [0.5, 0.5]},
+                                             {"name": "small", "demand": [0.1, 0.1]}]})
+    r = slots(inst, per_largest=4)
+    assert r.tasks.tolist() == [0, 4] and "exceeds a slot" in r.message
+
+
+def test_google_mix_is_bundled():
+    mix = google_server_mix()
+    assert int(mix[:, 0].sum()) == 12_583 and mix[0].tolist() == [6732, 0.5, 0.5]
+    assert sum(s["count"] for s in google_servers()) == 12_583
+    assert sum(s["count"] for s in google_servers(100, seed=1)) == 100
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"users": [{"name": "u1", "demand": [0, 1]}]}, r"demand must be finite and > 0.*'u1'"),
+        ({"users": [{"name": "u1", "demand": [20, 1]}]}, r"larger than every server"),
+        ({"servers": [{"name": "s1", "capacity": [-1, 2]}]}, r"capacity.*server 's1'"),
+        ({"users": [{"name": "u1", "demand": [1]}]}, r"user 'u1' demand has 1 entries"),
+        ({"users": [{"name": "u1", "demand": {"cpu": 1, "gpu": 1}}]},
+         r"unknown resource 'gpu' at user 'u1'"),
+        ({"users": [{"name": "u1", "demand": [1, 1], "weight": 0}]}, r"weight must be > 0"),
+    ],
+)
+def test_bad_drfh_input_names_the_entry(change, match):
+    with pytest.raises(InvalidInputError, match=match):
+        DRFHInstance.from_dict({**FIG1, **change})
+
+
+def test_drfh_cli_json_contract(tmp_path, capsys):
+    path = tmp_path / "fig1.json"
+    path.write_text(json.dumps(FIG1))
+    for method in ("lp", "progressive", "first-fit", "best-fit", "per-server-drf", "slots"):
+        assert main(["drfh", str(path), "--method", method]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert {"problem", "method", "status", "users", "utilization", "seconds"} <= out.keys()
+        assert out["method"] == method and len(out["users"]) == 2
+        user = out["users"][0]
+        assert {"name", "tasks", "dominant_share", "allocation"} <= user.keys()
+        assert len(user["allocation"]) == 2 and len(user["allocation"][0]) == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**FIG1, "users": [{"name": "x", "demand": [0, 0]}]}))
+    assert main(["drfh", str(bad)]) == 2
+    assert "'x'" in capsys.readouterr().err
+    assert main(["drfh", str(path), "--method", "nope"]) == 2
+
+
+def test_fairness_cli(capsys):
+    assert main(["fairness", "--method", "progressive", "--properties", "envy_freeness,pareto",
+                 "--examples", "20"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [p["held"] for p in out["properties"]] == [True, True]
