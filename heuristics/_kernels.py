@@ -172,12 +172,16 @@ def drfh_tasks_kernel(
     weight: np.ndarray,
     remaining: np.ndarray,
     best: bool,
+    share: np.ndarray,
 ) -> np.ndarray:
-    """First-Fit / Best-Fit DRFH task placement; returns tasks per (user, machine)."""
+    """First-Fit / Best-Fit DRFH task placement; returns tasks per (user, machine).
+
+    ``free`` (machines x resources), ``remaining`` and ``share`` (the users' current
+    global dominant shares) are updated in place.
+    """
     n, m = demand.shape
     S = free.shape[0]
     placed = np.zeros((n, S))
-    share = np.zeros(n)
     blocked = np.zeros(n, dtype=np.bool_)
     while True:
         user = -1

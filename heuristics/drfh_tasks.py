@@ -62,6 +62,7 @@ def _drfh_tasks(instance: DRFHInstance, best: bool, method: str) -> DRFHResult:
         np.asarray(instance.weight, dtype=float),
         instance.tasks.copy(),
         best,
+        np.zeros(instance.n_users),
     )
     return _result(instance, placed, method=method, started=started)
 

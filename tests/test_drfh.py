@@ -181,3 +181,18 @@ def test_fairness_cli(capsys):
                  "--examples", "20"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [p["held"] for p in out["properties"]] == [True, True]
+
+
+def test_fig4_dynamic_shares_are_close_to_the_papers():
+    # Paper (Fig. 4): user 1 alone 62 % memory share; two users 44 % each; three users
+    # 26 % each; user 1 departs at 1,080 s. Exact values depend on the servers drawn.
+    from allockit.simulation.drfh_dynamic import fig4_scenario
+
+    t = fig4_scenario(seed=1)
+    alone, two, three = t.share_at(150), t.share_at(450), t.share_at(950)
+    assert 0.5 <= alone[0] <= 0.7 and alone[1:].tolist() == [0.0, 0.0]
+    assert 0.40 <= two[0] <= 0.50 and 0.40 <= two[1] <= 0.50
+    assert all(0.22 <= s <= 0.36 for s in three)
+    assert 800 <= t.departures["user1"] <= 1300
+    assert (t.utilization <= 1 + 1e-9).all()
+    assert set(t.departures) == {"user1", "user2", "user3"}
