@@ -58,58 +58,74 @@ def build_drfh_lp(instance: DRFHInstance) -> Any:
     return m
 
 
-def _solve(
-    instance: DRFHInstance, *, fixed: np.ndarray, active: np.ndarray, g_max: float
-) -> tuple[float, np.ndarray] | None:
-    """max g with active users at w_i g (g <= g_max) and frozen users at ``fixed``."""
-    import highspy
+class _DRFHLP:
+    """The LP (7) in HiGHS, kept between the rounds of progressive filling (warm starts).
 
-    _, d, cap = _normalised(instance)
-    n, k, m = instance.n_users, instance.n_classes, len(instance.resources)
-    ncol = n * k + 1
-    var = np.arange(n * k).reshape(n, k)
-    rows, cols, vals = [], [], []
-    # capacity rows: (l, r) -> index l*m + r
-    for s in range(m):
-        rows.append((np.arange(k)[None, :] * m + s).repeat(n, axis=0).ravel())
+    Columns: ``g[i, l]`` then ``g``; rows: class capacities, then one row per user,
+    ``sum_l g_il - w_i g = 0`` for an active user or ``= G_i`` (``g`` removed from the row)
+    for a frozen one.
+    """
+
+    def __init__(self, instance: DRFHInstance) -> None:
+        import highspy
+
+        _, d, cap = _normalised(instance)
+        n, k, m = instance.n_users, instance.n_classes, len(instance.resources)
+        self.n, self.k, self.base = n, k, k * m
+        self.g_col = n * k
+        ncol = n * k + 1
+        var = np.arange(n * k).reshape(n, k)
+        rows, cols, vals = [], [], []
+        for s in range(m):
+            rows.append((np.arange(k)[None, :] * m + s).repeat(n, axis=0).ravel())
+            cols.append(var.ravel())
+            vals.append(np.repeat(d[:, s], k))
+        rows.append(self.base + np.repeat(np.arange(n), k))
         cols.append(var.ravel())
-        vals.append(np.repeat(d[:, s], k))
-    # user rows: n*k*m + i
-    base = k * m
-    rows.append(base + np.repeat(np.arange(n), k))
-    cols.append(var.ravel())
-    vals.append(np.ones(n * k))
-    rows.append(base + np.flatnonzero(active))
-    cols.append(np.full(int(active.sum()), n * k))
-    vals.append(-instance.weight[active])
-    r_, c_, v_ = (np.concatenate(x) for x in (rows, cols, vals))
-    order = np.lexsort((r_, c_))
-    r_, c_, v_ = r_[order], c_[order], v_[order]
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = ncol, base + n
-    cost = np.zeros(ncol)
-    cost[-1] = 1.0
-    lp.col_cost_ = cost
-    lp.col_lower_ = np.zeros(ncol)
-    lp.col_upper_ = np.concatenate([np.full(n * k, inf), [g_max]])
-    rhs_user = np.where(active, 0.0, fixed)
-    lp.row_lower_ = np.concatenate([np.full(base, -inf), rhs_user])
-    lp.row_upper_ = np.concatenate([cap.ravel(), rhs_user])
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = np.searchsorted(c_, np.arange(ncol + 1)).astype(np.int32)
-    lp.a_matrix_.index_ = r_.astype(np.int32)
-    lp.a_matrix_.value_ = v_.astype(float)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    x = np.asarray(h.getSolution().col_value)
-    return float(x[-1]), np.maximum(0.0, x[: n * k].reshape(n, k))
+        vals.append(np.ones(n * k))
+        rows.append(self.base + np.arange(n))
+        cols.append(np.full(n, self.g_col))
+        vals.append(-instance.weight.astype(float))
+        r_, c_, v_ = (np.concatenate(x) for x in (rows, cols, vals))
+        order = np.lexsort((r_, c_))
+        r_, c_, v_ = r_[order], c_[order], v_[order]
+        inf = highspy.kHighsInf
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = ncol, self.base + n
+        cost = np.zeros(ncol)
+        cost[-1] = 1.0
+        lp.col_cost_ = cost
+        lp.col_lower_ = np.zeros(ncol)
+        lp.col_upper_ = np.full(ncol, inf)
+        lp.row_lower_ = np.concatenate([np.full(self.base, -inf), np.zeros(n)])
+        lp.row_upper_ = np.concatenate([cap.ravel(), np.zeros(n)])
+        lp.sense_ = highspy.ObjSense.kMaximize
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = np.searchsorted(c_, np.arange(ncol + 1)).astype(np.int32)
+        lp.a_matrix_.index_ = r_.astype(np.int32)
+        lp.a_matrix_.value_ = v_.astype(float)
+        self.hs = highspy
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.h.setOptionValue("threads", 1)
+        self.h.passModel(lp)
+
+    def freeze(self, users: np.ndarray, shares: np.ndarray) -> None:
+        """Fix users at given global dominant shares (no longer tied to ``g``)."""
+        for i, value in zip(users, shares, strict=True):
+            row = self.base + int(i)
+            self.h.changeCoeff(row, self.g_col, 0.0)
+            self.h.changeRowBounds(row, float(value), float(value))
+
+    def solve(self, g_max: float) -> tuple[float, np.ndarray] | None:
+        """Maximise ``g`` up to ``g_max`` (warm-started); return ``g`` and ``g[i, l]``."""
+        upper = self.hs.kHighsInf if not np.isfinite(g_max) else float(g_max)
+        self.h.changeColBounds(self.g_col, 0.0, upper)
+        self.h.run()
+        if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+            return None
+        x = np.asarray(self.h.getSolution().col_value)
+        return float(x[-1]), np.maximum(0.0, x[: self.n * self.k].reshape(self.n, self.k))
 
 
 def result_from_shares(
@@ -166,8 +182,7 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     ([10.0, 10.0], [0.714286, 0.714286])
     """
     start = time.perf_counter()
-    n = instance.n_users
-    solved = _solve(instance, fixed=np.zeros(n), active=np.ones(n, bool), g_max=np.inf)
+    solved = _DRFHLP(instance).solve(np.inf)
     if solved is None:  # pragma: no cover - g = 0 is always feasible
         raise RuntimeError("the DRFH LP failed")
     _, g = solved
@@ -202,31 +217,25 @@ def progressive_filling(
     [4.0, 11.2]
     """
     start = time.perf_counter()
-    n = instance.n_users
     cap = instance.tasks * instance.dominant
-    fixed = np.zeros(n)
+    lp = _DRFHLP(instance)
     active = cap > 0
-    g_alloc = np.zeros((n, instance.n_classes))
+    lp.freeze(np.flatnonzero(~active), np.zeros(int((~active).sum())))
+    g_alloc = np.zeros((instance.n_users, instance.n_classes))
     rounds = 0
     while active.any():
         rounds += 1
-        g_max = float(np.min(cap[active] / instance.weight[active]))
-        solved = _solve(instance, fixed=fixed, active=active, g_max=g_max)
+        solved = lp.solve(float(np.min(cap[active] / instance.weight[active])))
         if solved is None:  # pragma: no cover - the previous round's point is feasible
             raise RuntimeError("progressive filling lost feasibility")
         g, g_alloc = solved
         hit = active & (cap / instance.weight <= g * (1 + tol) + tol)
         if not hit.any():
-            fixed[active] = instance.weight[active] * g
-            break
-        fixed[hit] = cap[hit]
-        fixed[active & ~hit] = 0.0
+            break  # the servers stop g: the active users stay at w_i g
+        lp.freeze(np.flatnonzero(hit), cap[hit])
         active &= ~hit
-        if not active.any():
-            break
-        # keep the frozen at their cap and continue with the rest
-    if not active.any() or rounds:
-        solved = _solve(instance, fixed=fixed, active=np.zeros(n, bool), g_max=0.0)
+    if not active.any() and rounds:
+        solved = lp.solve(0.0)
         if solved is not None:
             g_alloc = solved[1]
     return result_from_shares(
