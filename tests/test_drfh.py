@@ -196,3 +196,24 @@ def test_fig4_dynamic_shares_are_close_to_the_papers():
     assert 800 <= t.departures["user1"] <= 1300
     assert (t.utilization <= 1 + 1e-9).all()
     assert set(t.departures) == {"user1", "user2", "user3"}
+
+
+def test_google_task_events_reader(tmp_path):
+    from allockit.instances.google_trace import users_from_task_events
+    from allockit.simulation.drfh_dynamic import simulate_drfh
+
+    rows = ["0,,1,0,,0,alice,0,0,0.1,0.2,0,0", "0,,1,1,,0,alice,0,0,0.1,0.2,0,0",
+            "5000000,,2,0,,0,bob,0,0,0.3,0.05,0,0", "6000000,,2,0,4,1,bob,0,0,0.3,0.05,0,0",
+            "36000000,,2,0,4,4,bob,0,0,0.3,0.05,0,0", "9,,3,0,,0,carol,0,0,,,0,0"]
+    path = tmp_path / "part-00000-of-00500.csv"
+    path.write_text("\n".join(rows) + "\n")
+    users = {u.name: u for u in users_from_task_events([path])}
+    assert set(users) == {"alice", "bob"}  # carol's task has no request
+    assert users["alice"].tasks == 2 and users["bob"].duration == 30.0
+    assert users["bob"].time == 5.0
+    trace = simulate_drfh(google_servers(20, seed=1), ["cpu", "mem"], list(users.values()))
+    assert set(trace.departures) == {"alice", "bob"}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y\n")
+    with pytest.raises(InvalidInputError, match="row 1"):
+        users_from_task_events([bad])
