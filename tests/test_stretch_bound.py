@@ -108,9 +108,9 @@ def test_single_node_bound_equals_the_edf_optimum(w):
 def test_exact_and_bisection_agree(w):
     exact = stretch_bound(w)
     bisect = stretch_bound(w, method="bisection", tol=1e-6)
-    assert exact.value <= bisect.value + 1e-9
-    assert bisect.value == pytest.approx(exact.value, rel=2e-6)
-    assert stretch_feasible(w, exact.value * (1 + 1e-7))
+    assert exact.value <= bisect.value * (1 + 1e-6)
+    assert bisect.value == pytest.approx(exact.value, rel=1e-5)
+    assert stretch_feasible(w, exact.value * (1 + 1e-6))
     if exact.value > 1 + 1e-6:
         assert not stretch_feasible(w, exact.value * (1 - 1e-4))
 
