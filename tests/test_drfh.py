@@ -16,11 +16,18 @@ from allockit.models.drfh_lp import build_drfh_lp, drfh_lp, progressive_filling
 from allockit.results import SolveStatus
 from allockit.solver import solve_pyomo
 
-FIG1 = {"problem": "drfh", "resources": ["cpu", "mem"],
-        "servers": [{"name": "s1", "capacity": [2, 12], "count": 1},
-                    {"name": "s2", "capacity": [12, 2], "count": 1}],
-        "users": [{"name": "u1", "demand": [0.2, 1], "weight": 1, "tasks": None},
-                  {"name": "u2", "demand": [1, 0.2], "weight": 1, "tasks": None}]}
+FIG1 = {
+    "problem": "drfh",
+    "resources": ["cpu", "mem"],
+    "servers": [
+        {"name": "s1", "capacity": [2, 12], "count": 1},
+        {"name": "s2", "capacity": [12, 2], "count": 1},
+    ],
+    "users": [
+        {"name": "u1", "demand": [0.2, 1], "weight": 1, "tasks": None},
+        {"name": "u2", "demand": [1, 0.2], "weight": 1, "tasks": None},
+    ],
+}
 
 
 def test_fig1_drfh_gives_10_tasks_each_at_share_5_7():
@@ -44,9 +51,13 @@ def test_the_checker_finds_that_per_server_drf_is_not_pareto_optimal():
 
 
 def test_lp_solved_by_pyomo_equals_the_highs_path():
-    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
-                                   "servers": google_servers(60, seed=3),
-                                   "users": random_users(6, seed=4, tasks=None)})
+    inst = DRFHInstance.from_dict(
+        {
+            "resources": ["cpu", "mem"],
+            "servers": google_servers(60, seed=3),
+            "users": random_users(6, seed=4, tasks=None),
+        }
+    )
     m = build_drfh_lp(inst)
     assert solve_pyomo(m).status is SolveStatus.OPTIMAL
     g = drfh_lp(inst).dominant_share / inst.weight
@@ -56,9 +67,13 @@ def test_lp_solved_by_pyomo_equals_the_highs_path():
 @settings(max_examples=40)
 @given(seed=st.integers(0, 10_000), n=st.integers(1, 5))
 def test_aggregating_identical_servers_changes_nothing(seed, n):
-    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
-                                   "servers": google_servers(12, seed=seed),
-                                   "users": random_users(n, seed=seed + 1, max_share=0.2)})
+    inst = DRFHInstance.from_dict(
+        {
+            "resources": ["cpu", "mem"],
+            "servers": google_servers(12, seed=seed),
+            "users": random_users(n, seed=seed + 1, max_share=0.2),
+        }
+    )
     classes, single = drfh_lp(inst), drfh_lp(inst.expanded())
     assert classes.dominant_share == pytest.approx(single.dominant_share, rel=1e-7, abs=1e-9)
     pf_c, pf_s = progressive_filling(inst), progressive_filling(inst.expanded())
@@ -78,8 +93,12 @@ def test_drfh_satisfies_the_papers_properties(mechanism, finite):
 
 
 def test_drfh_is_envy_free_and_truthful_named_checks():
-    reports = {r.name: r for r in check(MECHANISMS["progressive"],
-                                        ["envy_freeness", "truthfulness"], examples=60, seed=2)}
+    reports = {
+        r.name: r
+        for r in check(
+            MECHANISMS["progressive"], ["envy_freeness", "truthfulness"], examples=60, seed=2
+        )
+    }
     assert reports["envy_freeness"].held and reports["truthfulness"].held
 
 
@@ -89,8 +108,15 @@ def test_sharing_incentive_is_measured_not_guaranteed():
 
 
 def test_progressive_filling_respects_task_counts():
-    inst = DRFHInstance.from_dict({**FIG1, "users": [
-        {"name": "u1", "demand": [0.2, 1], "tasks": 4}, {"name": "u2", "demand": [1, 0.2]}]})
+    inst = DRFHInstance.from_dict(
+        {
+            **FIG1,
+            "users": [
+                {"name": "u1", "demand": [0.2, 1], "tasks": 4},
+                {"name": "u2", "demand": [1, 0.2]},
+            ],
+        }
+    )
     r = progressive_filling(inst)
     assert r.tasks[0] == pytest.approx(4) and r.tasks[1] == pytest.approx(11.2)
 
@@ -104,10 +130,13 @@ def test_best_fit_reaches_the_fig1_optimum_and_first_fit_does_not():
 @settings(max_examples=25)
 @given(seed=st.integers(0, 10_000))
 def test_task_heuristics_respect_capacity(seed):
-    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
-                                   "servers": google_servers(30, seed=seed),
-                                   "users": random_users(5, seed=seed + 7, max_share=0.3,
-                                                         tasks=(1, 60))})
+    inst = DRFHInstance.from_dict(
+        {
+            "resources": ["cpu", "mem"],
+            "servers": google_servers(30, seed=seed),
+            "users": random_users(5, seed=seed + 7, max_share=0.3, tasks=(1, 60)),
+        }
+    )
     for f in (first_fit, best_fit, per_server_drf, slots):
         r = f(inst)
         assert (r.utilization <= 1 + 1e-9).all()
@@ -117,19 +146,29 @@ def test_task_heuristics_respect_capacity(seed):
 
 
 def test_best_fit_uses_at_least_as_much_as_first_fit_on_a_large_pool():
-    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
-                                   "servers": google_servers(500, seed=1),
-                                   "users": random_users(30, seed=2, tasks=(500, 2000))})
+    inst = DRFHInstance.from_dict(
+        {
+            "resources": ["cpu", "mem"],
+            "servers": google_servers(500, seed=1),
+            "users": random_users(30, seed=2, tasks=(500, 2000)),
+        }
+    )
     ff, bf = first_fit(inst), best_fit(inst)
     assert bf.tasks.sum() >= ff.tasks.sum()
     assert (bf.utilization >= ff.utilization - 1e-9).all()
 
 
 def test_slots_with_a_task_larger_than_a_slot():
-    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
-                                   "servers": [{"name": "s", "capacity": [1, 1], "count": 1}],
-                                   "users": [{"name": "big", "demand": [0.5, 0.5]},
-                                             {"name": "small", "demand": [0.1, 0.1]}]})
+    inst = DRFHInstance.from_dict(
+        {
+            "resources": ["cpu", "mem"],
+            "servers": [{"name": "s", "capacity": [1, 1], "count": 1}],
+            "users": [
+                {"name": "big", "demand": [0.5, 0.5]},
+                {"name": "small", "demand": [0.1, 0.1]},
+            ],
+        }
+    )
     r = slots(inst, per_largest=4)
     assert r.tasks.tolist() == [0, 4] and "exceeds a slot" in r.message
 
@@ -148,8 +187,10 @@ def test_google_mix_is_bundled():
         ({"users": [{"name": "u1", "demand": [20, 1]}]}, r"larger than every server"),
         ({"servers": [{"name": "s1", "capacity": [-1, 2]}]}, r"capacity.*server 's1'"),
         ({"users": [{"name": "u1", "demand": [1]}]}, r"user 'u1' demand has 1 entries"),
-        ({"users": [{"name": "u1", "demand": {"cpu": 1, "gpu": 1}}]},
-         r"unknown resource 'gpu' at user 'u1'"),
+        (
+            {"users": [{"name": "u1", "demand": {"cpu": 1, "gpu": 1}}]},
+            r"unknown resource 'gpu' at user 'u1'",
+        ),
         ({"users": [{"name": "u1", "demand": [1, 1], "weight": 0}]}, r"weight must be > 0"),
     ],
 )
@@ -177,8 +218,20 @@ def test_drfh_cli_json_contract(tmp_path, capsys):
 
 
 def test_fairness_cli(capsys):
-    assert main(["fairness", "--method", "progressive", "--properties", "envy_freeness,pareto",
-                 "--examples", "20"]) == 0
+    assert (
+        main(
+            [
+                "fairness",
+                "--method",
+                "progressive",
+                "--properties",
+                "envy_freeness,pareto",
+                "--examples",
+                "20",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert [p["held"] for p in out["properties"]] == [True, True]
 
@@ -202,9 +255,14 @@ def test_google_task_events_reader(tmp_path):
     from allockit.instances.google_trace import users_from_task_events
     from allockit.simulation.drfh_dynamic import simulate_drfh
 
-    rows = ["0,,1,0,,0,alice,0,0,0.1,0.2,0,0", "0,,1,1,,0,alice,0,0,0.1,0.2,0,0",
-            "5000000,,2,0,,0,bob,0,0,0.3,0.05,0,0", "6000000,,2,0,4,1,bob,0,0,0.3,0.05,0,0",
-            "36000000,,2,0,4,4,bob,0,0,0.3,0.05,0,0", "9,,3,0,,0,carol,0,0,,,0,0"]
+    rows = [
+        "0,,1,0,,0,alice,0,0,0.1,0.2,0,0",
+        "0,,1,1,,0,alice,0,0,0.1,0.2,0,0",
+        "5000000,,2,0,,0,bob,0,0,0.3,0.05,0,0",
+        "6000000,,2,0,4,1,bob,0,0,0.3,0.05,0,0",
+        "36000000,,2,0,4,4,bob,0,0,0.3,0.05,0,0",
+        "9,,3,0,,0,carol,0,0,,,0,0",
+    ]
     path = tmp_path / "part-00000-of-00500.csv"
     path.write_text("\n".join(rows) + "\n")
     users = {u.name: u for u in users_from_task_events([path])}
@@ -217,3 +275,12 @@ def test_google_task_events_reader(tmp_path):
     bad.write_text("x,y\n")
     with pytest.raises(InvalidInputError, match="row 1"):
         users_from_task_events([bad])
+
+
+def test_dynamic_day_slots_use_less_than_drfh():
+    from allockit.simulation.drfh_dynamic import fig5_comparison, mean_utilization
+
+    runs = fig5_comparison(servers=150, users=60, hours=2.0, seed=3)
+    bf, ff, sl = (mean_utilization(runs[k]) for k in ("best-fit", "first-fit", "slots-14"))
+    assert (sl < bf).all() and (sl < ff).all()
+    assert (bf <= 1 + 1e-9).all() and (ff <= 1 + 1e-9).all()
