@@ -386,6 +386,39 @@ def _cmd_fairness(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from allockit.simulation.batch import simulate_batch
+
+    name = args.algorithm.strip().lower()
+    if name not in ("fcfs", "easy"):
+        raise InvalidInputError(
+            f"--algorithm must be one of ['FCFS', 'EASY'] (the DFRS algorithms are not "
+            f"implemented yet); got {args.algorithm!r}"
+        )
+    workload = _read_workload(args.file, args)
+    result = simulate_batch(workload, algorithm=name, estimates=args.estimates)
+    if args.jobs_csv:
+        import csv
+
+        with open(args.jobs_csv, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["id", "submit", "start", "end", "runtime", "tasks", "stretch"])
+            for k in range(workload.n_jobs):
+                writer.writerow(
+                    [
+                        int(result.ids[k]),
+                        result.submit[k],
+                        result.start[k],
+                        result.end[k],
+                        result.runtime[k],
+                        int(workload.tasks[k]),
+                        result.stretch[k],
+                    ]
+                )
+    _print_json(result.summary())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="allockit", description=__doc__.splitlines()[0])
@@ -490,6 +523,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=_positive_float, default=1e-4)
     p.add_argument("--skip-bad", action="store_true")
     p.set_defaults(func=_cmd_bound)
+
+    p = sub.add_parser("simulate", help="simulate a scheduler on an SWF workload")
+    p.add_argument("file", help="SWF workload")
+    p.add_argument("--algorithm", default="EASY", help="FCFS or EASY")
+    p.add_argument("--nodes", type=_positive_int, default=None)
+    p.add_argument("--cores", type=_positive_int, default=None)
+    p.add_argument(
+        "--estimates",
+        action="store_true",
+        help="EASY uses the requested times instead of the true run times",
+    )
+    p.add_argument("--jobs-csv", default=None, metavar="OUT", help="one row per job")
+    p.add_argument("--skip-bad", action="store_true")
+    p.set_defaults(func=_cmd_simulate)
 
     p = sub.add_parser("drfh", help="fair multi-resource allocation on heterogeneous servers")
     p.add_argument("file", help="DRFH instance JSON")
