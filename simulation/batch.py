@@ -1,8 +1,10 @@
 """Batch scheduling baselines for the DFRS experiments: FCFS and EASY backfilling.
 
-Casanova, Stillwell, Vivien (2011), Sec. 5.2. Batch schedulers give each task a whole
-node for the job's whole run (``tasks`` nodes per job, exclusive, no preemption); a job
-runs for exactly its processing time. Events (submissions, completions) sit on a heap
+Casanova, Stillwell, Vivien (2011), Sec. 5.2. Batch schedulers give a job the processor
+cores it asks for, exclusively, for its whole run (no preemption): ``tasks * cpu * cores``
+cores (a multi-threaded task fills its node, a sequential one takes one core; for the
+HPC2N conversion this is the trace's processor count). A job runs for exactly its
+processing time. Events (submissions, completions) sit on a heap
 ordered by ``(time, kind, sequence)`` so ties break deterministically: completions
 before submissions at the same instant.
 """
@@ -95,10 +97,21 @@ def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> 
     ``u(t)`` those of running jobs. Both are step functions of the event times.
     """
     need = workload.cpu * workload.tasks
-    times = np.unique(np.concatenate([workload.submit, start, end]))
-    mid = 0.5 * (times[:-1] + times[1:])
-    demand = ((workload.submit[None, :] <= mid[:, None]) & (end[None, :] > mid[:, None])) @ need
-    used = ((start[None, :] <= mid[:, None]) & (end[None, :] > mid[:, None])) @ need
+    # step functions as sorted change points (a sweep line: O(n log n))
+    t_demand = np.concatenate([workload.submit, end])
+    d_demand = np.concatenate([need, -need])
+    t_used = np.concatenate([start, end])
+    d_used = np.concatenate([need, -need])
+    times = np.unique(np.concatenate([t_demand, t_used]))
+
+    def level(at: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        order = np.argsort(at, kind="stable")
+        steps = np.cumsum(delta[order])
+        idx = np.searchsorted(at[order], times[:-1], side="right") - 1
+        return np.where(idx >= 0, steps[np.maximum(idx, 0)], 0.0)
+
+    demand = level(t_demand, d_demand)
+    used = level(t_used, d_used)
     gap = np.minimum(workload.platform.nodes, demand) - used
     return float((gap * np.diff(times)).sum())
 
@@ -140,13 +153,14 @@ def simulate_batch(
     """
     if algorithm not in ("fcfs", "easy"):
         raise InvalidInputError(f"algorithm must be 'fcfs' or 'easy'; got {algorithm!r}")
-    nodes = workload.platform.nodes
-    too_big = np.flatnonzero(workload.tasks > nodes)
+    cores = workload.platform.nodes * workload.platform.cores
+    width = np.maximum(1, np.rint(workload.tasks * workload.cpu * workload.platform.cores))
+    width = width.astype(np.int64)
+    too_big = np.flatnonzero(width > cores)
     if too_big.size:
         k = int(too_big[0])
         raise InvalidInputError(
-            f"job {int(workload.ids[k])} needs {int(workload.tasks[k])} "
-            f"nodes; the platform has {nodes}"
+            f"job {int(workload.ids[k])} needs {int(width[k])} cores; the platform has {cores}"
         )
     started = time.perf_counter()
     n = workload.n_jobs
@@ -160,7 +174,7 @@ def simulate_batch(
         (float(workload.submit[k]), _SUBMIT, k) for k in range(n)
     ]
     heapq.heapify(events)
-    free = nodes
+    free = cores
     queue: list[int] = []
     running: dict[int, float] = {}  # job -> expected end (scheduler's view)
 
@@ -168,7 +182,7 @@ def simulate_batch(
         nonlocal free
         start[k] = now
         end[k] = now + runtime[k]
-        free -= int(workload.tasks[k])
+        free -= int(width[k])
         running[k] = max(now + guess[k], now)
         heapq.heappush(events, (float(end[k]), _DONE, k))
 
@@ -177,37 +191,37 @@ def simulate_batch(
         while events and events[0][0] == now:
             _, kind, k = heapq.heappop(events)
             if kind == _DONE:
-                free += int(workload.tasks[k])
+                free += int(width[k])
                 del running[k]
             else:
                 queue.append(k)
         # first come, first served
-        while queue and workload.tasks[queue[0]] <= free:
+        while queue and width[queue[0]] <= free:
             launch(queue.pop(0), now)
         if algorithm == "fcfs" or not queue:
             continue
         # EASY: reserve for the head, backfill what does not delay it
         head = queue[0]
-        need = int(workload.tasks[head])
+        need = int(width[head])
         avail = free
         shadow = math.inf
         for k, expected in sorted(running.items(), key=lambda kv: (max(kv[1], now), kv[0])):
-            avail += int(workload.tasks[k])
+            avail += int(width[k])
             if avail >= need:
                 shadow = max(expected, now)
                 break
         extra = avail - need
         for k in list(queue[1:]):
-            width = int(workload.tasks[k])
-            if width > free:
+            size = int(width[k])
+            if size > free:
                 continue
             if now + guess[k] <= shadow:
                 queue.remove(k)
                 launch(k, now)
-            elif width <= extra:
+            elif size <= extra:
                 queue.remove(k)
                 launch(k, now)
-                extra -= width
+                extra -= size
     stretch = bounded_stretch(workload.submit, end, runtime)
     under = underutilization(workload, start, end)
     total = float(workload.work().sum())

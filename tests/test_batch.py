@@ -84,7 +84,7 @@ def test_batch_schedules_are_valid(w, algorithm, est):
 
 
 def test_job_wider_than_the_platform_is_refused():
-    with pytest.raises(InvalidInputError, match="needs 3 nodes; the platform has 2"):
+    with pytest.raises(InvalidInputError, match="needs 3 cores; the platform has 2"):
         simulate_batch(W(2, [0], [10], [3]))
     with pytest.raises(InvalidInputError, match="algorithm must be"):
         simulate_batch(W(2, [0], [10], [1]), algorithm="sjf")
@@ -111,3 +111,17 @@ def test_simulate_cli(tmp_path, capsys):
     assert len(rows) == 80 and {"id", "submit", "start", "end", "stretch"} <= rows[0].keys()
     assert main(["simulate", str(path), "--algorithm", "GreedyPM */per"]) == 2
     assert "FCFS" in capsys.readouterr().err
+
+
+@settings(max_examples=40)
+@given(w=workloads())
+def test_underutilization_matches_a_direct_integration(w):
+    r = simulate_batch(w, algorithm="easy")
+    need = w.cpu * w.tasks
+    times = np.unique(np.concatenate([w.submit, r.start, r.end]))
+    mid = (times[:-1] + times[1:]) / 2
+    alive = (w.submit[None, :] <= mid[:, None]) & (r.end[None, :] > mid[:, None])
+    running = (r.start[None, :] <= mid[:, None]) & (r.end[None, :] > mid[:, None])
+    direct = ((np.minimum(w.platform.nodes, alive @ need) - running @ need)
+              * np.diff(times)).sum()
+    assert r.underutilization == pytest.approx(direct, rel=1e-9, abs=1e-6)
