@@ -41,7 +41,9 @@ def main() -> None:
         f"progressive filling, 1000 finite users: {time.perf_counter() - start:.2f} s ({r.message})"
     )
     servers = google_servers(2000, seed=3)
-    inst = _inst(servers, random_users(60, seed=4, max_share=0.02, tasks=(1500, 2500)))
+    inst = _inst(
+        servers, random_users(60, seed=4, min_share=0.004, max_share=0.008, tasks=(1500, 2500))
+    )
     best_fit(_inst(servers[:1], random_users(1, seed=0)))  # load the compiled loop
     start = time.perf_counter()
     r = best_fit(inst)

@@ -277,17 +277,20 @@ def random_users(
     *,
     seed: int | np.random.Generator | None = None,
     max_share: float = 0.05,
+    min_share: float = 0.01,
     tasks: tuple[int, int] | None = (10, 1000),
     weights: tuple[float, float] = (1.0, 1.0),
 ) -> list[dict[str, Any]]:
     """Random users with (cpu, memory) demands in server units, weights and task counts.
 
-    Demands are drawn log-uniformly between 1 % and ``max_share`` of the largest server
+    Demands are drawn log-uniformly between ``min_share`` and ``max_share`` of the largest server
     per resource (CPU- and memory-heavy users alike); weights uniformly in ``weights``;
     task counts log-uniformly in ``tasks`` (None: unbounded).
     """
     rng = as_generator(seed)
-    demand = np.exp(rng.uniform(np.log(0.01), np.log(max_share), (n, 2)))
+    if not 0 < min_share <= max_share:
+        raise InvalidInputError(f"need 0 < min_share <= max_share; got {min_share}, {max_share}")
+    demand = np.exp(rng.uniform(np.log(min_share), np.log(max_share), (n, 2)))
     w = rng.uniform(*weights, n)
     out = []
     for i in range(n):
