@@ -50,7 +50,8 @@ def users_from_task_events(paths: Iterable[str | Path], *, min_tasks: int = 1) -
     >>> path = os.path.join(tempfile.mkdtemp(), "part-00000.csv")
     >>> rows = ["0,,1,0,,0,alice,0,0,0.1,0.2,0,0", "1000000,,1,0,7,1,alice,0,0,0.1,0.2,0,0",
     ...         "61000000,,1,0,7,4,alice,0,0,0.1,0.2,0,0"]
-    >>> _ = open(path, "w").write("\\n".join(rows) + "\\n")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("\\n".join(rows) + "\\n")
     >>> u = users_from_task_events([path])[0]
     >>> u.name, u.demand, u.tasks, u.duration
     ('alice', (0.1, 0.2), 1, 60.0)
