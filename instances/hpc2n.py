@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.instances.swf import SWFTrace
+from allockit.instances.swf import SWFTrace, jobs_to_workload
 from allockit.instances.workload import Platform, Workload
 
 __all__ = ["WEEK", "hpc2n_workload", "split_weeks"]
@@ -44,25 +44,8 @@ def hpc2n_workload(trace: SWFTrace, *, nodes: int = 120) -> Workload:
     tasks = np.where(threaded, procs // 2, procs)
     cpu = np.where(threaded, 1.0, 0.5)
     mem = np.minimum(1.0, np.where(threaded, 2 * per_proc, per_proc))
-    requested = trace.column("time_req")
-    submit = trace.column("submit")
-    order = np.argsort(submit[keep], kind="stable")
-
-    def pick(values: np.ndarray) -> np.ndarray:
-        return values[keep][order]
-
-    return Workload(
-        platform=Platform(nodes=nodes, cores=2, node_memory=_NODE_MEMORY),
-        ids=pick(trace.column("job").astype(np.int64)),
-        submit=pick(submit),
-        runtime=pick(run),
-        tasks=pick(tasks),
-        cpu=pick(cpu),
-        mem=pick(mem),
-        requested_time=pick(np.where(requested > 0, requested, np.nan)),
-        user=pick(trace.column("user").astype(np.int64)),
-        queue=pick(trace.column("queue").astype(np.int64)),
-    )
+    platform = Platform(nodes=nodes, cores=2, node_memory=_NODE_MEMORY)
+    return jobs_to_workload(trace, keep, platform, tasks=tasks, cpu=cpu, mem=mem)
 
 
 def split_weeks(workload: Workload, *, length: float = WEEK) -> list[Workload]:

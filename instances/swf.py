@@ -27,6 +27,7 @@ from allockit.instances.workload import Platform, Workload
 __all__ = [
     "SWF_FIELDS",
     "SWFTrace",
+    "jobs_to_workload",
     "read_swf",
     "swf_lines",
     "swf_to_workload",
@@ -319,18 +320,35 @@ def swf_to_workload(
         for k, job_id in enumerate(ids):
             if int(job_id) in extras:
                 tasks[k], cpu[k], mem[k] = extras[int(job_id)]
+    return jobs_to_workload(trace, keep, platform, tasks=tasks, cpu=cpu, mem=mem)
+
+
+def jobs_to_workload(
+    trace: SWFTrace,
+    keep: np.ndarray,
+    platform: Platform,
+    *,
+    tasks: np.ndarray,
+    cpu: np.ndarray,
+    mem: np.ndarray,
+) -> Workload:
+    """The kept records of ``trace`` as a Workload, sorted by submit time.
+
+    ``tasks``, ``cpu`` and ``mem`` are given per record; the submit, run and requested
+    times, ids, users and queues come from the trace (requested time -1 becomes NaN).
+    """
     requested = trace.column("time_req")
     submit = trace.column("submit")
     order = np.argsort(submit[keep], kind="stable")
 
     def pick(values: np.ndarray) -> np.ndarray:
-        return values[keep][order]
+        return np.asarray(values)[keep][order]
 
     return Workload(
         platform=platform,
-        ids=pick(ids),
+        ids=pick(trace.column("job").astype(np.int64)),
         submit=pick(submit),
-        runtime=pick(run),
+        runtime=pick(trace.column("run")),
         tasks=pick(tasks),
         cpu=pick(cpu),
         mem=pick(mem),
