@@ -13,6 +13,7 @@ __all__ = [
     "counts_to_task_hosts",
     "empty_result",
     "host_loads",
+    "max_sum_yields",
     "migration_cost",
     "min_yield_of",
     "placement_violation",
@@ -139,21 +140,35 @@ def _greedy_single_host(instance: VCInstance, counts: np.ndarray, floor: float) 
 
 
 def _lp_multi_host(instance: VCInstance, counts: np.ndarray, floor: float) -> np.ndarray:
+    return max_sum_yields(counts * instance.cpu[:, None], floor)
+
+
+def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
+    """``max sum_i y_i`` s.t. ``floor <= y_i <= 1`` and ``sum_i coeff[i, j] y_i <= 1``.
+
+    ``coeff[i, j]`` is the CPU job ``i`` uses on host ``j`` at yield 1. Solved with
+    HiGHS's low-level API (no model-building layer: it runs inside event loops).
+
+    Examples
+    --------
+    >>> max_sum_yields(np.array([[0.4], [0.8]]), 0.5).round(4).tolist()
+    [1.0, 0.75]
+    """
     import highspy
 
-    n_jobs = instance.n_jobs
-    coeff = counts * instance.cpu[:, None]  # (jobs, hosts)
+    coeff = np.asarray(coeff, dtype=float)
+    n_jobs, n_hosts = coeff.shape
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     lp = highspy.HighsLp()
     lp.num_col_ = n_jobs
-    lp.num_row_ = instance.hosts
+    lp.num_row_ = n_hosts
     lp.col_cost_ = np.ones(n_jobs)
     lp.col_lower_ = np.full(n_jobs, floor)
     lp.col_upper_ = np.ones(n_jobs)
-    lp.row_lower_ = np.full(instance.hosts, -highspy.kHighsInf)
-    lp.row_upper_ = np.ones(instance.hosts)
+    lp.row_lower_ = np.full(n_hosts, -highspy.kHighsInf)
+    lp.row_upper_ = np.ones(n_hosts)
     lp.sense_ = highspy.ObjSense.kMaximize
     csc = coeff.astype(float)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise

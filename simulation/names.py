@@ -1,0 +1,128 @@
+"""Parse DFRS algorithm names in the paper's scheme (Casanova et al. 2011, Table 1).
+
+``ON_SUBMIT[ *][/per|/stretch-per][/opt=min|/opt=avg][/minft=X|/minvt=X]`` where
+ON_SUBMIT is Greedy, GreedyP, GreedyPM or MCB8 (or empty for the purely periodic
+``/per`` and ``/stretch-per``); ``*`` also schedules on job completion (Greedy after a
+Greedy family submission policy, MCB8 after MCB8). FCFS and EASY name the batch
+baselines. Unknown names are refused with the list of valid parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from allockit.errors import InvalidInputError
+
+__all__ = ["ON_SUBMIT", "AlgorithmName", "parse_algorithm"]
+
+ON_SUBMIT = ("Greedy", "GreedyP", "GreedyPM", "MCB8")
+_BATCH = ("FCFS", "EASY")
+_VALID = (
+    "FCFS | EASY | ON_SUBMIT[ *][/per | /stretch-per][/opt=min | /opt=avg]"
+    "[/minft=SECONDS | /minvt=SECONDS] with ON_SUBMIT in " + ", ".join(ON_SUBMIT)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AlgorithmName:
+    """A parsed algorithm name; ``str()`` gives back its canonical spelling."""
+
+    on_submit: str | None
+    on_completion: bool = False
+    periodic: str | None = None  # "mcb8" or "mcb8-stretch"
+    opt: str = "min"
+    minft: float | None = None
+    minvt: float | None = None
+    batch: str | None = None
+
+    def __str__(self) -> str:
+        if self.batch:
+            return self.batch
+        text = self.on_submit or ""
+        if self.on_completion:
+            text += " *"
+        if self.periodic:
+            text += "/per" if self.periodic == "mcb8" else "/stretch-per"
+        text += f"/opt={self.opt}"
+        if self.minft is not None:
+            text += f"/minft={self.minft:g}"
+        if self.minvt is not None:
+            text += f"/minvt={self.minvt:g}"
+        return text
+
+    @property
+    def on_completion_policy(self) -> str | None:
+        """What runs on a job completion: Greedy, MCB8 or nothing."""
+        if not self.on_completion:
+            return None
+        return "MCB8" if self.on_submit == "MCB8" else "Greedy"
+
+
+def _bad(name: str, why: str) -> InvalidInputError:
+    return InvalidInputError(f"algorithm {name!r}: {why}; valid names: {_VALID}")
+
+
+def parse_algorithm(name: str) -> AlgorithmName:
+    """Parse ``name``; raise ``InvalidInputError`` listing the valid parts otherwise.
+
+    Examples
+    --------
+    >>> a = parse_algorithm("GreedyPM */per/opt=min/minvt=600")
+    >>> a.on_submit, a.on_completion, a.periodic, a.opt, a.minvt, str(a)
+    ('GreedyPM', True, 'mcb8', 'min', 600.0, 'GreedyPM */per/opt=min/minvt=600')
+    >>> str(parse_algorithm("/stretch-per"))
+    '/stretch-per/opt=min'
+    >>> parse_algorithm("Greedy/weekly")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: algorithm 'Greedy/weekly': unknown part 'weekly'; ...
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise _bad(str(name), "empty name")
+    text = name.strip()
+    if text.upper() in _BATCH:
+        return AlgorithmName(on_submit=None, batch=text.upper())
+    head, *parts = text.split("/")
+    head = head.strip()
+    star = head.endswith("*")
+    head = head.rstrip("*").strip()
+    if head and head not in ON_SUBMIT:
+        raise _bad(name, f"unknown submission policy {head!r}")
+    periodic, opt, minft, minvt = None, "min", None, None
+    for raw in parts:
+        part = raw.strip()
+        if part in ("per", "stretch-per"):
+            if periodic:
+                raise _bad(name, "two periodic parts")
+            periodic = "mcb8" if part == "per" else "mcb8-stretch"
+        elif part in ("opt=min", "opt=avg"):
+            opt = part[4:]
+        elif part.startswith(("minft=", "minvt=")):
+            try:
+                value = float(part.split("=", 1)[1])
+            except ValueError:
+                raise _bad(name, f"{part!r} needs a number of seconds") from None
+            if value < 0:
+                raise _bad(name, f"{part!r} must be >= 0")
+            if part.startswith("minft="):
+                minft = value
+            else:
+                minvt = value
+        else:
+            raise _bad(name, f"unknown part {part!r}")
+    if minft is not None and minvt is not None:
+        raise _bad(name, "minft and minvt are exclusive")
+    if not head and not periodic:
+        raise _bad(name, "no submission policy and no periodic part")
+    if not head and star:
+        raise _bad(name, "'*' needs a submission policy")
+    if periodic == "mcb8-stretch" and head:
+        raise _bad(name, "/stretch-per runs alone (Table 1)")
+    return AlgorithmName(
+        on_submit=head or None,
+        on_completion=star,
+        periodic=periodic,
+        opt=opt,
+        minft=minft,
+        minvt=minvt,
+    )

@@ -1,0 +1,99 @@
+"""Building blocks of the DFRS schedulers: CPU allocation (opt=min/avg) and the name parser."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.errors import InvalidInputError
+from allockit.results import SolveStatus
+from allockit.simulation.allocation import (
+    base_yield,
+    build_avg_yield_lp,
+    max_avg_yields,
+    max_min_yields,
+)
+from allockit.simulation.names import parse_algorithm
+from allockit.solver import solve_pyomo
+
+
+@st.composite
+def mappings(draw):
+    jobs, nodes = draw(st.integers(1, 6)), draw(st.integers(1, 4))
+    counts = np.array([[draw(st.integers(0, 2)) for _ in range(nodes)] for _ in range(jobs)])
+    for j in range(jobs):
+        if counts[j].sum() == 0:
+            counts[j, draw(st.integers(0, nodes - 1))] = 1
+    cpu = np.array([draw(st.sampled_from([0.25, 0.5, 0.75, 1.0])) for _ in range(jobs)])
+    return counts, cpu
+
+
+def _loads(counts, cpu, y):
+    return (counts * (cpu * y)[:, None]).sum(axis=0)
+
+
+@settings(max_examples=120)
+@given(m=mappings())
+def test_max_min_is_feasible_and_max_min_fair(m):
+    counts, cpu = m
+    y = max_min_yields(counts, cpu)
+    floor = base_yield(counts, cpu)
+    assert (y >= floor - 1e-9).all() and (y <= 1 + 1e-12).all()
+    load = _loads(counts, cpu, y)
+    assert (load <= 1 + 1e-9).all()
+    # every job below 1 has a saturated node where nobody has a larger yield
+    for j in np.flatnonzero(y < 1 - 1e-9):
+        nodes = np.flatnonzero(counts[j] > 0)
+        ok = [n for n in nodes if load[n] >= 1 - 1e-9
+              and y[counts[:, n] > 0].max() <= y[j] + 1e-9]
+        assert ok, f"job {j} could still grow"
+
+
+@settings(max_examples=60)
+@given(m=mappings())
+def test_max_avg_equals_the_pyomo_lp_and_beats_max_min(m):
+    counts, cpu = m
+    y = max_avg_yields(counts, cpu)
+    assert (_loads(counts, cpu, y) <= 1 + 1e-7).all()
+    assert (y >= base_yield(counts, cpu) - 1e-9).all()
+    report = solve_pyomo(build_avg_yield_lp(counts, cpu))
+    assert report.status is SolveStatus.OPTIMAL
+    assert y.sum() == pytest.approx(report.objective, abs=1e-6)
+    assert y.sum() >= max_min_yields(counts, cpu).sum() - 1e-7
+
+
+def test_allocation_input_checks():
+    with pytest.raises(InvalidInputError, match="one row per job"):
+        max_min_yields(np.ones((2, 2)), np.array([0.5]))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Greedy *", "GreedyP *", "GreedyPM *", "Greedy/per", "GreedyP/per", "GreedyPM/per",
+     "Greedy */per", "GreedyP */per", "GreedyPM */per", "MCB8 *", "MCB8/per", "MCB8 */per",
+     "/per", "/stretch-per"],
+)
+def test_every_table1_name_parses_and_round_trips(name):
+    parsed = parse_algorithm(name)
+    assert parse_algorithm(str(parsed)) == parsed
+    assert parse_algorithm(name + "/opt=avg/minft=300").opt == "avg"
+
+
+def test_name_details():
+    a = parse_algorithm("GreedyP */per/opt=avg/minvt=600")
+    assert (a.on_submit, a.on_completion_policy, a.periodic, a.opt, a.minvt) == (
+        "GreedyP", "Greedy", "mcb8", "avg", 600.0)
+    assert parse_algorithm("MCB8 *").on_completion_policy == "MCB8"
+    assert parse_algorithm("easy").batch == "EASY"
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [("Greedy/weekly", "unknown part 'weekly'"), ("Fast *", "unknown submission policy"),
+     ("Greedy/minft=300/minvt=600", "exclusive"), ("Greedy/minft=abc", "number of seconds"),
+     ("MCB8/stretch-per", "runs alone"), ("", "empty name"), ("*/per", "needs a submission")],
+)
+def test_bad_names_list_the_valid_parts(name, match):
+    with pytest.raises(InvalidInputError, match=match) as exc:
+        parse_algorithm(name)
+    assert "GreedyPM" in str(exc.value) and "opt=avg" in str(exc.value)
