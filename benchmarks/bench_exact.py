@@ -28,15 +28,13 @@ def _instances(name: str, seed: int):
     if name == "small":
         yield from iter_vcsched_set("small", seed=seed)
         return
-    wanted, k = {}, 0
+    combos = [(a, b) for a in COVS for b in COVS]
+    wanted: set[tuple[str, str]] = set()
     for stem, inst in iter_vcsched_set("large", seed=seed):
-        jobs, slack = stem.split("-")[1], stem.split("-")[2]
-        key = (jobs, slack)
-        combo = [(a, b) for a in COVS for b in COVS][len(wanted) % 4]
-        tag = f"cc{combo[0]}-cm{combo[1]}-r0"
-        if key not in wanted and stem.endswith(tag):
-            wanted[key] = True
-            k += 1
+        key = tuple(stem.split("-")[1:3])
+        cc, cm = combos[len(wanted) % 4]
+        if key not in wanted and stem.endswith(f"cc{cc}-cm{cm}-r0"):
+            wanted.add(key)
             yield stem, inst
 
 

@@ -96,6 +96,27 @@ def greedy_backtrack_kernel(
 
 
 @njit(cache=True)
+def _take_first_fit(
+    items: np.ndarray,
+    used: np.ndarray,
+    start: int,
+    cpu_req: np.ndarray,
+    mem: np.ndarray,
+    free_cpu: float,
+    free_mem: float,
+) -> tuple[int, int]:
+    """Take the first unused task of ``items`` that fits; return (task or -1, new start)."""
+    while start < items.shape[0] and used[start]:
+        start += 1
+    for k in range(start, items.shape[0]):
+        t = items[k]
+        if not used[k] and cpu_req[t] <= free_cpu + MEM_EPS and mem[t] <= free_mem + MEM_EPS:
+            used[k] = True
+            return t, start
+    return -1, start
+
+
+@njit(cache=True)
 def mcb_pack_kernel(
     cpu_req: np.ndarray,
     mem: np.ndarray,
@@ -122,35 +143,17 @@ def mcb_pack_kernel(
         free_cpu = 1.0
         free_mem = 1.0
         while left > 0:
+            memory_first = free_mem > free_cpu
             found = -1
             for attempt in range(2):
-                use_mem_list = (free_mem > free_cpu) == (attempt == 0)
-                if use_mem_list:
-                    while start_m < mem_list.shape[0] and used_m[start_m]:
-                        start_m += 1
-                    for k in range(start_m, mem_list.shape[0]):
-                        t = mem_list[k]
-                        if (
-                            not used_m[k]
-                            and cpu_req[t] <= free_cpu + MEM_EPS
-                            and mem[t] <= free_mem + MEM_EPS
-                        ):
-                            used_m[k] = True
-                            found = t
-                            break
+                if memory_first == (attempt == 0):
+                    found, start_m = _take_first_fit(
+                        mem_list, used_m, start_m, cpu_req, mem, free_cpu, free_mem
+                    )
                 else:
-                    while start_c < cpu_list.shape[0] and used_c[start_c]:
-                        start_c += 1
-                    for k in range(start_c, cpu_list.shape[0]):
-                        t = cpu_list[k]
-                        if (
-                            not used_c[k]
-                            and cpu_req[t] <= free_cpu + MEM_EPS
-                            and mem[t] <= free_mem + MEM_EPS
-                        ):
-                            used_c[k] = True
-                            found = t
-                            break
+                    found, start_c = _take_first_fit(
+                        cpu_list, used_c, start_c, cpu_req, mem, free_cpu, free_mem
+                    )
                 if found >= 0:
                     break
             if found < 0:

@@ -119,7 +119,7 @@ def average_yield_phase(
     floor = float(min(1.0, max(0.0, min_yield)))
     if ((counts > 0).sum(axis=1) == 1).all():
         return _greedy_single_host(instance, counts, floor)
-    return _lp_multi_host(instance, counts, floor)
+    return max_sum_yields(counts * instance.cpu[:, None], floor)
 
 
 def _greedy_single_host(instance: VCInstance, counts: np.ndarray, floor: float) -> np.ndarray:
@@ -137,10 +137,6 @@ def _greedy_single_host(instance: VCInstance, counts: np.ndarray, floor: float) 
     yields = np.empty(instance.n_jobs)
     yields[order] = floor + granted / cost[order]
     return np.minimum(yields, 1.0)
-
-
-def _lp_multi_host(instance: VCInstance, counts: np.ndarray, floor: float) -> np.ndarray:
-    return max_sum_yields(counts * instance.cpu[:, None], floor)
 
 
 def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:

@@ -250,7 +250,7 @@ def google_server_mix() -> np.ndarray:
 
 def google_servers(
     n: int | None = None, *, seed: int | np.random.Generator | None = None
-) -> dict[str, Any]:
+) -> list[dict[str, Any]]:
     """Servers drawn from the Google mix, as the ``servers`` list of an instance.
 
     ``n=None`` gives the whole pool (12,583 servers in 10 classes); otherwise ``n`` servers

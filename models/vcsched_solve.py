@@ -317,8 +317,7 @@ def solve_cpsat_form(
             counts = np.array([[up_solver.value(v) for v in row] for row in up.n])
             task_hosts = counts_to_task_hosts(instance, counts)
             message += "used the rounded-up (restricted) model"
-            if status is SolveStatus.OPTIMAL:
-                status = SolveStatus.OPTIMAL  # confirmed or downgraded by the gap check
+            # an OPTIMAL status stands only if _finish's exact gap check confirms it
         else:
             status = (
                 up_report.status

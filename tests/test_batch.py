@@ -13,9 +13,15 @@ from allockit.simulation.batch import simulate_batch
 
 def W(nodes, submit, runtime, tasks, requested=None):
     n = len(submit)
-    return Workload.from_jobs(Platform(nodes=nodes), submit=submit, runtime=runtime,
-                              tasks=tasks, cpu=[1.0] * n, mem=[0.1] * n,
-                              requested_time=requested)
+    return Workload.from_jobs(
+        Platform(nodes=nodes),
+        submit=submit,
+        runtime=runtime,
+        tasks=tasks,
+        cpu=[1.0] * n,
+        mem=[0.1] * n,
+        requested_time=requested,
+    )
 
 
 def test_fcfs_worked_example():
@@ -96,15 +102,26 @@ def test_simulate_cli(tmp_path, capsys):
 
     from allockit.cli import main
 
-    assert main(["workload", "lublin", "--jobs", "80", "--nodes", "16", "--seed", "2",
-                 "--load", "0.8"]) == 0
+    assert (
+        main(
+            ["workload", "lublin", "--jobs", "80", "--nodes", "16", "--seed", "2", "--load", "0.8"]
+        )
+        == 0
+    )
     path = tmp_path / "w.swf"
     path.write_text(capsys.readouterr().out)
     out_csv = tmp_path / "jobs.csv"
     assert main(["simulate", str(path), "--algorithm", "EASY", "--jobs-csv", str(out_csv)]) == 0
     summary = json.loads(capsys.readouterr().out)
-    for key in ("max_stretch", "mean_stretch", "underutilization", "preemptions",
-                "migrations", "makespan", "seconds"):
+    for key in (
+        "max_stretch",
+        "mean_stretch",
+        "underutilization",
+        "preemptions",
+        "migrations",
+        "makespan",
+        "seconds",
+    ):
         assert key in summary
     with open(out_csv) as fh:
         rows = list(csv.DictReader(fh))
@@ -122,6 +139,5 @@ def test_underutilization_matches_a_direct_integration(w):
     mid = (times[:-1] + times[1:]) / 2
     alive = (w.submit[None, :] <= mid[:, None]) & (r.end[None, :] > mid[:, None])
     running = (r.start[None, :] <= mid[:, None]) & (r.end[None, :] > mid[:, None])
-    direct = ((np.minimum(w.platform.nodes, alive @ need) - running @ need)
-              * np.diff(times)).sum()
+    direct = ((np.minimum(w.platform.nodes, alive @ need) - running @ need) * np.diff(times)).sum()
     assert r.underutilization == pytest.approx(direct, rel=1e-9, abs=1e-6)

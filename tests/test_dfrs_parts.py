@@ -44,8 +44,7 @@ def test_max_min_is_feasible_and_max_min_fair(m):
     # every job below 1 has a saturated node where nobody has a larger yield
     for j in np.flatnonzero(y < 1 - 1e-9):
         nodes = np.flatnonzero(counts[j] > 0)
-        ok = [n for n in nodes if load[n] >= 1 - 1e-9
-              and y[counts[:, n] > 0].max() <= y[j] + 1e-9]
+        ok = [n for n in nodes if load[n] >= 1 - 1e-9 and y[counts[:, n] > 0].max() <= y[j] + 1e-9]
         assert ok, f"job {j} could still grow"
 
 
@@ -69,9 +68,22 @@ def test_allocation_input_checks():
 
 @pytest.mark.parametrize(
     "name",
-    ["Greedy *", "GreedyP *", "GreedyPM *", "Greedy/per", "GreedyP/per", "GreedyPM/per",
-     "Greedy */per", "GreedyP */per", "GreedyPM */per", "MCB8 *", "MCB8/per", "MCB8 */per",
-     "/per", "/stretch-per"],
+    [
+        "Greedy *",
+        "GreedyP *",
+        "GreedyPM *",
+        "Greedy/per",
+        "GreedyP/per",
+        "GreedyPM/per",
+        "Greedy */per",
+        "GreedyP */per",
+        "GreedyPM */per",
+        "MCB8 *",
+        "MCB8/per",
+        "MCB8 */per",
+        "/per",
+        "/stretch-per",
+    ],
 )
 def test_every_table1_name_parses_and_round_trips(name):
     parsed = parse_algorithm(name)
@@ -82,16 +94,27 @@ def test_every_table1_name_parses_and_round_trips(name):
 def test_name_details():
     a = parse_algorithm("GreedyP */per/opt=avg/minvt=600")
     assert (a.on_submit, a.on_completion_policy, a.periodic, a.opt, a.minvt) == (
-        "GreedyP", "Greedy", "mcb8", "avg", 600.0)
+        "GreedyP",
+        "Greedy",
+        "mcb8",
+        "avg",
+        600.0,
+    )
     assert parse_algorithm("MCB8 *").on_completion_policy == "MCB8"
     assert parse_algorithm("easy").batch == "EASY"
 
 
 @pytest.mark.parametrize(
     ("name", "match"),
-    [("Greedy/weekly", "unknown part 'weekly'"), ("Fast *", "unknown submission policy"),
-     ("Greedy/minft=300/minvt=600", "exclusive"), ("Greedy/minft=abc", "number of seconds"),
-     ("MCB8/stretch-per", "runs alone"), ("", "empty name"), ("*/per", "needs a submission")],
+    [
+        ("Greedy/weekly", "unknown part 'weekly'"),
+        ("Fast *", "unknown submission policy"),
+        ("Greedy/minft=300/minvt=600", "exclusive"),
+        ("Greedy/minft=abc", "number of seconds"),
+        ("MCB8/stretch-per", "runs alone"),
+        ("", "empty name"),
+        ("*/per", "needs a submission"),
+    ],
 )
 def test_bad_names_list_the_valid_parts(name, match):
     with pytest.raises(InvalidInputError, match=match) as exc:

@@ -105,13 +105,6 @@ class VCResult:
             SolveStatus.TIME_LIMIT,
         )
 
-    def job_hosts(self, i: int) -> list[int] | None:
-        """Hosts of the tasks of job ``i`` (None when there is no placement)."""
-        if self.task_hosts is None:
-            return None
-        start = int(self.tasks[:i].sum())
-        return [int(h) for h in self.task_hosts[start : start + int(self.tasks[i])]]
-
     def to_dict(self) -> dict[str, Any]:
         """The JSON object printed by ``allockit solve`` (a stable contract)."""
         jobs = []

@@ -6,7 +6,6 @@ import json
 import socket
 import sqlite3
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -131,11 +130,6 @@ class ResultStore:
             values,
         )
         self._db.commit()
-
-    def write_many(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Write several rows (each committed)."""
-        for row in rows:
-            self.write(row)
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
