@@ -2,7 +2,8 @@
 
     python benchmarks/bench_workloads.py [--traces ../shared/data/traces] [--seeds 3]
 
-Prints the time to read (and convert) the full HPC2N trace, then for synthetic DFRS
+Prints the time to read (and convert) the full HPC2N trace and to run FCFS and EASY over
+it, then for synthetic DFRS
 workloads of 1,000 jobs on 128 nodes at loads 0.3/0.7/0.9: the bound from the exact
 breakpoint method and from bisection (relative tolerance 1e-4), their times and LP counts.
 """
@@ -35,6 +36,15 @@ def main() -> None:
         f"HPC2N: {trace.n_jobs} jobs read in {read_s:.2f} s; converted and split into "
         f"{len(weeks)} weeks in {total:.2f} s in all"
     )
+    from allockit.simulation.batch import simulate_batch
+
+    workload = hpc2n_workload(trace)
+    for algorithm in ("fcfs", "easy"):
+        r = simulate_batch(workload, algorithm=algorithm)
+        print(
+            f"{algorithm.upper()} over the whole HPC2N trace: {r.seconds:.2f} s "
+            f"(max stretch {r.max_stretch:.1f}, mean {r.mean_stretch:.2f})"
+        )
     print(
         f"{'load':>5} {'seed':>4} {'exact':>10} {'s':>7} {'LPs':>4} {'bisection':>10} "
         f"{'s':>7} {'LPs':>4}"

@@ -16,31 +16,23 @@ from tests.strategies import vc_instances
 EXACT = ["milp", "milp-paper", "cpsat"]
 
 
-@pytest.mark.parametrize("method", EXACT)
-@given(instance=vc_instances())
-def test_exact_method_matches_brute_force(method, instance):
+def _assert_matches_brute_force(instance, result, where=""):
     expected, _ = brute_force(instance)
-    result = solve(instance, method)
     check_vc_result(instance, result)
     if expected is None:
-        assert result.status is SolveStatus.INFEASIBLE, result.message
+        assert result.status is SolveStatus.INFEASIBLE, (where, result.message)
     else:
-        assert result.status is SolveStatus.OPTIMAL, result.message
-        assert result.min_yield == pytest.approx(expected, abs=1e-6)
-        assert result.bound == pytest.approx(expected, abs=1e-6)
+        assert result.status is SolveStatus.OPTIMAL, (where, result.message)
+        assert result.min_yield == pytest.approx(expected, abs=1e-6), where
+        assert result.bound == pytest.approx(expected, abs=1e-6), where
 
 
+@pytest.mark.parametrize("grid", [True, False], ids=["grid-data", "float-data"])
 @pytest.mark.parametrize("method", EXACT)
-@given(instance=vc_instances(grid=False))
-def test_exact_method_matches_brute_force_on_float_data(method, instance):
-    expected, _ = brute_force(instance)
-    result = solve(instance, method)
-    check_vc_result(instance, result)
-    if expected is None:
-        assert result.status is SolveStatus.INFEASIBLE, result.message
-    else:
-        assert result.status is SolveStatus.OPTIMAL, result.message
-        assert result.min_yield == pytest.approx(expected, abs=1e-6)
+@given(data=st.data())
+def test_exact_method_matches_brute_force(method, grid, data):
+    instance = data.draw(vc_instances(grid=grid))
+    _assert_matches_brute_force(instance, solve(instance, method))
 
 
 def _small_set_sample():
@@ -56,14 +48,7 @@ def _small_set_sample():
 @pytest.mark.parametrize("method", EXACT)
 def test_exact_methods_on_the_papers_small_set_sample(method):
     for stem, instance in _small_set_sample():
-        expected, _ = brute_force(instance)
-        result = solve(instance, method)
-        check_vc_result(instance, result)
-        if expected is None:
-            assert result.status is SolveStatus.INFEASIBLE, stem
-        else:
-            assert result.status is SolveStatus.OPTIMAL, stem
-            assert result.min_yield == pytest.approx(expected, abs=1e-6), stem
+        _assert_matches_brute_force(instance, solve(instance, method), stem)
 
 
 @given(instance=vc_instances())
