@@ -10,17 +10,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["greedy_backtrack_kernel", "greedy_kernel", "mcb_pack_kernel"]
+__all__ = [
+    "drfh_tasks_kernel",
+    "greedy_backtrack_kernel",
+    "greedy_fill_kernel",
+    "greedy_kernel",
+    "mcb_fill_kernel",
+    "mcb_pack_kernel",
+]
 
 MEM_EPS = 1e-12
 
 
 @njit(cache=True)
-def greedy_kernel(cpu: np.ndarray, mem: np.ndarray, hosts: int) -> np.ndarray:
-    """GR on tasks in the given order; ``out[t] = -1`` from the first task that fails."""
+def greedy_fill_kernel(
+    cpu: np.ndarray, mem: np.ndarray, load: np.ndarray, free: np.ndarray
+) -> np.ndarray:
+    """GR from a given node state: each task in turn goes to the least-loaded node with
+    room for its memory (lowest index on ties). ``load`` (CPU) and ``free`` (memory) are
+    updated in place; ``out[t] = -1`` from the first task that fails."""
     n = cpu.shape[0]
-    load = np.zeros(hosts)
-    free = np.ones(hosts)
+    hosts = load.shape[0]
     out = np.full(n, -1, dtype=np.int64)
     for t in range(n):
         best = -1
@@ -33,6 +43,13 @@ def greedy_kernel(cpu: np.ndarray, mem: np.ndarray, hosts: int) -> np.ndarray:
         load[best] += cpu[t]
         free[best] -= mem[t]
     return out
+
+
+@njit(cache=True)
+def greedy_kernel(cpu: np.ndarray, mem: np.ndarray, hosts: int) -> np.ndarray:
+    """GR on tasks in the given order on empty hosts; ``out[t] = -1`` from the first
+    task that fails."""
+    return greedy_fill_kernel(cpu, mem, np.zeros(hosts), np.ones(hosts))
 
 
 @njit(cache=True)
@@ -117,20 +134,23 @@ def _take_first_fit(
 
 
 @njit(cache=True)
-def mcb_pack_kernel(
+def mcb_fill_kernel(
     cpu_req: np.ndarray,
     mem: np.ndarray,
     cpu_list: np.ndarray,
     mem_list: np.ndarray,
-    hosts: int,
+    free_cpu0: np.ndarray,
+    free_mem0: np.ndarray,
 ) -> np.ndarray:
     """Multi-capacity packing for fixed CPU requirements (Leinberger et al.).
 
     ``cpu_list`` and ``mem_list`` are the task indices of the CPU-heavy and memory-heavy
-    lists, each in its sorted order. Hosts are filled one at a time: take the first
-    fitting task of the list that counters the host's imbalance (more free memory than
-    free CPU: the memory-heavy list), else of the other list; when nothing fits, open the
-    next host. Returns the placement, or all -1 when some task could not be placed.
+    lists, each in its sorted order. Hosts start with free CPU ``free_cpu0`` and memory
+    ``free_mem0`` (all ones for empty hosts) and are filled one at a time: take the
+    first fitting task of the list that counters the host's imbalance (more free memory
+    than free CPU: the memory-heavy list), else of the other list; when nothing fits,
+    open the next host. Returns the placement, or all -1 when some task could not be
+    placed.
     """
     n = cpu_req.shape[0]
     out = np.full(n, -1, dtype=np.int64)
@@ -139,9 +159,11 @@ def mcb_pack_kernel(
     start_c = 0
     start_m = 0
     left = n
-    for h in range(hosts):
-        free_cpu = 1.0
-        free_mem = 1.0
+    if left == 0:
+        return out
+    for h in range(free_cpu0.shape[0]):
+        free_cpu = free_cpu0[h]
+        free_mem = free_mem0[h]
         while left > 0:
             memory_first = free_mem > free_cpu
             found = -1
@@ -165,6 +187,18 @@ def mcb_pack_kernel(
         if left == 0:
             return out
     return np.full(n, -1, dtype=np.int64)
+
+
+@njit(cache=True)
+def mcb_pack_kernel(
+    cpu_req: np.ndarray,
+    mem: np.ndarray,
+    cpu_list: np.ndarray,
+    mem_list: np.ndarray,
+    hosts: int,
+) -> np.ndarray:
+    """``mcb_fill_kernel`` on ``hosts`` empty hosts."""
+    return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, np.ones(hosts), np.ones(hosts))
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ from allockit.heuristics.common import finish
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
 
-__all__ = ["MCB_VARIANTS", "mcb", "mcb_pack"]
+__all__ = ["MCB_VARIANTS", "mcb", "mcb_fill", "mcb_pack"]
 
 #: MCB1..MCB8 as (key, descending).
 MCB_VARIANTS = {
@@ -55,17 +55,51 @@ def mcb_pack(
     >>> mcb_pack(inst, 0.8).tolist(), mcb_pack(inst, 0.9)
     ([0, 0, 1], None)
     """
-    from allockit.heuristics._kernels import mcb_pack_kernel
-
     job = instance.task_job
-    cpu_req = np.ascontiguousarray(target * instance.cpu[job])
-    mem = np.ascontiguousarray(instance.mem[job])
+    ones = np.ones(instance.hosts)
+    return mcb_fill(
+        target * instance.cpu[job], instance.mem[job], ones, ones, key=key, descending=descending
+    )
+
+
+def mcb_fill(
+    cpu_req: np.ndarray,
+    mem: np.ndarray,
+    free_cpu: np.ndarray,
+    free_mem: np.ndarray,
+    *,
+    key: str = "max",
+    descending: bool = True,
+) -> np.ndarray | None:
+    """Pack tasks with CPU ``cpu_req[t]`` and memory ``mem[t]`` onto partly used hosts.
+
+    The packing step of ``mcb_pack`` for hosts that start with ``free_cpu`` /
+    ``free_mem`` instead of being empty (the online DFRS schedulers keep some tasks
+    where they are and pack the others around them). Returns a host per task, or None.
+
+    Examples
+    --------
+    >>> mcb_fill(np.array([0.5, 0.5]), np.array([0.2, 0.2]),
+    ...          np.array([0.5, 1.0]), np.array([1.0, 1.0])).tolist()
+    [0, 1]
+    """
+    from allockit.heuristics._kernels import mcb_fill_kernel
+
+    cpu_req = np.ascontiguousarray(cpu_req, dtype=float)
+    mem = np.ascontiguousarray(mem, dtype=float)
     keys = _sort_key(cpu_req, mem, key)
     cpu_heavy = cpu_req > mem
     order = np.argsort(-keys if descending else keys, kind="stable")
     cpu_list = order[cpu_heavy[order]].astype(np.int64)
     mem_list = order[~cpu_heavy[order]].astype(np.int64)
-    placed = mcb_pack_kernel(cpu_req, mem, cpu_list, mem_list, instance.hosts)
+    placed = mcb_fill_kernel(
+        cpu_req,
+        mem,
+        cpu_list,
+        mem_list,
+        np.ascontiguousarray(free_cpu, dtype=float),
+        np.ascontiguousarray(free_mem, dtype=float),
+    )
     return None if placed.size and placed[0] < 0 else placed
 
 

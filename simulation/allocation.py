@@ -20,7 +20,13 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["base_yield", "build_avg_yield_lp", "max_avg_yields", "max_min_yields"]
+__all__ = [
+    "base_yield",
+    "build_avg_yield_lp",
+    "max_avg_yields",
+    "max_min_affine",
+    "max_min_yields",
+]
 
 
 def _check(counts: np.ndarray, cpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,6 +101,66 @@ def max_avg_yields(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
 
     counts, cpu = _check(counts, cpu)
     return max_sum_yields(counts * cpu[:, None], base_yield(counts, cpu))
+
+
+def max_min_affine(
+    counts: np.ndarray, cpu: np.ndarray, a: np.ndarray, b: np.ndarray, *, tol: float = 1e-12
+) -> np.ndarray:
+    """Yields in [0, 1] making ``a_j + b_j y_j`` max-min fair (``/stretch-per/opt=max``).
+
+    MCB8-stretch estimates job ``j``'s stretch at the next scheduling event as
+    ``(ft_j + T) / (vt_j + y_j T)``; iteratively minimising the largest estimate is
+    iteratively maximising its inverse ``a_j + b_j y_j`` with ``a_j = vt_j / (ft_j + T)``
+    and ``b_j = T / (ft_j + T)``. Water-filling on the level ``s``: every unfrozen job gets
+    ``y_j(s) = clip((s - a_j) / b_j, 0, 1)``; ``s`` is raised (bisection to machine
+    precision: node loads are piecewise linear in ``s``) until a node saturates; the jobs
+    on it freeze; repeat. With ``a = 0, b = 1`` this is ``max_min_yields``.
+
+    Examples
+    --------
+    >>> # one node, two jobs of CPU 1; job 0 is ahead (a = 0.2), job 1 has no progress
+    >>> max_min_affine(np.array([[1], [1]]), np.array([1.0, 1.0]),
+    ...                np.array([0.2, 0.0]), np.array([0.5, 0.5])).round(4)
+    array([0.3, 0.7])
+    """
+    counts, cpu = _check(counts, cpu)
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any():
+        raise InvalidInputError("a and b need one entry per job and b > 0")
+    weight = counts * cpu[:, None]
+    yields = np.ones(cpu.size)
+    active = weight.sum(axis=1) > 0
+    yields[active] = 0.0
+
+    def usage(level: float) -> np.ndarray:
+        y = yields.copy()
+        y[active] = np.clip((level - a[active]) / b[active], 0.0, 1.0)
+        return (weight * y[:, None]).sum(axis=0)
+
+    while active.any():
+        top = float((a[active] + b[active]).max())
+        if (usage(top) <= 1.0 + tol).all():
+            yields[active] = np.clip((top - a[active]) / b[active], 0.0, 1.0)
+            break
+        lo, hi = float(a[active].min()), top
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if (usage(mid) <= 1.0 + tol).all():
+                lo = mid
+            else:
+                hi = mid
+        yields[active] = np.clip((lo - a[active]) / b[active], 0.0, 1.0)
+        used = (weight * yields[:, None]).sum(axis=0)
+        # nodes that cannot take more at a slightly higher level are saturated
+        saturated = (usage(hi) > 1.0 + tol) | (used >= 1.0 - 1e-9)
+        frozen = active & ((yields >= 1.0 - tol) | (weight[:, saturated] > 0).any(axis=1))
+        if not frozen.any():  # pragma: no cover - numerical safety
+            break
+        active &= ~frozen
+    return yields
 
 
 def build_avg_yield_lp(counts: np.ndarray, cpu: np.ndarray) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,13 @@ _DONE, _SUBMIT = 0, 1
 
 @dataclass(frozen=True, slots=True)
 class SimulationResult:
-    """Per-job start/end times and the summary metrics of a simulated schedule."""
+    """Per-job start/end times and the summary metrics of a simulated schedule.
+
+    ``start`` is the first time a job ran, ``end`` its completion. ``job_preemptions`` /
+    ``job_migrations`` count per job (None for batch schedules: zero), ``bytes_moved`` is
+    the memory image traffic they caused, and ``timeline`` has one row per event:
+    ``(time, allocated CPU, CPU demand)`` in node units.
+    """
 
     algorithm: str
     ids: np.ndarray
@@ -45,6 +51,11 @@ class SimulationResult:
     preemptions: int
     migrations: int
     seconds: float
+    job_preemptions: np.ndarray | None = None
+    job_migrations: np.ndarray | None = None
+    bytes_moved: float = 0.0
+    timeline: np.ndarray | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def max_stretch(self) -> float:
@@ -61,6 +72,27 @@ class SimulationResult:
         """Last completion minus first submission."""
         return float(self.end.max() - self.submit.min())
 
+    @property
+    def turnaround(self) -> np.ndarray:
+        """Completion minus submission, per job."""
+        return self.end - self.submit
+
+    def costs(self) -> dict[str, float]:
+        """Preemption and migration costs as in Table 3 of the paper.
+
+        Per hour of schedule (the makespan), per job, and the bandwidth their memory
+        images use in bytes per second.
+        """
+        hours = self.makespan / 3600.0 if self.makespan > 0 else math.inf
+        jobs = max(1, int(self.ids.size))
+        return {
+            "preemptions_per_hour": self.preemptions / hours,
+            "migrations_per_hour": self.migrations / hours,
+            "preemptions_per_job": self.preemptions / jobs,
+            "migrations_per_job": self.migrations / jobs,
+            "bandwidth_bytes_per_s": self.bytes_moved / (hours * 3600.0),
+        }
+
     def summary(self) -> dict[str, Any]:
         """The JSON summary printed by ``allockit simulate``."""
         return {
@@ -74,6 +106,7 @@ class SimulationResult:
             "migrations": self.migrations,
             "makespan": self.makespan,
             "seconds": self.seconds,
+            **self.costs(),
         }
 
 

@@ -1,10 +1,14 @@
 """Parse DFRS algorithm names in the paper's scheme (Casanova et al. 2011, Table 1).
 
-``ON_SUBMIT[ *][/per|/stretch-per][/opt=min|/opt=avg][/minft=X|/minvt=X]`` where
-ON_SUBMIT is Greedy, GreedyP, GreedyPM or MCB8 (or empty for the purely periodic
+``ON_SUBMIT[ *][/per|/stretch-per][/opt=min|/opt=avg|/opt=max][/minft=X|/minvt=X]``
+where ON_SUBMIT is Greedy, GreedyP, GreedyPM or MCB8 (or empty for the purely periodic
 ``/per`` and ``/stretch-per``); ``*`` also schedules on job completion (Greedy after a
-Greedy family submission policy, MCB8 after MCB8). FCFS and EASY name the batch
-baselines. Unknown names are refused with the list of valid parts.
+Greedy family submission policy, MCB8 after MCB8). Only Table 1's 14 combinations are
+accepted: a submission policy needs ``*`` or ``/per`` (otherwise a postponed job could
+wait forever), and ``/stretch-per`` runs alone. ``opt=max`` (iteratively minimise the
+maximum estimated stretch) belongs to ``/stretch-per`` and is its default; the other
+algorithms default to ``opt=min``. FCFS and EASY name the batch baselines. Unknown
+names are refused with the list of valid parts.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ __all__ = ["ON_SUBMIT", "AlgorithmName", "parse_algorithm"]
 ON_SUBMIT = ("Greedy", "GreedyP", "GreedyPM", "MCB8")
 _BATCH = ("FCFS", "EASY")
 _VALID = (
-    "FCFS | EASY | ON_SUBMIT[ *][/per | /stretch-per][/opt=min | /opt=avg]"
-    "[/minft=SECONDS | /minvt=SECONDS] with ON_SUBMIT in " + ", ".join(ON_SUBMIT)
+    "FCFS | EASY | ON_SUBMIT[ *][/per][/opt=min | /opt=avg][/minft=SECONDS | "
+    "/minvt=SECONDS] with ON_SUBMIT in " + ", ".join(ON_SUBMIT) + " and '*' or '/per' "
+    "present | /per[...] | /stretch-per[/opt=max][/minft=SECONDS | /minvt=SECONDS]"
 )
 
 
@@ -71,7 +76,7 @@ def parse_algorithm(name: str) -> AlgorithmName:
     >>> a.on_submit, a.on_completion, a.periodic, a.opt, a.minvt, str(a)
     ('GreedyPM', True, 'mcb8', 'min', 600.0, 'GreedyPM */per/opt=min/minvt=600')
     >>> str(parse_algorithm("/stretch-per"))
-    '/stretch-per/opt=min'
+    '/stretch-per/opt=max'
     >>> parse_algorithm("Greedy/weekly")
     Traceback (most recent call last):
     ...
@@ -88,14 +93,14 @@ def parse_algorithm(name: str) -> AlgorithmName:
     head = head.rstrip("*").strip()
     if head and head not in ON_SUBMIT:
         raise _bad(name, f"unknown submission policy {head!r}")
-    periodic, opt, minft, minvt = None, "min", None, None
+    periodic, opt, minft, minvt = None, None, None, None
     for raw in parts:
         part = raw.strip()
         if part in ("per", "stretch-per"):
             if periodic:
                 raise _bad(name, "two periodic parts")
             periodic = "mcb8" if part == "per" else "mcb8-stretch"
-        elif part in ("opt=min", "opt=avg"):
+        elif part in ("opt=min", "opt=avg", "opt=max"):
             opt = part[4:]
         elif part.startswith(("minft=", "minvt=")):
             try:
@@ -118,6 +123,23 @@ def parse_algorithm(name: str) -> AlgorithmName:
         raise _bad(name, "'*' needs a submission policy")
     if periodic == "mcb8-stretch" and head:
         raise _bad(name, "/stretch-per runs alone (Table 1)")
+    if head and not star and not periodic:
+        raise _bad(
+            name, f"{head!r} needs ' *' or '/per' (Table 1), or postponed jobs may never start"
+        )
+    if periodic == "mcb8-stretch":
+        if opt == "min":
+            raise _bad(name, "/stretch-per improves allocations with opt=max (Table 2)")
+        if opt == "avg":
+            raise _bad(
+                name,
+                "/stretch-per/opt=avg (minimise the average estimated stretch) is not "
+                "implemented; use /stretch-per/opt=max",
+            )
+        opt = "max"
+    elif opt == "max":
+        raise _bad(name, "opt=max belongs to /stretch-per; use opt=min or opt=avg")
+    opt = opt or "min"
     return AlgorithmName(
         on_submit=head or None,
         on_completion=star,

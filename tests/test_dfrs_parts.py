@@ -88,7 +88,8 @@ def test_allocation_input_checks():
 def test_every_table1_name_parses_and_round_trips(name):
     parsed = parse_algorithm(name)
     assert parse_algorithm(str(parsed)) == parsed
-    assert parse_algorithm(name + "/opt=avg/minft=300").opt == "avg"
+    other = "max" if name == "/stretch-per" else "avg"
+    assert parse_algorithm(f"{name}/opt={other}/minft=300").opt == other
 
 
 def test_name_details():
@@ -109,8 +110,12 @@ def test_name_details():
     [
         ("Greedy/weekly", "unknown part 'weekly'"),
         ("Fast *", "unknown submission policy"),
-        ("Greedy/minft=300/minvt=600", "exclusive"),
-        ("Greedy/minft=abc", "number of seconds"),
+        ("Greedy */minft=300/minvt=600", "exclusive"),
+        ("Greedy */minft=abc", "number of seconds"),
+        ("GreedyP", "needs ' \\*' or '/per'"),
+        ("MCB8/opt=min", "needs ' \\*' or '/per'"),
+        ("Greedy */opt=max", "belongs to /stretch-per"),
+        ("/stretch-per/opt=avg", "not implemented"),
         ("MCB8/stretch-per", "runs alone"),
         ("", "empty name"),
         ("*/per", "needs a submission"),
