@@ -148,6 +148,11 @@ class _Simulator:
         count = self.tasks[j] if tasks is None else tasks
         return float(count * self.mem[j] * self.w.platform.node_memory)
 
+    def invalidate(self, j: int) -> None:
+        """Forget job ``j``'s predicted completion (its heap entry becomes stale)."""
+        self.version[j] += 1
+        self.predicted[j] = math.inf
+
     def start_job(self, j: int, nodes: np.ndarray, now: float) -> None:
         self.place(j, nodes)
         self.waiting.discard(j)
@@ -159,8 +164,7 @@ class _Simulator:
         else:
             self.ever_ran[j] = True
             self.start[j] = now
-        self.version[j] += 1
-        self.predicted[j] = math.inf
+        self.invalidate(j)
 
     def pause_job(self, j: int) -> None:
         """Pause a running job whose nodes were already released."""
@@ -170,8 +174,7 @@ class _Simulator:
         self.n_preempt[j] += 1
         self.bytes_moved += self.footprint(j)  # save
         self.yields[j] = 0.0
-        self.version[j] += 1
-        self.predicted[j] = math.inf
+        self.invalidate(j)
 
     def settle(self, j: int, old: np.ndarray, new: np.ndarray, now: float) -> None:
         """A running job released from ``old`` continues on ``new`` (maybe a migration)."""
@@ -183,7 +186,7 @@ class _Simulator:
             self.n_migrate[j] += 1
             self.bytes_moved += 2 * self.footprint(j, moved)  # save + restore
             self.penalty_until[j] = now + self.penalty
-            self.version[j] += 1
+            self.invalidate(j)
 
     # ------------------------------------------------------------------ time
     def advance(self, now: float) -> None:
@@ -196,7 +199,10 @@ class _Simulator:
             jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
             useful = np.maximum(0.0, now - np.maximum(self.clock, self.penalty_until[jobs]))
             y = self.yields[jobs]
-            self.vt[jobs] = np.minimum(self.vt[jobs] + y * useful, self.runtime[jobs])
+            progress = self.vt[jobs] + y * useful
+            if self.debug and (progress > self.runtime[jobs] * (1 + 1e-9) + 1e-6).any():
+                raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
+            self.vt[jobs] = np.minimum(progress, self.runtime[jobs])
             used = float((y * self.cpu[jobs] * self.tasks[jobs] * useful).sum())
             if self.log is not None:
                 for j, u, yy in zip(jobs.tolist(), useful.tolist(), y.tolist(), strict=True):
@@ -298,7 +304,7 @@ class _Simulator:
         pinned = {j for j in self.running if self.protected(j, now)}
         if stretch:
             period = self.period
-            ft = now - self.submit_time
+            ft = np.maximum(now - self.submit_time, 0.0)  # unsubmitted jobs are unused
             slope_a = self.vt / (ft + period)
             slope_b = period / (ft + period)
         keep = list(jobs)

@@ -1,0 +1,225 @@
+"""DFRS simulator: worked-out schedules, invariants on random workloads, determinism."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.errors import InvalidInputError
+from allockit.instances.workload import Platform, Workload
+from allockit.models.stretch_bound import stretch_bound
+from allockit.simulation.dfrs import SimulationInvariantError, _Simulator, simulate_dfrs
+from allockit.simulation.names import parse_algorithm
+
+GIB = 2 * 1024**3
+
+TABLE1 = [
+    "Greedy *",
+    "GreedyP *",
+    "GreedyPM *",
+    "Greedy/per",
+    "GreedyP/per",
+    "GreedyPM/per",
+    "Greedy */per",
+    "GreedyP */per",
+    "GreedyPM */per",
+    "MCB8 *",
+    "MCB8/per",
+    "MCB8 */per",
+    "/per",
+    "/stretch-per",
+]
+VARIANTS = [
+    "GreedyPM */per/opt=min/minvt=600",
+    "GreedyP */per/opt=avg/minft=300",
+    "MCB8 */opt=min/minvt=300",
+    "/stretch-per/opt=max/minvt=600",
+]
+
+
+def W(nodes, submit, runtime, tasks, cpu, mem):
+    return Workload.from_jobs(
+        Platform(nodes=nodes), submit=submit, runtime=runtime, tasks=tasks, cpu=cpu, mem=mem
+    )
+
+
+# ---------------------------------------------------------------- worked-out schedules
+def test_greedy_postpones_a_job_that_does_not_fit():
+    # one node; B (memory 0.6) cannot join A (0.6): it starts when A completes
+    w = W(1, [0, 10], [100, 50], [1, 1], [1.0, 1.0], [0.6, 0.6])
+    r = simulate_dfrs(w, "Greedy *", debug=True)
+    assert r.start.tolist() == [0, 100] and r.end.tolist() == [100, 150]
+    assert r.stretch.tolist() == pytest.approx([1.0, 140 / 50])
+    assert (r.preemptions, r.migrations) == (0, 0)
+
+
+def test_greedyp_pauses_and_the_resume_pays_the_penalty():
+    # B preempts A at 10 (A has lower priority: B has zero virtual time). On B's
+    # completion at 60 A resumes (`*`), makes no progress until 360 and ends at 450.
+    w = W(1, [0, 10], [100, 50], [1, 1], [1.0, 1.0], [0.6, 0.6])
+    r = simulate_dfrs(w, "GreedyP *", debug=True)
+    assert r.start.tolist() == [0, 10] and r.end.tolist() == pytest.approx([450, 60])
+    assert (r.preemptions, r.migrations) == (1, 0)
+    assert r.job_preemptions.tolist() == [1, 0]
+    assert r.bytes_moved == pytest.approx(2 * 0.6 * GIB)  # saved, then restored
+    no_penalty = simulate_dfrs(w, "GreedyP *", penalty=0, debug=True)
+    assert no_penalty.end.tolist() == pytest.approx([150, 60])
+
+
+def test_greedypm_migrates_instead_of_pausing():
+    # 2 nodes. A (mem 0.5) starts on node 0 at 0, X (mem 0.4) on node 1 at 1. B (mem 0.7)
+    # fits nowhere at 2: A has the lowest priority (2/2² < 1/1²) and is marked; B takes
+    # node 0 and A moves to node 1 (penalty until 302), sharing it with X at yield 1/2.
+    # X ends at 2 + 999/0.5 = 2000; A then has 2 + 0.5 * 1698 = 851 s done and ends at
+    # 2149. GreedyP pauses A instead.
+    w = W(2, [0, 1, 2], [1000, 1000, 100], [1, 1, 1], [1.0] * 3, [0.5, 0.4, 0.7])
+    r = simulate_dfrs(w, "GreedyPM *", debug=True)
+    assert r.end.tolist() == pytest.approx([2149, 2000, 102])
+    assert r.job_migrations.tolist() == [1, 0, 0] and r.preemptions == 0
+    assert r.bytes_moved == pytest.approx(2 * 0.5 * GIB)
+    assert r.stretch.tolist() == pytest.approx([2.149, 1.999, 1.0])
+    paused = simulate_dfrs(w, "GreedyP *", debug=True)
+    assert paused.job_preemptions.tolist() == [1, 0, 0] and paused.migrations == 0
+
+
+def test_periodic_only_waits_for_the_first_tick():
+    w = W(1, [0], [100], [1], [1.0], [0.1])
+    r = simulate_dfrs(w, "/per", debug=True)
+    assert (r.start[0], r.end[0]) == (600, 700)
+    r = simulate_dfrs(w, "/per", period=50, debug=True)
+    assert (r.start[0], r.end[0]) == (50, 150)
+
+
+def test_opt_min_and_opt_avg_share_a_node_differently():
+    # Greedy maps A (cpu 1) and C (0.4) on node 0 (load 1.4), E (1) and D (0.8) on node 1
+    # (load 1.8): every job gets at least 1/1.8. opt=min raises A and C together to
+    # 1/1.4 (C ends at 1400); opt=avg (LP (2)) gives C yield 1 and A 0.6 (C ends at 1000).
+    w = W(2, [0, 0, 0, 0], [1000] * 4, [1] * 4, [1.0, 1.0, 0.4, 0.8], [0.2] * 4)
+    on_min = simulate_dfrs(w, "Greedy *", debug=True)
+    on_avg = simulate_dfrs(w, "Greedy */opt=avg", debug=True)
+    assert on_min.end.tolist() == pytest.approx([1400, 1800, 1400, 1800])
+    assert on_avg.end[2] == pytest.approx(1000)
+    assert on_avg.mean_stretch < on_min.mean_stretch
+
+
+def test_minvt_keeps_young_jobs_where_they_are():
+    # with an unreachable minvt, MCB8 never moves a running job (it may only pause it)
+    rng = np.random.default_rng(3)
+    n = 25
+    w = W(
+        3,
+        np.sort(rng.integers(0, 3000, n)),
+        rng.integers(50, 2000, n),
+        rng.integers(1, 4, n),
+        rng.choice([0.25, 1.0], n),
+        rng.choice([0.1, 0.3, 0.5], n),
+    )
+    free = simulate_dfrs(w, "MCB8 */per", debug=True)
+    pinned = simulate_dfrs(w, "MCB8 */per/minvt=1e9", debug=True)
+    assert free.migrations > 0
+    assert pinned.migrations == 0
+
+
+def test_debug_checks_can_fail():
+    w = W(1, [0, 0], [100, 100], [1, 1], [1.0, 1.0], [0.4, 0.4])
+    sim = _Simulator(w, parse_algorithm("Greedy *"), 300.0, 600.0, debug=True, record=False)
+    sim.start_job(0, np.array([0]), 0.0)
+    sim.start_job(1, np.array([0]), 0.0)
+    sim.yields[[0, 1]] = 0.8  # 160 % of the node's CPU
+    with pytest.raises(SimulationInvariantError, match="CPU over 100"):
+        sim.check(0.0)
+    sim.yields[[0, 1]] = 0.5
+    sim.check(0.0)
+    sim.mem_used[0] = 0.0  # bookkeeping no longer matches the placement
+    with pytest.raises(SimulationInvariantError, match="drifted"):
+        sim.check(0.0)
+
+
+def test_bad_input_is_named():
+    w = W(2, [0], [10], [5], [1.0], [0.6])
+    with pytest.raises(InvalidInputError, match="job 1 needs 5 tasks of memory 0.6"):
+        simulate_dfrs(w, "Greedy *")
+    ok = W(2, [0], [10], [1], [1.0], [0.6])
+    with pytest.raises(InvalidInputError, match="penalty"):
+        simulate_dfrs(ok, "Greedy *", penalty=-1)
+    with pytest.raises(InvalidInputError, match="period"):
+        simulate_dfrs(ok, "Greedy */per", period=0)
+    with pytest.raises(InvalidInputError, match="valid names"):
+        simulate_dfrs(ok, "Greedy/weekly")
+    with pytest.raises(InvalidInputError, match="batch"):
+        simulate_dfrs(ok, "EASY")
+
+
+# ---------------------------------------------------------------- properties
+@st.composite
+def workloads(draw):
+    nodes = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 9))
+    submit = sorted(draw(st.integers(0, 3000)) for _ in range(n))
+    runtime = [draw(st.integers(1, 2500)) for _ in range(n)]
+    mem = [draw(st.sampled_from([0.0, 0.1, 0.3, 0.45, 0.8])) for _ in range(n)]
+    tasks = [
+        draw(st.integers(1, nodes * (int(1 / m) if m else 3) if m < 0.5 else nodes)) for m in mem
+    ]
+    cpu = [draw(st.sampled_from([0.25, 0.5, 1.0])) for _ in range(n)]
+    return W(nodes, submit, runtime, tasks, cpu, mem)
+
+
+def _check_schedule(w, r):
+    n = w.n_jobs
+    assert np.isfinite(r.end).all() and np.isfinite(r.start).all()
+    assert (r.start >= w.submit).all() and (r.end >= r.start + w.runtime * (1 - 1e-9)).all()
+    # every job's progress, integrated from the recorded segments, is exactly its work
+    done = np.zeros(n)
+    for job, t0, t1, y, useful in r.extra["segments"]:
+        assert 0 <= useful <= t1 - t0 + 1e-9 and 0 <= y <= 1 + 1e-9
+        assert w.submit[job] <= t0 + 1e-9 and t1 <= r.end[job] + 1e-6
+        done[job] += y * useful
+    assert done == pytest.approx(w.runtime, rel=1e-7)
+    assert (r.stretch >= 1 - 1e-9).all()
+    bound = stretch_bound(w).value
+    assert r.max_stretch >= bound * (1 - 1e-6)
+    assert (r.job_preemptions >= 0).all() and r.preemptions == r.job_preemptions.sum()
+
+
+@pytest.mark.parametrize("name", TABLE1 + VARIANTS)
+@settings(max_examples=25, deadline=None)
+@given(w=workloads(), penalty=st.sampled_from([0, 300]), period=st.sampled_from([300, 700]))
+def test_every_scheduler_keeps_the_invariants(name, w, penalty, period):
+    # debug=True checks memory, CPU (<= 100 % per node) and progress after every event
+    r = simulate_dfrs(w, name, debug=True, record=True, period=period, penalty=penalty)
+    _check_schedule(w, r)
+
+
+@settings(max_examples=15, deadline=None)
+@given(w=workloads(), name=st.sampled_from(TABLE1 + VARIANTS))
+def test_same_workload_same_result(w, name):
+    a = simulate_dfrs(w, name)
+    b = simulate_dfrs(w, name)
+    for field in ("start", "end", "stretch", "job_preemptions", "job_migrations"):
+        assert np.array_equal(getattr(a, field), getattr(b, field))
+    assert a.underutilization == b.underutilization and a.timeline.tolist() == b.timeline.tolist()
+
+
+def test_underutilization_matches_direct_integration():
+    rng = np.random.default_rng(7)
+    n = 30
+    w = W(
+        4,
+        np.sort(rng.integers(0, 5000, n)),
+        rng.integers(10, 3000, n),
+        rng.integers(1, 5, n),
+        rng.choice([0.25, 1.0], n),
+        rng.choice([0.1, 0.3, 0.6], n),
+    )
+    r = simulate_dfrs(w, "GreedyPM */per/minvt=600", record=True, debug=True)
+    useful = sum(y * u * w.cpu[j] * w.tasks[j] for j, _, _, y, u in r.extra["segments"])
+    # demand: CPU needs of jobs present; integrate min(P, D) on a fine event grid
+    times = np.unique(np.concatenate([w.submit, r.end]))
+    need = w.cpu * w.tasks
+    area = 0.0
+    for t0, t1 in zip(times[:-1], times[1:], strict=True):
+        present = (w.submit <= t0) & (r.end > t0)
+        area += min(4.0, need[present].sum()) * (t1 - t0)
+    assert r.underutilization == pytest.approx(area - useful, rel=1e-9, abs=1e-6)
+    assert useful == pytest.approx(float(w.work().sum()), rel=1e-9)
