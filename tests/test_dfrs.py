@@ -1,5 +1,7 @@
 """DFRS simulator: worked-out schedules, invariants on random workloads, determinism."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -137,7 +139,7 @@ def test_debug_checks_can_fail():
 
 def test_bad_input_is_named():
     w = W(2, [0], [10], [5], [1.0], [0.6])
-    with pytest.raises(InvalidInputError, match="job 1 needs 5 tasks of memory 0.6"):
+    with pytest.raises(InvalidInputError, match=r"job 1 needs 5 tasks of memory 0\.6"):
         simulate_dfrs(w, "Greedy *")
     ok = W(2, [0], [10], [1], [1.0], [0.6])
     with pytest.raises(InvalidInputError, match="penalty"):
@@ -218,7 +220,7 @@ def test_underutilization_matches_direct_integration():
     times = np.unique(np.concatenate([w.submit, r.end]))
     need = w.cpu * w.tasks
     area = 0.0
-    for t0, t1 in zip(times[:-1], times[1:], strict=True):
+    for t0, t1 in itertools.pairwise(times):
         present = (w.submit <= t0) & (r.end > t0)
         area += min(4.0, need[present].sum()) * (t1 - t0)
     assert r.underutilization == pytest.approx(area - useful, rel=1e-9, abs=1e-6)
