@@ -149,6 +149,22 @@ def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> 
     return float((gap * np.diff(times)).sum())
 
 
+def batch_timeline(workload: Workload, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Rows ``(time, allocated CPU, CPU demand)`` after each event of a batch schedule."""
+    need = workload.cpu * workload.tasks
+    times = np.unique(np.concatenate([workload.submit, start, end]))
+
+    def level(at: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        order = np.argsort(at, kind="stable")
+        steps = np.cumsum(delta[order])
+        idx = np.searchsorted(at[order], times, side="right") - 1
+        return np.where(idx >= 0, steps[np.maximum(idx, 0)], 0.0)
+
+    used = level(np.concatenate([start, end]), np.concatenate([need, -need]))
+    demand = level(np.concatenate([workload.submit, end]), np.concatenate([need, -need]))
+    return np.column_stack([times, np.maximum(used, 0.0), np.maximum(demand, 0.0)])
+
+
 def simulate_batch(
     workload: Workload, *, algorithm: str = "easy", estimates: bool = False
 ) -> SimulationResult:
@@ -271,4 +287,7 @@ def simulate_batch(
         preemptions=0,
         migrations=0,
         seconds=time.perf_counter() - started,
+        job_preemptions=np.zeros(n, dtype=np.int64),
+        job_migrations=np.zeros(n, dtype=np.int64),
+        timeline=batch_timeline(workload, start, end),
     )

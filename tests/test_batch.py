@@ -126,8 +126,9 @@ def test_simulate_cli(tmp_path, capsys):
     with open(out_csv) as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 80 and {"id", "submit", "start", "end", "stretch"} <= rows[0].keys()
-    assert main(["simulate", str(path), "--algorithm", "GreedyPM */per"]) == 2
-    assert "FCFS" in capsys.readouterr().err
+    assert main(["simulate", str(path), "--algorithm", "GreedyPM */weekly"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown part 'weekly'" in err and "FCFS" in err and "GreedyPM" in err
 
 
 @settings(max_examples=40)

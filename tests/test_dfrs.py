@@ -225,3 +225,41 @@ def test_underutilization_matches_direct_integration():
         area += min(4.0, need[present].sum()) * (t1 - t0)
     assert r.underutilization == pytest.approx(area - useful, rel=1e-9, abs=1e-6)
     assert useful == pytest.approx(float(w.work().sum()), rel=1e-9)
+
+
+# ---------------------------------------------------------------- CLI
+def test_simulate_cli_runs_dfrs(tmp_path, capsys):
+    import csv
+    import json
+
+    from allockit.cli import main
+
+    args = ["workload", "lublin", "--jobs", "60", "--nodes", "8", "--seed", "4", "--load", "0.9"]
+    assert main(args) == 0
+    path = tmp_path / "w.swf"
+    path.write_text(capsys.readouterr().out)
+    name = "GreedyPM */per/opt=min/minvt=600"
+    out_csv, plots = tmp_path / "jobs.csv", tmp_path / "plots"
+    argv = ["simulate", str(path), "--nodes", "8", "--algorithm", name, "--penalty", "100"]
+    argv += ["--period", "900", "--jobs-csv", str(out_csv), "--plot", str(plots), "--bound"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    for key in ("max_stretch", "mean_stretch", "underutilization", "preemptions", "migrations"):
+        assert key in summary
+    assert summary["algorithm"] == name and summary["jobs"] == 60
+    assert summary["degradation"] >= 1 - 1e-6 and summary["bound"] >= 1
+    assert summary["preemptions_per_hour"] >= 0 and summary["bandwidth_bytes_per_s"] >= 0
+    with open(out_csv) as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 60
+    assert {"id", "submit", "start", "end", "stretch", "preemptions", "migrations"} <= set(rows[0])
+    assert sum(int(r["migrations"]) for r in rows) == summary["migrations"]
+    assert sorted(p.name for p in plots.iterdir()) == ["stretch.png", "utilization.png"]
+    # the options reach the simulator: another penalty, another schedule
+    assert main([*argv[:6], "--penalty", "1000", "--period", "900"]) == 0
+    assert json.loads(capsys.readouterr().out)["max_stretch"] != summary["max_stretch"]
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", str(path), "--algorithm", name, "--penalty=-1"])
+    assert exc.value.code == 2 and "--penalty" in capsys.readouterr().err
+    assert main(["simulate", str(path), "--algorithm", "MCB8"]) == 2
+    assert "needs ' *' or '/per'" in capsys.readouterr().err

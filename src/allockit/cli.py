@@ -29,6 +29,16 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+    if not (value >= 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0; got {text!r}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -387,22 +397,44 @@ def _cmd_fairness(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from allockit.simulation.batch import simulate_batch
+    from allockit.simulation.names import parse_algorithm
+    from allockit.simulation.simulate import simulate
 
-    name = args.algorithm.strip().lower()
-    if name not in ("fcfs", "easy"):
-        raise InvalidInputError(
-            f"--algorithm must be one of ['FCFS', 'EASY'] (the DFRS algorithms are not "
-            f"implemented yet); got {args.algorithm!r}"
-        )
+    parse_algorithm(args.algorithm)  # a bad name fails before the trace is read
     workload = _read_workload(args.file, args)
-    result = simulate_batch(workload, algorithm=name, estimates=args.estimates)
+    result = simulate(
+        workload,
+        args.algorithm,
+        estimates=args.estimates,
+        penalty=args.penalty,
+        period=args.period,
+    )
+    summary = result.summary()
+    if args.bound:
+        from allockit.models.stretch_bound import stretch_bound
+
+        bound = stretch_bound(workload).value
+        summary["bound"] = bound
+        summary["degradation"] = result.max_stretch / bound
     if args.jobs_csv:
         import csv
 
         with open(args.jobs_csv, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
-            writer.writerow(["id", "submit", "start", "end", "runtime", "tasks", "stretch"])
+            writer.writerow(
+                [
+                    "id",
+                    "submit",
+                    "start",
+                    "end",
+                    "stretch",
+                    "turnaround",
+                    "runtime",
+                    "tasks",
+                    "preemptions",
+                    "migrations",
+                ]
+            )
             for k in range(workload.n_jobs):
                 writer.writerow(
                     [
@@ -410,12 +442,19 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                         result.submit[k],
                         result.start[k],
                         result.end[k],
+                        result.stretch[k],
+                        result.turnaround[k],
                         result.runtime[k],
                         int(workload.tasks[k]),
-                        result.stretch[k],
+                        int(result.job_preemptions[k]),
+                        int(result.job_migrations[k]),
                     ]
                 )
-    _print_json(result.summary())
+    if args.plot:
+        from allockit.plots import plot_simulation
+
+        summary["plots"] = [str(p) for p in plot_simulation(result, args.plot)]
+    _print_json(summary)
     return 0
 
 
@@ -526,7 +565,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="simulate a scheduler on an SWF workload")
     p.add_argument("file", help="SWF workload")
-    p.add_argument("--algorithm", default="EASY", help="FCFS or EASY")
+    p.add_argument(
+        "--algorithm",
+        default="EASY",
+        help="FCFS, EASY or a DFRS name such as 'GreedyPM */per/opt=min/minvt=600'",
+    )
+    p.add_argument(
+        "--penalty", type=_nonnegative_float, default=300.0, help="rescheduling penalty (s)"
+    )
+    p.add_argument("--period", type=_positive_float, default=600.0, help="MCB8 period (s)")
+    p.add_argument(
+        "--bound", action="store_true", help="add the stretch lower bound and the degradation"
+    )
+    p.add_argument("--plot", default=None, metavar="DIR", help="utilisation and stretch plots")
     p.add_argument("--nodes", type=_positive_int, default=None)
     p.add_argument("--cores", type=_positive_int, default=None)
     p.add_argument(

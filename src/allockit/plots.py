@@ -9,7 +9,7 @@ from typing import Any
 
 from allockit.errors import SolverUnavailableError
 
-__all__ = ["plot_comparison"]
+__all__ = ["plot_comparison", "plot_simulation"]
 
 
 def _pyplot() -> Any:
@@ -93,3 +93,44 @@ def plot_comparison(flat: list[dict[str, Any]], out_dir: str | Path) -> list[Pat
         plt.close(fig)
         written.append(out / name)
     return written
+
+
+def plot_simulation(result: Any, out_dir: str | Path) -> list[Path]:
+    """Utilisation and demand over time, and the stretch distribution, of a simulation.
+
+    Writes ``utilization.png`` (allocated CPU and CPU demand, in nodes, as step functions
+    of time, with the platform's capacity when known) and ``stretch.png`` (the empirical
+    distribution of the bounded stretch, log scale). Returns the paths written.
+    """
+    import numpy as np
+
+    plt = _pyplot()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    timeline = result.timeline
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    if timeline is not None and len(timeline):
+        hours = (timeline[:, 0] - timeline[0, 0]) / 3600.0
+        ax.step(hours, timeline[:, 2], where="post", label="CPU demand", lw=0.8)
+        ax.step(hours, timeline[:, 1], where="post", label="allocated CPU", lw=0.8)
+    ax.set_xlabel("time since first submission (h)")
+    ax.set_ylabel("nodes")
+    ax.set_title(f"{result.algorithm}: utilisation and demand")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    paths.append(out / "utilization.png")
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    stretch = np.sort(result.stretch)
+    ax.step(stretch, np.arange(1, stretch.size + 1) / stretch.size, where="post")
+    ax.set_xscale("log")
+    ax.set_xlabel("bounded stretch")
+    ax.set_ylabel("fraction of jobs")
+    ax.set_title(f"{result.algorithm}: max {result.max_stretch:.3g}")
+    fig.tight_layout()
+    paths.append(out / "stretch.png")
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+    return paths
