@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 __all__ = [
+    "affine_fill_kernel",
     "drfh_tasks_kernel",
     "greedy_backtrack_kernel",
     "greedy_fill_kernel",
@@ -256,3 +257,88 @@ def drfh_tasks_kernel(
         placed[user, chosen] += 1
         share[user] += dominant[user]
         remaining[user] -= 1
+
+
+@njit(cache=True)
+def _affine_usage(job, node, weight, a, b, yields, active, level, nodes):
+    used = np.zeros(nodes)
+    for k in range(job.shape[0]):
+        j = job[k]
+        y = yields[j]
+        if active[j]:
+            y = min(1.0, max(0.0, (level - a[j]) / b[j]))
+        used[node[k]] += weight[k] * y
+    return used
+
+
+@njit(cache=True)
+def affine_fill_kernel(
+    job: np.ndarray,
+    node: np.ndarray,
+    weight: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    nodes: int,
+    tol: float,
+) -> np.ndarray:
+    """Max-min fair ``a_j + b_j y_j`` by water-filling (see ``max_min_affine``).
+
+    The mapping is sparse: job ``job[k]`` uses CPU ``weight[k] * y`` on ``node[k]``.
+    Each round bisects the common level to machine precision, then freezes the jobs on
+    saturated nodes and those at yield 1.
+    """
+    n = a.shape[0]
+    yields = np.ones(n)
+    active = np.zeros(n, dtype=np.bool_)
+    for k in range(job.shape[0]):
+        active[job[k]] = True
+    for j in range(n):
+        if active[j]:
+            yields[j] = 0.0
+    while True:
+        lo = np.inf
+        top = -np.inf
+        count = 0
+        for j in range(n):
+            if active[j]:
+                count += 1
+                lo = min(lo, a[j])
+                top = max(top, a[j] + b[j])
+        if count == 0:
+            break
+        used = _affine_usage(job, node, weight, a, b, yields, active, top, nodes)
+        if used.max() <= 1.0 + tol:
+            for j in range(n):
+                if active[j]:
+                    yields[j] = min(1.0, max(0.0, (top - a[j]) / b[j]))
+            break
+        hi = top
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if (
+                _affine_usage(job, node, weight, a, b, yields, active, mid, nodes).max()
+                <= 1.0 + tol
+            ):
+                lo = mid
+            else:
+                hi = mid
+        over = _affine_usage(job, node, weight, a, b, yields, active, hi, nodes)
+        for j in range(n):
+            if active[j]:
+                yields[j] = min(1.0, max(0.0, (lo - a[j]) / b[j]))
+        used = _affine_usage(job, node, weight, a, b, yields, active, lo, nodes)
+        frozen = np.zeros(n, dtype=np.bool_)
+        any_frozen = False
+        for k in range(job.shape[0]):
+            j = job[k]
+            if active[j] and (over[node[k]] > 1.0 + tol or used[node[k]] >= 1.0 - 1e-9):
+                frozen[j] = True
+        for j in range(n):
+            if active[j] and (frozen[j] or yields[j] >= 1.0 - tol):
+                active[j] = False
+                any_frozen = True
+        if not any_frozen:
+            break
+    return yields

@@ -128,39 +128,13 @@ def max_min_affine(
     b = np.asarray(b, dtype=float)
     if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any():
         raise InvalidInputError("a and b need one entry per job and b > 0")
-    weight = counts * cpu[:, None]
-    yields = np.ones(cpu.size)
-    active = weight.sum(axis=1) > 0
-    yields[active] = 0.0
+    from allockit.heuristics._kernels import affine_fill_kernel
 
-    def usage(level: float) -> np.ndarray:
-        y = yields.copy()
-        y[active] = np.clip((level - a[active]) / b[active], 0.0, 1.0)
-        return (weight * y[:, None]).sum(axis=0)
-
-    while active.any():
-        top = float((a[active] + b[active]).max())
-        if (usage(top) <= 1.0 + tol).all():
-            yields[active] = np.clip((top - a[active]) / b[active], 0.0, 1.0)
-            break
-        lo, hi = float(a[active].min()), top
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if mid <= lo or mid >= hi:
-                break
-            if (usage(mid) <= 1.0 + tol).all():
-                lo = mid
-            else:
-                hi = mid
-        yields[active] = np.clip((lo - a[active]) / b[active], 0.0, 1.0)
-        used = (weight * yields[:, None]).sum(axis=0)
-        # nodes that cannot take more at a slightly higher level are saturated
-        saturated = (usage(hi) > 1.0 + tol) | (used >= 1.0 - 1e-9)
-        frozen = active & ((yields >= 1.0 - tol) | (weight[:, saturated] > 0).any(axis=1))
-        if not frozen.any():  # pragma: no cover - numerical safety
-            break
-        active &= ~frozen
-    return yields
+    job, node = np.nonzero(counts)
+    weight = counts[job, node] * cpu[job]
+    return affine_fill_kernel(
+        job.astype(np.int64), node.astype(np.int64), weight, a, b, counts.shape[1], tol
+    )
 
 
 def build_avg_yield_lp(counts: np.ndarray, cpu: np.ndarray) -> Any:

@@ -11,6 +11,7 @@ from allockit.simulation.allocation import (
     base_yield,
     build_avg_yield_lp,
     max_avg_yields,
+    max_min_affine,
     max_min_yields,
 )
 from allockit.simulation.names import parse_algorithm
@@ -46,6 +47,35 @@ def test_max_min_is_feasible_and_max_min_fair(m):
         nodes = np.flatnonzero(counts[j] > 0)
         ok = [n for n in nodes if load[n] >= 1 - 1e-9 and y[counts[:, n] > 0].max() <= y[j] + 1e-9]
         assert ok, f"job {j} could still grow"
+
+
+@settings(max_examples=120)
+@given(
+    m=mappings(),
+    data=st.data(),
+)
+def test_max_min_affine_is_feasible_and_max_min_fair(m, data):
+    # /stretch-per/opt=max: max-min fair values a + b y (inverse estimated stretches)
+    counts, cpu = m
+    n = cpu.size
+    a = np.array([data.draw(st.sampled_from([0.0, 0.1, 0.3, 0.6])) for _ in range(n)])
+    b = np.array([data.draw(st.sampled_from([0.2, 0.5, 1.0])) for _ in range(n)])
+    y = max_min_affine(counts, cpu, a, b)
+    assert (y >= -1e-12).all() and (y <= 1 + 1e-12).all()
+    load = _loads(counts, cpu, y)
+    assert (load <= 1 + 1e-9).all()
+    value = a + b * y
+    for j in np.flatnonzero(y < 1 - 1e-9):
+        nodes = np.flatnonzero(counts[j] > 0)
+        ok = [
+            n
+            for n in nodes
+            if load[n] >= 1 - 1e-9
+            and value[(counts[:, n] > 0) & (y > 1e-12)].max(initial=-1) <= value[j] + 1e-9
+        ]
+        assert ok, f"job {j} could still grow"
+    if (a == 0).all() and (b == 1).all():
+        assert y == pytest.approx(max_min_yields(counts, cpu), abs=1e-9)
 
 
 @settings(max_examples=60)
