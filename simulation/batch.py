@@ -34,9 +34,9 @@ class SimulationResult:
     """Per-job start/end times and the summary metrics of a simulated schedule.
 
     ``start`` is the first time a job ran, ``end`` its completion. ``job_preemptions`` /
-    ``job_migrations`` count per job (None for batch schedules: zero), ``bytes_moved`` is
-    the memory image traffic they caused, and ``timeline`` has one row per event:
-    ``(time, allocated CPU, CPU demand)`` in node units.
+    ``job_migrations`` count per job, ``preemption_bytes`` / ``migration_bytes`` the
+    memory-image traffic they caused (``bytes_moved`` is the sum), and ``timeline`` has
+    one row per event: ``(time, allocated CPU, CPU demand)`` in node units.
     """
 
     algorithm: str
@@ -53,7 +53,8 @@ class SimulationResult:
     seconds: float
     job_preemptions: np.ndarray | None = None
     job_migrations: np.ndarray | None = None
-    bytes_moved: float = 0.0
+    preemption_bytes: float = 0.0
+    migration_bytes: float = 0.0
     timeline: np.ndarray | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -71,6 +72,11 @@ class SimulationResult:
     def makespan(self) -> float:
         """Last completion minus first submission."""
         return float(self.end.max() - self.submit.min())
+
+    @property
+    def bytes_moved(self) -> float:
+        """Memory-image traffic of preemptions and migrations, in bytes."""
+        return self.preemption_bytes + self.migration_bytes
 
     @property
     def turnaround(self) -> np.ndarray:
@@ -91,6 +97,8 @@ class SimulationResult:
             "preemptions_per_job": self.preemptions / jobs,
             "migrations_per_job": self.migrations / jobs,
             "bandwidth_bytes_per_s": self.bytes_moved / (hours * 3600.0),
+            "preemption_bandwidth_bytes_per_s": self.preemption_bytes / (hours * 3600.0),
+            "migration_bandwidth_bytes_per_s": self.migration_bytes / (hours * 3600.0),
         }
 
     def summary(self) -> dict[str, Any]:

@@ -103,7 +103,8 @@ class _Simulator:
         self.end = np.full(n, np.nan)
         self.n_preempt = np.zeros(n, dtype=np.int64)
         self.n_migrate = np.zeros(n, dtype=np.int64)
-        self.bytes_moved = 0.0
+        self.bytes_preempt = 0.0  # memory images saved on pauses and restored on resumes
+        self.bytes_migrate = 0.0  # moved tasks, saved and restored
         self.nodes_of: dict[int, np.ndarray] = {}
         self.rows: dict[int, np.ndarray] = {}  # job -> tasks per node
         self.mem_used = np.zeros(nodes)
@@ -160,7 +161,7 @@ class _Simulator:
         self.status[j] = _RUNNING
         if self.ever_ran[j]:
             self.penalty_until[j] = now + self.penalty
-            self.bytes_moved += self.footprint(j)  # restore
+            self.bytes_preempt += self.footprint(j)  # restore
         else:
             self.ever_ran[j] = True
             self.start[j] = now
@@ -172,7 +173,7 @@ class _Simulator:
         self.waiting.add(j)
         self.status[j] = _WAITING
         self.n_preempt[j] += 1
-        self.bytes_moved += self.footprint(j)  # save
+        self.bytes_preempt += self.footprint(j)  # save
         self.yields[j] = 0.0
         self.invalidate(j)
 
@@ -184,7 +185,7 @@ class _Simulator:
         moved = int(self.tasks[j] - np.minimum(old_row, new_row).sum())
         if moved:
             self.n_migrate[j] += 1
-            self.bytes_moved += 2 * self.footprint(j, moved)  # save + restore
+            self.bytes_migrate += 2 * self.footprint(j, moved)  # save + restore
             self.penalty_until[j] = now + self.penalty
             self.invalidate(j)
 
@@ -647,7 +648,8 @@ def simulate_dfrs(
         seconds=time.perf_counter() - started,
         job_preemptions=sim.n_preempt,
         job_migrations=sim.n_migrate,
-        bytes_moved=sim.bytes_moved,
+        preemption_bytes=sim.bytes_preempt,
+        migration_bytes=sim.bytes_migrate,
         timeline=timeline,
         extra={"segments": sim.log.segments} if sim.log is not None else {},
     )

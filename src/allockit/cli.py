@@ -458,6 +458,76 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _number_list(text: str, kind: type = float) -> tuple:
+    try:
+        return tuple(kind(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers; got {text!r}"
+        ) from None
+
+
+_HPC2N_DEFAULT = "../shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
+
+
+def _cmd_dfrs_experiment(args: argparse.Namespace) -> int:
+    import dataclasses
+    import os
+
+    from allockit.dfrs_experiments import (
+        TraceSets,
+        aggregate,
+        experiment_tasks,
+        plot_fig1,
+        to_markdown,
+    )
+    from allockit.runner import run_sweep
+    from allockit.store import read_rows
+
+    hpc2n = args.hpc2n or os.environ.get("ALLOCKIT_HPC2N")
+    if hpc2n is None and os.path.exists(_HPC2N_DEFAULT):
+        hpc2n = os.path.abspath(_HPC2N_DEFAULT)
+    if hpc2n is not None and not os.path.exists(hpc2n):
+        raise InvalidInputError(f"--hpc2n: no such file {hpc2n!r}")
+    sets = TraceSets.quick(hpc2n) if args.quick else TraceSets(hpc2n=hpc2n)
+    changes: dict[str, Any] = {}
+    if args.seeds is not None:
+        changes["seeds"] = tuple(range(args.seeds))
+    if args.loads is not None:
+        changes["loads"] = _number_list(args.loads)
+    if args.weeks is not None:
+        changes["weeks"] = _number_list(args.weeks, int)
+    if args.jobs is not None:
+        changes["jobs"] = args.jobs
+    if args.nodes is not None:
+        changes["nodes"] = args.nodes
+    sets = dataclasses.replace(sets, **changes)
+    tasks = experiment_tasks(args.experiment, sets, penalty=args.penalty, period=args.period)
+    summary = run_sweep(
+        tasks,
+        args.store,
+        backend=args.backend,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        sweep=f"dfrs-{args.experiment}",
+        progress=args.progress,
+    )
+    table = aggregate(args.experiment, read_rows(args.store), tasks)
+    out: dict[str, Any] = {
+        "experiment": args.experiment,
+        "sweep": summary.to_dict(),
+        "real_traces": hpc2n or "skipped: no HPC2N trace (--hpc2n or ALLOCKIT_HPC2N)",
+        "table": table,
+    }
+    if args.markdown:
+        Path(args.markdown).write_text(to_markdown(table), encoding="utf-8")
+        out["markdown"] = args.markdown
+    if args.plot and args.experiment == "fig1":
+        out["plot"] = str(plot_fig1(table, args.plot))
+    _print_json(out)
+    return 0 if summary.failed == 0 else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="allockit", description=__doc__.splitlines()[0])
@@ -588,6 +658,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs-csv", default=None, metavar="OUT", help="one row per job")
     p.add_argument("--skip-bad", action="store_true")
     p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser(
+        "dfrs-experiment", help="reproduce Table 2, 3, 4 or Fig. 1 of the DFRS paper"
+    )
+    p.add_argument("experiment", choices=["table2", "table3", "table4", "fig1"])
+    p.add_argument("--quick", action="store_true", help="a subset that runs in minutes")
+    p.add_argument("--seeds", type=_positive_int, default=None, help="synthetic traces")
+    p.add_argument("--loads", default=None, help="comma-separated loads of the scaled set")
+    p.add_argument("--weeks", default=None, help="comma-separated HPC2N week indices")
+    p.add_argument("--jobs", type=_positive_int, default=None)
+    p.add_argument("--nodes", type=_positive_int, default=None)
+    p.add_argument("--hpc2n", default=None, help=f"HPC2N SWF (default {_HPC2N_DEFAULT})")
+    p.add_argument("--store", default="dfrs-experiments.db", help="results store (resumable)")
+    p.add_argument("--backend", choices=["local", "serial", "dask"], default="local")
+    p.add_argument("--workers", type=_positive_int, default=None)
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address")
+    p.add_argument("--penalty", type=_nonnegative_float, default=300.0)
+    p.add_argument("--period", type=_positive_float, default=600.0)
+    p.add_argument("--markdown", default=None, metavar="FILE", help="table beside the paper's")
+    p.add_argument("--plot", default=None, metavar="PNG", help="Fig. 1 plot")
+    p.add_argument("--progress", action="store_true", default=None)
+    p.set_defaults(func=_cmd_dfrs_experiment)
 
     p = sub.add_parser("drfh", help="fair multi-resource allocation on heterogeneous servers")
     p.add_argument("file", help="DRFH instance JSON")

@@ -72,6 +72,13 @@ def _kind_vcsched(task: Task) -> dict[str, Any]:
     }
 
 
+def _kind_dfrs(task: Task) -> dict[str, Any]:
+    """An online-scheduling simulation or a stretch bound (``dfrs_experiments``)."""
+    from allockit.dfrs_experiments import run_dfrs_task
+
+    return run_dfrs_task(task)
+
+
 def _kind_sleep(task: Task) -> dict[str, Any]:
     """Diagnostic: sleep ``params['seconds']`` (runner overhead and time-limit checks)."""
     seconds = float(task.params.get("seconds", 0.0))
@@ -95,6 +102,7 @@ def _kind_spin(task: Task) -> dict[str, Any]:
 #: Task kind -> function(task) -> outputs dict (must include ``status``).
 TASK_KINDS: dict[str, Callable[[Task], dict[str, Any]]] = {
     "vcsched": _kind_vcsched,
+    "dfrs": _kind_dfrs,
     "sleep": _kind_sleep,
     "fail": _kind_fail,
     "spin": _kind_spin,

@@ -1,0 +1,427 @@
+"""The DFRS paper's experiments through the runner (Casanova, Stillwell, Vivien 2011, §6).
+
+Three trace sets, as in Sec. 5.3: *scaled* synthetic traces (Lublin-Feitelson jobs on
+128 quad-core nodes, inter-arrival times scaled to loads 0.1-0.9), the same traces
+*unscaled*, and the *real* HPC2N trace cut into weeks (120 dual-core nodes). Every
+(trace, algorithm) pair is one runner task of kind ``dfrs``, and so is each trace's
+stretch lower bound (method ``bound``); rows go to a results store as they finish, so an
+interrupted experiment resumes, and the tables share rows (Table 3 reuses Table 2's
+simulations). The published numbers are kept here to print side by side.
+
+Examples
+--------
+>>> sets = TraceSets(seeds=(0,), loads=(0.5,), weeks=(), jobs=30, nodes=8,
+...                  unscaled=False)
+>>> [task.method for task in experiment_tasks("table4", sets)]
+['bound', 'EASY', 'GreedyP */per/opt=min/minvt=600', 'GreedyPM */per/opt=min/minvt=600']
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from allockit.errors import InvalidInputError
+from allockit.runner import Task
+
+__all__ = [
+    "EXPERIMENTS",
+    "PAPER_TABLE2",
+    "PAPER_TABLE3",
+    "PAPER_TABLE4",
+    "TraceSets",
+    "aggregate",
+    "build_workload",
+    "experiment_tasks",
+    "run_dfrs_task",
+    "to_markdown",
+]
+
+BEST = ("GreedyP */per/opt=min/minvt=600", "GreedyPM */per/opt=min/minvt=600")
+
+
+def _parse_table(text: str) -> dict[str, tuple[float, ...]]:
+    table = {}
+    for line in text.strip().splitlines():
+        name, numbers = line.split("|")
+        table[name.strip()] = tuple(float(x) for x in numbers.split())
+    return table
+
+
+#: Table 2: degradation from bound, (avg, std, max) on real, unscaled, scaled traces.
+PAPER_TABLE2: dict[str, tuple[float, ...]] = _parse_table(
+    """
+FCFS | 3578.5 3727.8 21718.4 5457.2 2958.5 15102.7 5869.3 2789.1 17403.3
+EASY | 3041.9 3438.0 21317.4 4955.4 2730.6 14036.8 5262.0 2588.9 14534.1
+Greedy */opt=min | 949.8 1828.5 11778.4 2435.0 2285.6 11229.9 3204.3 2517.5 19129.2
+GreedyP */opt=min | 13.5 68.0 819.2 37.5 156.0 1204.9 115.7 644.0 10354.2
+GreedyPM */opt=min | 13.8 68.2 819.2 33.8 154.0 1321.7 124.0 673.5 9598.8
+Greedy/per/opt=min | 28.3 24.9 163.7 30.1 10.2 58.1 29.3 14.3 153.2
+GreedyP/per/opt=min | 18.5 18.6 152.4 20.1 7.3 38.1 17.8 9.6 84.6
+GreedyPM/per/opt=min | 18.4 18.8 158.7 20.2 7.3 38.1 17.9 9.8 93.0
+Greedy */per/opt=min | 24.3 15.9 81.6 30.4 9.7 65.7 29.1 12.3 101.4
+GreedyP */per/opt=min | 17.9 19.6 213.5 20.3 6.8 32.0 17.9 8.6 89.9
+GreedyPM */per/opt=min | 17.9 19.3 198.6 20.3 6.9 32.0 17.9 8.6 89.9
+GreedyP/per/opt=min/minvt=600 | 8.9 18.9 152.4 5.9 4.5 38.1 7.3 8.5 96.8
+GreedyPM/per/opt=min/minvt=600 | 8.8 18.9 158.7 5.9 4.5 38.1 7.3 8.1 96.8
+GreedyP */per/opt=min/minvt=600 | 6.9 14.2 149.3 4.9 2.9 19.2 6.1 6.3 103.5
+GreedyPM */per/opt=min/minvt=600 | 6.9 14.4 149.6 4.8 2.4 13.6 6.1 5.4 90.2
+MCB8 */opt=min/minvt=600 | 12.0 32.8 370.0 6.9 5.4 44.4 13.2 21.6 270.9
+MCB8/per/opt=min/minvt=600 | 10.8 25.3 287.6 8.1 6.6 53.3 11.0 12.6 127.5
+MCB8 */per/opt=min/minvt=600 | 13.6 30.2 318.9 7.8 3.9 21.9 12.2 15.3 195.7
+/per/opt=min/minvt=600 | 105.0 445.6 5011.9 43.0 19.7 134.7 40.4 25.0 238.3
+/stretch-per/opt=max/minvt=600 | 105.0 445.6 5011.9 43.0 19.6 134.7 40.2 24.8 236.9
+"""
+)
+
+#: Table 3 (scaled traces, load >= 0.7): average and maximum of the preemption and the
+#: migration bandwidth (GB/s), occurrences per hour and per job, in that order. The
+#: paper's "/per/opt=min" and "stretch-per/opt=max" rows are run with minvt=600, which
+#: does not matter for them (Sec. 6.1).
+PAPER_TABLE3: dict[str, tuple[float, ...]] = _parse_table(
+    """
+GreedyP */opt=min | 0.06 0.17 0.00 0.00 5.67 18.00 0.00 0.00 0.57 2.04 0.00 0.00
+GreedyPM */opt=min | 0.03 0.07 0.02 0.05 2.25 10.08 3.69 13.32 0.23 1.19 0.36 1.22
+Greedy/per/opt=min | 0.48 1.08 0.21 0.60 32.58 83.52 38.79 110.52 5.41 21.76 4.81 16.17
+GreedyP */per/opt=min | 0.58 1.37 0.28 0.65 39.67 97.92 58.56 127.08 5.87 24.87 7.09 17.91
+GreedyPM */per/opt=min | 0.56 1.37 0.29 0.66 35.78 96.48 62.95 135.72 5.42 24.00 7.59 18.32
+GreedyP */per/opt=min/minvt=600 | 0.56 1.36 0.24 0.63 37.70 97.20 52.14 119.16 5.56 23.88 6.34 16.48
+GreedyPM */per/opt=min/minvt=600|0.54 1.34 0.26 0.62 33.80 94.32 56.45 127.08 5.11 23.23 6.84 16.94
+MCB8 */opt=min | 0.42 1.26 1.17 2.36 61.66 230.40 490.48 1005.48 6.67 18.83 57.46 90.29
+MCB8 */per/opt=min/minvt=600 |0.54 1.11 0.56 1.53 37.94 85.32 194.57 836.28 6.57 26.52 22.55 50.29
+/per/opt=min/minvt=600 | 0.49 1.07 0.21 0.62 33.83 84.24 38.69 111.24 5.65 23.23 4.90 16.58
+/stretch-per/opt=max/minvt=600 | 0.28 0.65 0.39 0.81 20.41 45.36 67.26 159.48 3.79 16.71 10.41 26.96
+"""
+)
+
+#: Table 4: average normalised underutilisation on real, unscaled, scaled traces.
+PAPER_TABLE4: dict[str, tuple[float, float, float]] = {
+    "EASY": (0.064, 0.349, 0.384),
+    BEST[0]: (0.344, 0.497, 0.607),
+    BEST[1]: (0.344, 0.497, 0.608),
+}
+
+#: Fig. 1's algorithms (opt=min, minvt=600 where the figure uses it).
+FIG1_ALGORITHMS = (
+    "EASY",
+    "Greedy */opt=min",
+    "GreedyPM */opt=min",
+    "Greedy/per/opt=min",
+    "GreedyPM/per/opt=min",
+    "Greedy */per/opt=min",
+    "GreedyPM */per/opt=min",
+    "GreedyPM */per/opt=min/minvt=600",
+    "MCB8 */per/opt=min/minvt=600",
+    "/per/opt=min/minvt=600",
+    "/stretch-per/opt=max/minvt=600",
+)
+
+EXPERIMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # experiment -> (algorithms, trace sets)
+    "table2": (tuple(PAPER_TABLE2), ("real", "unscaled", "scaled")),
+    "table3": (tuple(PAPER_TABLE3), ("scaled",)),
+    "table4": (tuple(PAPER_TABLE4), ("real", "unscaled", "scaled")),
+    "fig1": (FIG1_ALGORITHMS, ("scaled",)),
+}
+_SET_LABELS = {"real": "Real-world (HPC2N weeks)", "unscaled": "Unscaled", "scaled": "Scaled"}
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSets:
+    """Which traces an experiment uses.
+
+    ``seeds`` x ``loads`` scaled synthetic traces, the ``seeds`` traces unscaled (when
+    ``unscaled``), and the HPC2N ``weeks`` (indices into the 181 non-empty weeks of the
+    trace at ``hpc2n``). The paper: 100 seeds, loads 0.1-0.9, all weeks, 1,000 jobs on
+    128 nodes.
+    """
+
+    seeds: tuple[int, ...] = tuple(range(100))
+    loads: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    weeks: tuple[int, ...] = tuple(range(181))
+    jobs: int = 1000
+    nodes: int = 128
+    unscaled: bool = True
+    hpc2n: str | None = None
+
+    @classmethod
+    def quick(cls, hpc2n: str | None = None) -> TraceSets:
+        """2 seeds x 5 loads, 2 unscaled traces and 3 HPC2N weeks (minutes on 2 cores)."""
+        return cls(
+            seeds=(0, 1),
+            loads=(0.1, 0.3, 0.5, 0.7, 0.9),
+            weeks=(10, 120, 160) if hpc2n else (),
+            hpc2n=hpc2n,
+        )
+
+    def specs(self, sets: Iterable[str]) -> list[tuple[str, dict[str, Any]]]:
+        """(instance id, workload spec) of every trace of the named sets."""
+        wanted = set(sets)
+        out: list[tuple[str, dict[str, Any]]] = []
+        base = {"jobs": self.jobs, "nodes": self.nodes}
+        if "real" in wanted and self.hpc2n:
+            for week in self.weeks:
+                out.append(
+                    (f"hpc2n-w{week:03d}", {"set": "real", "path": self.hpc2n, "week": week})
+                )
+        if "unscaled" in wanted and self.unscaled:
+            for seed in self.seeds:
+                out.append((f"lublin-s{seed}", {"set": "unscaled", "seed": seed, **base}))
+        if "scaled" in wanted:
+            for seed in self.seeds:
+                for load in self.loads:
+                    spec = {"set": "scaled", "seed": seed, "load": load, **base}
+                    out.append((f"lublin-s{seed}-l{load:g}", spec))
+        return out
+
+
+@functools.lru_cache(maxsize=2)
+def _hpc2n_weeks(path: str) -> list[Any]:
+    from allockit.instances.hpc2n import hpc2n_workload, split_weeks
+    from allockit.instances.swf import read_swf
+
+    return split_weeks(hpc2n_workload(read_swf(path)))
+
+
+@functools.lru_cache(maxsize=8)
+def _build(spec_json: str) -> Any:
+    from allockit.instances.lublin import dfrs_synthetic
+
+    spec = json.loads(spec_json)
+    kind = spec.get("set")
+    if kind == "real":
+        weeks = _hpc2n_weeks(spec["path"])
+        week = int(spec["week"])
+        if not 0 <= week < len(weeks):
+            raise InvalidInputError(f"week must be in [0, {len(weeks)}); got {week}")
+        return weeks[week]
+    if kind in ("scaled", "unscaled"):
+        load = spec.get("load") if kind == "scaled" else None
+        return dfrs_synthetic(
+            int(spec["jobs"]), nodes=int(spec["nodes"]), load=load, seed=int(spec["seed"])
+        )
+    raise InvalidInputError(f"trace spec 'set' must be real, scaled or unscaled; got {kind!r}")
+
+
+def build_workload(spec: dict[str, Any]) -> Any:
+    """The workload a trace spec describes (cached per process)."""
+    return _build(json.dumps(spec, sort_keys=True))
+
+
+def run_dfrs_task(task: Task) -> dict[str, Any]:
+    """Runner task kind ``dfrs``: simulate ``task.method`` (or compute the bound)."""
+    workload = build_workload(task.instance)
+    base = {"jobs": workload.n_jobs, "offered_load": workload.offered_load()}
+    if task.method == "bound":
+        from allockit.models.stretch_bound import stretch_bound
+
+        bound = stretch_bound(workload)
+        return {"status": "done", "bound": bound.value, "lps": bound.lps, **base}
+    from allockit.simulation.simulate import simulate
+
+    result = simulate(
+        workload,
+        task.method,
+        penalty=float(task.params.get("penalty", 300.0)),
+        period=float(task.params.get("period", 600.0)),
+    )
+    return {"status": "done", **result.summary(), **base}
+
+
+def experiment_tasks(
+    experiment: str, sets: TraceSets, *, penalty: float = 300.0, period: float = 600.0
+) -> list[Task]:
+    """The runner tasks of ``experiment`` (table2, table3, table4 or fig1)."""
+    if experiment not in EXPERIMENTS:
+        raise InvalidInputError(
+            f"experiment must be one of {sorted(EXPERIMENTS)}; got {experiment!r}"
+        )
+    algorithms, set_names = EXPERIMENTS[experiment]
+    params = {"penalty": float(penalty), "period": float(period)}
+    tasks = []
+    for instance_id, spec in sets.specs(set_names):
+        if experiment == "table3" and spec.get("load", 1.0) < 0.7 - 1e-9:
+            continue
+        tasks.append(Task(kind="dfrs", instance_id=instance_id, instance=spec, method="bound"))
+        for name in algorithms:
+            tasks.append(
+                Task(
+                    kind="dfrs", instance_id=instance_id, instance=spec, method=name, params=params
+                )
+            )
+    return tasks
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"avg": math.nan, "std": math.nan, "max": math.nan, "n": 0}
+    std = statistics.stdev(values) if len(values) > 1 else 0.0
+    return {"avg": statistics.fmean(values), "std": std, "max": max(values), "n": len(values)}
+
+
+def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]) -> dict[str, Any]:
+    """Summarise finished rows into the experiment's table (only this experiment's tasks)."""
+    wanted = {t.key for t in tasks}
+    spec_of = {t.instance_id: t.instance for t in tasks}
+    bound: dict[str, float] = {}
+    sims: dict[tuple[str, str], dict[str, Any]] = {}
+    failed = 0
+    for row in rows:
+        if row["key"] not in wanted:
+            continue
+        if not row["ok"]:
+            failed += 1
+            continue
+        if row["method"] == "bound":
+            bound[row["instance"]] = row["outputs"]["bound"]
+        else:
+            sims[(row["instance"], row["method"])] = row["outputs"]
+    algorithms, _ = EXPERIMENTS[experiment]
+    table: dict[str, Any] = {"experiment": experiment, "failed_tasks": failed, "rows": {}}
+    for name in algorithms:
+        per_set: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for (instance, method), out in sims.items():
+            if method == name and instance in bound:
+                spec = spec_of[instance]
+                per_set[spec["set"]].append({**out, "bound": bound[instance], **spec})
+        entry: dict[str, Any] = {}
+        for set_name, outs in sorted(per_set.items()):
+            deg = [o["max_stretch"] / o["bound"] for o in outs]
+            entry[set_name] = {
+                "degradation": _stats(deg),
+                "underutilization": _stats([o["underutilization"] for o in outs]),
+                "costs": {
+                    key: _stats([float(o[key]) for o in outs])
+                    for key in (
+                        "preemption_bandwidth_bytes_per_s",
+                        "migration_bandwidth_bytes_per_s",
+                        "preemptions_per_hour",
+                        "migrations_per_hour",
+                        "preemptions_per_job",
+                        "migrations_per_job",
+                    )
+                },
+            }
+            if set_name == "scaled":
+                by_load: dict[float, list[float]] = defaultdict(list)
+                for o, d in zip(outs, deg, strict=True):
+                    by_load[float(o["load"])].append(d)
+                entry[set_name]["degradation_by_load"] = {
+                    f"{load:g}": statistics.fmean(v) for load, v in sorted(by_load.items())
+                }
+        table["rows"][name] = entry
+    return table
+
+
+def _fmt(value: float, digits: int = 1) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:,.{digits}f}"
+
+
+def to_markdown(table: dict[str, Any]) -> str:
+    """The table with the paper's published numbers side by side."""
+    experiment = table["experiment"]
+    lines: list[str] = []
+    rows = table["rows"]
+    if experiment == "table2":
+        lines.append("| Algorithm | Set | ours avg | ours std | ours max | paper avg | paper std "
+                     "| paper max | n |")  # fmt: skip
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, entry in rows.items():
+            paper = PAPER_TABLE2.get(name)
+            for k, set_name in enumerate(("real", "unscaled", "scaled")):
+                if set_name not in entry:
+                    continue
+                s = entry[set_name]["degradation"]
+                p = paper[3 * k : 3 * k + 3] if paper else (math.nan,) * 3
+                lines.append(
+                    f"| {name} | {set_name} | {_fmt(s['avg'])} | {_fmt(s['std'])} | "
+                    f"{_fmt(s['max'])} | {_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} | {s['n']} |"
+                )
+    elif experiment == "table3":
+        keys = (
+            "preemption_bandwidth_bytes_per_s",
+            "migration_bandwidth_bytes_per_s",
+            "preemptions_per_hour",
+            "migrations_per_hour",
+            "preemptions_per_job",
+            "migrations_per_job",
+        )
+        lines.append(
+            "| Algorithm | pmtn GB/s | mig GB/s | pmtn/h | mig/h | pmtn/job | mig/job | n |"
+        )
+        lines.append("|---|---|---|---|---|---|---|---:|")
+        for name, entry in rows.items():
+            if "scaled" not in entry:
+                continue
+            costs = entry["scaled"]["costs"]
+            paper = PAPER_TABLE3.get(name)
+            cells = []
+            for k, key in enumerate(keys):
+                scale = 1e-9 if "bandwidth" in key else 1.0
+                ours = (
+                    f"{_fmt(costs[key]['avg'] * scale, 2)} ({_fmt(costs[key]['max'] * scale, 2)})"
+                )
+                theirs = f"{paper[2 * k]:.2f} ({paper[2 * k + 1]:.2f})" if paper else "–"
+                cells.append(f"{ours} / {theirs}")
+            n = entry["scaled"]["degradation"]["n"]
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {n} |")
+        lines.append("")
+        lines.append("Each cell: ours avg (max) / paper avg (max).")
+    elif experiment == "table4":
+        lines.append("| Algorithm | Set | ours | paper | n |")
+        lines.append("|---|---|---:|---:|---:|")
+        for name, entry in rows.items():
+            for k, set_name in enumerate(("real", "unscaled", "scaled")):
+                if set_name in entry:
+                    s = entry[set_name]["underutilization"]
+                    paper = PAPER_TABLE4[name][k]
+                    lines.append(
+                        f"| {name} | {set_name} | {_fmt(s['avg'], 3)} | {paper:.3f} | {s['n']} |"
+                    )
+    else:
+        loads = sorted(
+            {
+                load
+                for e in rows.values()
+                for load in e.get("scaled", {}).get("degradation_by_load", {})
+            },
+            key=float,
+        )
+        lines.append("| Algorithm | " + " | ".join(f"load {x}" for x in loads) + " |")
+        lines.append("|---|" + "---:|" * len(loads))
+        for name, entry in rows.items():
+            by = entry.get("scaled", {}).get("degradation_by_load", {})
+            lines.append(
+                f"| {name} | " + " | ".join(_fmt(by.get(x, math.nan)) for x in loads) + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def plot_fig1(table: dict[str, Any], path: str | Path) -> Path:
+    """Fig. 1: average degradation from bound vs load (log scale)."""
+    from allockit.plots import _pyplot
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, entry in table["rows"].items():
+        by = entry.get("scaled", {}).get("degradation_by_load", {})
+        if by:
+            xs = sorted(by, key=float)
+            ax.plot([float(x) for x in xs], [by[x] for x in xs], marker="o", label=name)
+    ax.set_yscale("log")
+    ax.set_xlabel("load")
+    ax.set_ylabel("average degradation from bound")
+    ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
