@@ -119,6 +119,7 @@ class _Simulator:
         self.tick_pending = False
         self.next_tick = math.inf
         self.timeline: list[tuple[float, float, float]] = []
+        self.remap_stats: list[tuple[int, float]] = []  # (jobs considered, seconds)
 
     # ------------------------------------------------------------------ bookkeeping
     def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
@@ -302,6 +303,7 @@ class _Simulator:
         jobs = self.by_priority(self.running | self.waiting, now)
         if not jobs:
             return
+        began = time.perf_counter()
         pinned = {j for j in self.running if self.protected(j, now)}
         if stretch:
             period = self.period
@@ -318,6 +320,7 @@ class _Simulator:
             if mapping is not None:
                 break
             keep.pop()  # drop the lowest-priority job and try again
+        self.remap_stats.append((len(jobs), time.perf_counter() - began))
         self.apply(mapping or {}, now)
 
     def _pinned_state(self, keep: list[int], pinned: set[int]):
@@ -602,6 +605,8 @@ def simulate_dfrs(
         Check memory, CPU and progress invariants after every event (slower).
     record : bool
         Keep the progress segments in ``result.extra["segments"]`` (for tests).
+        ``result.extra["mcb8_calls"]`` always holds one row per MCB8 (or MCB8-stretch)
+        call: the number of jobs it considered and its run time in seconds.
 
     Returns
     -------
@@ -651,5 +656,8 @@ def simulate_dfrs(
         preemption_bytes=sim.bytes_preempt,
         migration_bytes=sim.bytes_migrate,
         timeline=timeline,
-        extra={"segments": sim.log.segments} if sim.log is not None else {},
+        extra={
+            "mcb8_calls": np.array(sim.remap_stats, dtype=float).reshape(-1, 2),
+            **({"segments": sim.log.segments} if sim.log is not None else {}),
+        },
     )
