@@ -70,3 +70,16 @@ def test_cli_fig1(tmp_path, capsys):
     assert set(rows["EASY"]["scaled"]["degradation_by_load"]) == {"0.4", "0.8"}
     assert (tmp_path / "f.png").stat().st_size > 0
     assert "load 0.4" in (tmp_path / "f.md").read_text()
+
+
+def test_real_traces_are_hpc2n_weeks(tmp_path):
+    from pathlib import Path
+
+    excerpt = str(Path(__file__).parent / "data" / "hpc2n_excerpt.swf")
+    sets = TraceSets(seeds=(), weeks=(0,), hpc2n=excerpt)
+    ((instance_id, spec),) = sets.specs(["real", "scaled"])
+    assert instance_id == "hpc2n-w000" and spec == {"set": "real", "path": excerpt, "week": 0}
+    week = build_workload(spec)
+    assert week.platform.nodes == 120 and week.submit[0] == 0
+    with pytest.raises(InvalidInputError, match="week must be in"):
+        build_workload({**spec, "week": 10_000})
