@@ -122,16 +122,34 @@ def _take_first_fit(
     mem: np.ndarray,
     free_cpu: float,
     free_mem: float,
+    tail_cpu: np.ndarray,
+    tail_mem: np.ndarray,
 ) -> tuple[int, int]:
-    """Take the first unused task of ``items`` that fits; return (task or -1, new start)."""
+    """Take the first unused task of ``items`` that fits; return (task or -1, new start).
+
+    ``tail_cpu[k]`` / ``tail_mem[k]`` are the smallest requirements in ``items[k:]``:
+    once neither can fit, no later task can, and the scan stops.
+    """
     while start < items.shape[0] and used[start]:
         start += 1
     for k in range(start, items.shape[0]):
+        if tail_cpu[k] > free_cpu + MEM_EPS or tail_mem[k] > free_mem + MEM_EPS:
+            return -1, start
         t = items[k]
         if not used[k] and cpu_req[t] <= free_cpu + MEM_EPS and mem[t] <= free_mem + MEM_EPS:
             used[k] = True
             return t, start
     return -1, start
+
+
+@njit(cache=True)
+def _suffix_min(items: np.ndarray, values: np.ndarray) -> np.ndarray:
+    out = np.empty(items.shape[0])
+    low = np.inf
+    for k in range(items.shape[0] - 1, -1, -1):
+        low = min(low, values[items[k]])
+        out[k] = low
+    return out
 
 
 @njit(cache=True)
@@ -162,6 +180,10 @@ def mcb_fill_kernel(
     left = n
     if left == 0:
         return out
+    tail_c_cpu = _suffix_min(cpu_list, cpu_req)
+    tail_c_mem = _suffix_min(cpu_list, mem)
+    tail_m_cpu = _suffix_min(mem_list, cpu_req)
+    tail_m_mem = _suffix_min(mem_list, mem)
     for h in range(free_cpu0.shape[0]):
         free_cpu = free_cpu0[h]
         free_mem = free_mem0[h]
@@ -171,11 +193,27 @@ def mcb_fill_kernel(
             for attempt in range(2):
                 if memory_first == (attempt == 0):
                     found, start_m = _take_first_fit(
-                        mem_list, used_m, start_m, cpu_req, mem, free_cpu, free_mem
+                        mem_list,
+                        used_m,
+                        start_m,
+                        cpu_req,
+                        mem,
+                        free_cpu,
+                        free_mem,
+                        tail_m_cpu,
+                        tail_m_mem,
                     )
                 else:
                     found, start_c = _take_first_fit(
-                        cpu_list, used_c, start_c, cpu_req, mem, free_cpu, free_mem
+                        cpu_list,
+                        used_c,
+                        start_c,
+                        cpu_req,
+                        mem,
+                        free_cpu,
+                        free_mem,
+                        tail_c_cpu,
+                        tail_c_mem,
                     )
                 if found >= 0:
                     break
