@@ -543,14 +543,19 @@ class _Simulator:
             self.allocate(now)
             if self.debug:
                 self.check(now)
-            self.timeline.append(
-                (now, float((self.yields * self.cpu * self.tasks).sum()), self.demand)
-            )
+            self.timeline.append((now, self.allocated(), self.demand))
         left = np.flatnonzero(self.status != _FINISHED)
         if left.size:  # pragma: no cover - every Table 1 policy eventually starts jobs
             raise SimulationInvariantError(
                 f"{left.size} jobs never completed (first: {int(self.w.ids[left[0]])})"
             )
+
+    def allocated(self) -> float:
+        """CPU allocated to running jobs, in nodes."""
+        if not self.running:
+            return 0.0
+        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs]).sum())
 
     def finish_negligible(self, now: float) -> None:
         """Complete running jobs whose remaining work is a rounding residue."""

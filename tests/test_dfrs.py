@@ -255,6 +255,11 @@ def test_simulate_cli_runs_dfrs(tmp_path, capsys):
     assert {"id", "submit", "start", "end", "stretch", "preemptions", "migrations"} <= set(rows[0])
     assert sum(int(r["migrations"]) for r in rows) == summary["migrations"]
     assert sorted(p.name for p in plots.iterdir()) == ["stretch.png", "utilization.png"]
+    # bandwidth scales with the node memory
+    assert main([*argv[:8], "--period", "900", "--node-memory", "4"]) == 0
+    doubled = json.loads(capsys.readouterr().out)
+    assert doubled["migrations"] == summary["migrations"]
+    assert doubled["bandwidth_bytes_per_s"] == pytest.approx(2 * summary["bandwidth_bytes_per_s"])
     # the options reach the simulator: another penalty, another schedule
     assert main([*argv[:6], "--penalty", "1000", "--period", "900"]) == 0
     assert json.loads(capsys.readouterr().out)["max_stretch"] != summary["max_stretch"]

@@ -402,6 +402,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     parse_algorithm(args.algorithm)  # a bad name fails before the trace is read
     workload = _read_workload(args.file, args)
+    if args.node_memory is not None:
+        import dataclasses
+
+        platform = dataclasses.replace(
+            workload.platform, node_memory=round(args.node_memory * 1024**3)
+        )
+        workload = workload.replace(platform=platform)
     result = simulate(
         workload,
         args.algorithm,
@@ -648,6 +655,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--bound", action="store_true", help="add the stretch lower bound and the degradation"
     )
     p.add_argument("--plot", default=None, metavar="DIR", help="utilisation and stretch plots")
+    p.add_argument(
+        "--node-memory",
+        type=_positive_float,
+        default=None,
+        metavar="GIB",
+        help="node memory for the bandwidth figures (default: the workload's platform)",
+    )
     p.add_argument("--nodes", type=_positive_int, default=None)
     p.add_argument("--cores", type=_positive_int, default=None)
     p.add_argument(
