@@ -268,3 +268,16 @@ def test_simulate_cli_runs_dfrs(tmp_path, capsys):
     assert exc.value.code == 2 and "--penalty" in capsys.readouterr().err
     assert main(["simulate", str(path), "--algorithm", "MCB8"]) == 2
     assert "needs ' *' or '/per'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dfrs_beats_easy_by_orders_of_magnitude(seed):
+    # the paper's headline (Sec. 6.1), on small synthetic traces at load 0.8
+    from allockit.instances.lublin import dfrs_synthetic
+    from allockit.simulation.simulate import simulate
+
+    w = dfrs_synthetic(150, nodes=32, load=0.8, seed=seed)
+    bound = stretch_bound(w).value
+    easy = simulate(w, "EASY").max_stretch / bound
+    best = simulate(w, "GreedyPM */per/opt=min/minvt=600").max_stretch / bound
+    assert easy > 100 * best and best >= 1 - 1e-6
