@@ -16,6 +16,7 @@ __all__ = [
     "greedy_backtrack_kernel",
     "greedy_fill_kernel",
     "greedy_kernel",
+    "maxmin_fill_kernel",
     "mcb_fill_kernel",
     "mcb_pack_kernel",
 ]
@@ -379,4 +380,62 @@ def affine_fill_kernel(
                 any_frozen = True
         if not any_frozen:
             break
+    return yields
+
+
+@njit(cache=True)
+def maxmin_fill_kernel(
+    job: np.ndarray, node: np.ndarray, weight: np.ndarray, n: int, nodes: int, tol: float
+) -> np.ndarray:
+    """Max-min fair yields in [0, 1] by exact water-filling (see ``max_min_yields``).
+
+    Sparse mapping: job ``job[k]`` uses CPU ``weight[k] * y`` on ``node[k]``. Each round
+    raises every unfrozen job's yield by the largest common step that keeps all nodes
+    within capacity and all yields at most 1, then freezes the jobs on saturated nodes
+    and those at 1. Jobs without a task get yield 1.
+    """
+    yields = np.ones(n)
+    active = np.zeros(n, dtype=np.bool_)
+    for k in range(job.shape[0]):
+        active[job[k]] = True
+    left = 0
+    for j in range(n):
+        if active[j]:
+            yields[j] = 0.0
+            left += 1
+    used = np.zeros(nodes)
+    rate = np.zeros(nodes)
+    while left > 0:
+        used[:] = 0.0
+        rate[:] = 0.0
+        for k in range(job.shape[0]):
+            used[node[k]] += weight[k] * yields[job[k]]
+            if active[job[k]]:
+                rate[node[k]] += weight[k]
+        step = np.inf
+        for j in range(n):
+            if active[j]:
+                step = min(step, 1.0 - yields[j])
+        for i in range(nodes):
+            if rate[i] > tol:
+                step = min(step, (1.0 - used[i]) / rate[i])
+        step = max(step, 0.0)
+        for j in range(n):
+            if active[j]:
+                yields[j] += step
+        frozen = np.zeros(n, dtype=np.bool_)
+        for k in range(job.shape[0]):
+            i = node[k]
+            if active[job[k]] and rate[i] > tol and (1.0 - used[i]) / rate[i] <= step + tol:
+                frozen[job[k]] = True
+        changed = False
+        for j in range(n):
+            if active[j] and (frozen[j] or yields[j] >= 1.0 - tol):
+                active[j] = False
+                left -= 1
+                changed = True
+        if not changed:
+            break
+    for j in range(n):
+        yields[j] = min(yields[j], 1.0)
     return yields

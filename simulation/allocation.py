@@ -64,26 +64,14 @@ def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -
     >>> max_min_yields(np.array([[1, 0], [1, 0], [0, 1]]), np.array([1.0, 0.5, 0.4])).round(4)
     array([0.6667, 0.6667, 1.    ])
     """
+    from allockit.heuristics._kernels import maxmin_fill_kernel
+
     counts, cpu = _check(counts, cpu)
-    weight = counts * cpu[:, None]  # CPU per unit of yield, per node
-    yields = np.zeros(cpu.size)
-    active = weight.sum(axis=1) > 0
-    yields[~active] = 1.0  # a job with no task placed is not constrained here
-    while active.any():
-        used = (weight * yields[:, None]).sum(axis=0)
-        rate = weight[active].sum(axis=0)
-        room = np.where(rate > tol, (1.0 - used) / np.where(rate > tol, rate, 1.0), np.inf)
-        step = min(float(room.min()), float((1.0 - yields[active]).min()))
-        step = max(step, 0.0)
-        yields[active] += step
-        saturated = np.flatnonzero((rate > tol) & (room <= step + tol))
-        full = active & (yields >= 1.0 - tol)
-        on_saturated = active & (weight[:, saturated] > 0).any(axis=1)
-        frozen = full | on_saturated
-        if not frozen.any():  # pragma: no cover - a step always freezes someone
-            break
-        active &= ~frozen
-    return np.minimum(yields, 1.0)
+    job, node = np.nonzero(counts)
+    weight = counts[job, node] * cpu[job]  # CPU per unit of yield
+    return maxmin_fill_kernel(
+        job.astype(np.int64), node.astype(np.int64), weight, cpu.size, counts.shape[1], tol
+    )
 
 
 def max_avg_yields(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
