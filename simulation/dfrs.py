@@ -58,6 +58,31 @@ YIELD_ACCURACY = 0.01
 _CAPACITY_TOL = 1e-9
 
 
+def _best_packing(pack, hi: float, done) -> np.ndarray | None:
+    """The packing for the largest target in ``[0, hi]`` that ``pack`` accepts.
+
+    None when even target 0 (memory alone) fails. Tries ``hi`` first, then bisects until
+    ``done(lo, hi)``.
+    """
+    best = pack(0.0)
+    if best is None:
+        return None
+    top = pack(hi)
+    if top is not None:
+        return top
+    lo = 0.0
+    for _ in range(60):
+        if done(lo, hi):
+            break
+        mid = 0.5 * (lo + hi)
+        placed = pack(mid)
+        if placed is None:
+            hi = mid
+        else:
+            lo, best = mid, placed
+    return best
+
+
 class SimulationInvariantError(AllocKitError):
     """A capacity or accounting invariant broke during a debug-mode simulation."""
 
@@ -357,22 +382,10 @@ class _Simulator:
                 return None
             return mcb_fill(target * cpu, mem, free_cpu, free_mem)
 
-        best = pack(0.0)
+        hi = min(1.0, self.nodes / float((self.cpu[keep] * self.tasks[keep]).sum()))
+        best = _best_packing(pack, hi, lambda lo, hi: hi - lo < YIELD_ACCURACY)
         if best is None:
             return None
-        hi = min(1.0, self.nodes / float((self.cpu[keep] * self.tasks[keep]).sum()))
-        top = pack(hi)
-        if top is not None:
-            best = top
-        else:
-            lo = 0.0
-            while hi - lo >= YIELD_ACCURACY:
-                mid = 0.5 * (lo + hi)
-                placed = pack(mid)
-                if placed is None:
-                    hi = mid
-                else:
-                    lo, best = mid, placed
         return self._mapping(fixed, movable, task_job, best)
 
     def pack_stretch(
@@ -399,23 +412,10 @@ class _Simulator:
                 y[task_job] * self.cpu[task_job], self.mem[task_job], free_cpu, free_mem
             )
 
-        best = pack(0.0)
+        # 1 % relative accuracy on the stretch
+        best = _best_packing(pack, 1.0, lambda lo, hi: hi - lo <= YIELD_ACCURACY * hi)
         if best is None:
             return None
-        lo, hi = 0.0, 1.0
-        top = pack(hi)
-        if top is not None:
-            best = top
-        else:
-            for _ in range(40):  # 1 % relative accuracy on the stretch
-                if hi - lo <= YIELD_ACCURACY * hi:
-                    break
-                mid = 0.5 * (lo + hi)
-                placed = pack(mid)
-                if placed is None:
-                    hi = mid
-                else:
-                    lo, best = mid, placed
         return self._mapping(fixed, movable, task_job, best)
 
     def apply(self, mapping: dict[int, np.ndarray], now: float) -> None:

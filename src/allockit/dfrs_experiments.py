@@ -44,6 +44,15 @@ __all__ = [
     "to_markdown",
 ]
 
+#: Table 3's columns, as ``SimulationResult.costs()`` names them.
+COST_KEYS = (
+    "preemption_bandwidth_bytes_per_s",
+    "migration_bandwidth_bytes_per_s",
+    "preemptions_per_hour",
+    "migrations_per_hour",
+    "preemptions_per_job",
+    "migrations_per_job",
+)
 BEST = ("GreedyP */per/opt=min/minvt=600", "GreedyPM */per/opt=min/minvt=600")
 
 
@@ -297,17 +306,7 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
             entry[set_name] = {
                 "degradation": _stats(deg),
                 "underutilization": _stats([o["underutilization"] for o in outs]),
-                "costs": {
-                    key: _stats([float(o[key]) for o in outs])
-                    for key in (
-                        "preemption_bandwidth_bytes_per_s",
-                        "migration_bandwidth_bytes_per_s",
-                        "preemptions_per_hour",
-                        "migrations_per_hour",
-                        "preemptions_per_job",
-                        "migrations_per_job",
-                    )
-                },
+                "costs": {key: _stats([float(o[key]) for o in outs]) for key in COST_KEYS},
             }
             if set_name == "scaled":
                 by_load: dict[float, list[float]] = defaultdict(list)
@@ -345,14 +344,7 @@ def to_markdown(table: dict[str, Any]) -> str:
                     f"{_fmt(s['max'])} | {_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} | {s['n']} |"
                 )
     elif experiment == "table3":
-        keys = (
-            "preemption_bandwidth_bytes_per_s",
-            "migration_bandwidth_bytes_per_s",
-            "preemptions_per_hour",
-            "migrations_per_hour",
-            "preemptions_per_job",
-            "migrations_per_job",
-        )
+        keys = COST_KEYS
         lines.append(
             "| Algorithm | pmtn GB/s | mig GB/s | pmtn/h | mig/h | pmtn/job | mig/job | n |"
         )
