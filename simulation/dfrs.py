@@ -335,7 +335,7 @@ class _Simulator:
             ft = np.maximum(now - self.submit_time, 0.0)  # unsubmitted jobs are unused
             slope_a = self.vt / (ft + period)
             slope_b = period / (ft + period)
-        keep = list(jobs)
+        keep = jobs[: self.memory_prefix(jobs)]
         mapping = None
         while keep:
             if stretch:
@@ -347,6 +347,19 @@ class _Simulator:
             keep.pop()  # drop the lowest-priority job and try again
         self.remap_stats.append((len(jobs), time.perf_counter() - began))
         self.apply(mapping or {}, now)
+
+    def memory_prefix(self, jobs: list[int]) -> int:
+        """How many of ``jobs`` (by priority) can possibly fit in memory together.
+
+        A necessary condition only (total memory and tasks over half a node each must
+        not exceed the node count), so skipping the longer prefixes changes nothing: the
+        packing would fail on them too.
+        """
+        order = np.asarray(jobs, dtype=np.int64)
+        total = np.cumsum(self.tasks[order] * self.mem[order])
+        big = np.cumsum(np.where(self.mem[order] > 0.5 + MEM_EPS, self.tasks[order], 0))
+        ok = (total <= self.nodes + 1e-9) & (big <= self.nodes)
+        return int(np.argmin(ok)) if not ok.all() else len(jobs)
 
     def _pinned_state(self, keep: list[int], pinned: set[int]):
         fixed = [j for j in keep if j in pinned]
