@@ -281,3 +281,16 @@ def test_dfrs_beats_easy_by_orders_of_magnitude(seed):
     easy = simulate(w, "EASY").max_stretch / bound
     best = simulate(w, "GreedyPM */per/opt=min/minvt=600").max_stretch / bound
     assert easy > 100 * best and best >= 1 - 1e-6
+
+
+@settings(max_examples=20, deadline=None)
+@given(w=workloads(), name=st.sampled_from(["MCB8 */per", "/stretch-per", "GreedyP/per"]))
+def test_memory_prefix_shortcut_changes_nothing(w, name):
+    # MCB8 skips job prefixes whose total memory cannot fit; dropping jobs one by one
+    # (the paper's procedure) must give the same schedule
+    import unittest.mock
+
+    fast = simulate_dfrs(w, name)
+    with unittest.mock.patch.object(_Simulator, "memory_prefix", lambda self, jobs: len(jobs)):
+        slow = simulate_dfrs(w, name)
+    assert np.array_equal(fast.end, slow.end) and fast.migrations == slow.migrations
