@@ -174,7 +174,7 @@ def batch_timeline(workload: Workload, start: np.ndarray, end: np.ndarray) -> np
 
 
 def simulate_batch(
-    workload: Workload, *, algorithm: str = "easy", estimates: bool = False
+    workload: Workload, *, algorithm: str = "easy", estimates: bool = False, unit: str = "cores"
 ) -> SimulationResult:
     """Run FCFS or EASY backfilling on ``workload``.
 
@@ -188,6 +188,9 @@ def simulate_batch(
         EASY's view of running times: False (default) uses the true processing times
         (the paper's setting); True uses the requested times (``requested_time``; a job
         without one, or that overruns it, is assumed to end at its true time).
+    unit : {"cores", "nodes"}
+        What a job is given: ``tasks * cpu * cores`` cores (default), or one whole node
+        per task (a sequential task then leaves the other cores of its node idle).
 
     Returns
     -------
@@ -210,14 +213,20 @@ def simulate_batch(
     """
     if algorithm not in ("fcfs", "easy"):
         raise InvalidInputError(f"algorithm must be 'fcfs' or 'easy'; got {algorithm!r}")
-    cores = workload.platform.nodes * workload.platform.cores
-    width = np.maximum(1, np.rint(workload.tasks * workload.cpu * workload.platform.cores))
-    width = width.astype(np.int64)
+    if unit not in ("cores", "nodes"):
+        raise InvalidInputError(f"unit must be 'cores' or 'nodes'; got {unit!r}")
+    if unit == "nodes":
+        cores = workload.platform.nodes
+        width = workload.tasks.astype(np.int64)
+    else:
+        cores = workload.platform.nodes * workload.platform.cores
+        width = np.maximum(1, np.rint(workload.tasks * workload.cpu * workload.platform.cores))
+        width = width.astype(np.int64)
     too_big = np.flatnonzero(width > cores)
     if too_big.size:
         k = int(too_big[0])
         raise InvalidInputError(
-            f"job {int(workload.ids[k])} needs {int(width[k])} cores; the platform has {cores}"
+            f"job {int(workload.ids[k])} needs {int(width[k])} {unit}; the platform has {cores}"
         )
     started = time.perf_counter()
     n = workload.n_jobs

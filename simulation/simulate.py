@@ -15,13 +15,15 @@ def simulate(
     algorithm: str,
     *,
     estimates: bool = False,
+    unit: str = "cores",
     penalty: float = 300.0,
     period: float = 600.0,
     debug: bool = False,
 ) -> SimulationResult:
     """Simulate ``algorithm`` (FCFS, EASY or a Table 1 DFRS name) on ``workload``.
 
-    ``estimates`` applies to EASY (requested instead of true run times); ``penalty``,
+    ``estimates`` (requested instead of true run times) and ``unit`` (cores or whole
+    nodes per job) apply to the batch algorithms; ``penalty``,
     ``period`` and ``debug`` to the DFRS algorithms.
 
     Examples
@@ -34,5 +36,7 @@ def simulate(
     """
     name = parse_algorithm(algorithm)
     if name.batch:
-        return simulate_batch(workload, algorithm=name.batch.lower(), estimates=estimates)
+        return simulate_batch(
+            workload, algorithm=name.batch.lower(), estimates=estimates, unit=unit
+        )
     return simulate_dfrs(workload, name, penalty=penalty, period=period, debug=debug)

@@ -142,3 +142,20 @@ def test_underutilization_matches_a_direct_integration(w):
     running = (r.start[None, :] <= mid[:, None]) & (r.end[None, :] > mid[:, None])
     direct = ((np.minimum(w.platform.nodes, alive @ need) - running @ need) * np.diff(times)).sum()
     assert r.underutilization == pytest.approx(direct, rel=1e-9, abs=1e-6)
+
+
+def test_whole_node_allocation():
+    # 1 quad-core node: two sequential one-task jobs (cpu 0.25 = one core each) share it
+    # when jobs get cores, and run one after the other when each task takes a node
+    w = Workload.from_jobs(
+        Platform(nodes=1, cores=4),
+        submit=[0, 0],
+        runtime=[100, 100],
+        tasks=[1, 1],
+        cpu=[0.25, 0.25],
+        mem=[0.1, 0.1],
+    )
+    assert simulate_batch(w, algorithm="fcfs").start.tolist() == [0, 0]
+    assert simulate_batch(w, algorithm="fcfs", unit="nodes").start.tolist() == [0, 100]
+    with pytest.raises(InvalidInputError, match="unit must be"):
+        simulate_batch(w, unit="sockets")

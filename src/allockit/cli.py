@@ -413,6 +413,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         workload,
         args.algorithm,
         estimates=args.estimates,
+        unit=args.unit,
         penalty=args.penalty,
         period=args.period,
     )
@@ -668,6 +669,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--estimates",
         action="store_true",
         help="EASY uses the requested times instead of the true run times",
+    )
+    p.add_argument(
+        "--unit",
+        choices=["cores", "nodes"],
+        default="cores",
+        help="FCFS/EASY give a job tasks*cpu*cores cores (default) or a whole node per task",
     )
     p.add_argument("--jobs-csv", default=None, metavar="OUT", help="one row per job")
     p.add_argument("--skip-bad", action="store_true")
