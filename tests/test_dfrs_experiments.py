@@ -83,3 +83,20 @@ def test_real_traces_are_hpc2n_weeks(tmp_path):
     assert week.platform.nodes == 120 and week.submit[0] == 0
     with pytest.raises(InvalidInputError, match="week must be in"):
         build_workload({**spec, "week": 10_000})
+
+
+def test_table2_and_table3_markdown(tmp_path):
+    sets = TraceSets(seeds=(0,), loads=(0.8,), weeks=(), jobs=20, nodes=6, unscaled=False)
+    store = tmp_path / "t.db"
+    for experiment in ("table2", "table3"):
+        tasks = experiment_tasks(experiment, sets)
+        assert run_sweep(tasks, store, backend="serial").failed == 0
+        table = aggregate(experiment, read_rows(store), tasks)
+        text = to_markdown(table)
+        if experiment == "table2":
+            assert "| EASY | " in text and "5,262.0 (14,534.1)" in text  # the paper's scaled
+            assert table["rows"]["EASY"]["scaled"]["degradation"]["n"] == 1
+        else:
+            costs = table["rows"]["GreedyP */opt=min"]["scaled"]["costs"]
+            assert costs["migrations_per_job"]["avg"] == 0  # GreedyP never migrates
+            assert "0.06 (0.17)" in text  # the paper's preemption bandwidth, beside ours
