@@ -37,6 +37,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,7 +59,11 @@ YIELD_ACCURACY = 0.01
 _CAPACITY_TOL = 1e-9
 
 
-def _best_packing(pack, hi: float, done) -> np.ndarray | None:
+def _best_packing(
+    pack: Callable[[float], np.ndarray | None],
+    hi: float,
+    done: Callable[[float, float], bool],
+) -> np.ndarray | None:
     """The packing for the largest target in ``[0, hi]`` that ``pack`` accepts.
 
     None when even target 0 (memory alone) fails. Tries ``hi`` first, then bisects until
@@ -95,6 +100,8 @@ class _Log:
 
 
 class _Simulator:
+    """State and event handlers of one run (per-job arrays indexed by job position)."""
+
     def __init__(
         self,
         workload: Workload,
