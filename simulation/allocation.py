@@ -26,6 +26,7 @@ __all__ = [
     "max_avg_yields",
     "max_min_affine",
     "max_min_yields",
+    "min_avg_stretch",
 ]
 
 
@@ -123,6 +124,102 @@ def max_min_affine(
     return affine_fill_kernel(
         job.astype(np.int64), node.astype(np.int64), weight, a, b, counts.shape[1], tol
     )
+
+
+def min_avg_stretch(
+    counts: np.ndarray,
+    cpu: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    rtol: float = 1e-6,
+    max_rounds: int = 200,
+) -> np.ndarray:
+    """Yields minimising the average estimated stretch (``/stretch-per/opt=avg``).
+
+    The estimated stretch of job ``j`` is ``1 / (a_j + b_j y_j)`` (see
+    ``max_min_affine``). As LP (2) keeps every job at the best minimum yield, every job
+    keeps at least the best minimum of ``a_j + b_j y_j`` (the first level of the
+    max-min water-filling); subject to that, node capacities and ``y <= 1``, the sum of
+    the convex estimates is minimised by Kelley's cutting planes: an LP in ``(y, t)``
+    solved with HiGHS, with a tangent of ``1 / (a_j + b_j y)`` added wherever ``t_j``
+    under-estimates it by more than ``rtol`` (relative), until none does.
+
+    Examples
+    --------
+    >>> # node 0: A and B (cpu 1) fix the best minimum at 1/2; node 1: C (cpu 1), D (0.25).
+    >>> # No progress yet (a = 0): the average wants y ~ 1/sqrt(cpu) on node 1, D capped at 1
+    >>> counts = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    >>> cpu = np.array([1.0, 1.0, 1.0, 0.25])
+    >>> min_avg_stretch(counts, cpu, np.zeros(4), np.ones(4)).round(6).tolist()
+    [0.5, 0.5, 0.75, 1.0]
+    >>> max_min_affine(counts, cpu, np.zeros(4), np.ones(4)).round(6).tolist()
+    [0.5, 0.5, 0.8, 0.8]
+    """
+    import highspy
+
+    counts, cpu = _check(counts, cpu)
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any() or (a < 0).any():
+        raise InvalidInputError("a and b need one entry per job, a >= 0 and b > 0")
+    fair = max_min_affine(counts, cpu, a, b)
+    placed = counts.sum(axis=1) > 0
+    if not placed.any():
+        return fair
+    level = float((a + b * fair)[placed].min())
+    lower = np.where(placed, np.clip((level - a) / b, 0.0, 1.0), 1.0)
+    lower = np.minimum(lower, fair)
+    n, nodes = cpu.size, counts.shape[1]
+    inf = highspy.kHighsInf
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    # columns 0..n-1: y_j; n..2n-1: t_j (the stretch estimates)
+    h.addVars(
+        2 * n,
+        np.concatenate([lower, np.zeros(n)]),
+        np.concatenate([np.where(placed, 1.0, lower), np.full(n, inf)]),
+    )
+    h.changeColsCost(n, np.arange(n, 2 * n, dtype=np.int32), np.ones(n))
+    weight = counts * cpu[:, None]
+    for i in range(nodes):
+        jobs = np.flatnonzero(weight[:, i] > 0)
+        if jobs.size:
+            h.addRow(-inf, 1.0, jobs.size, jobs.astype(np.int32), weight[jobs, i])
+
+    def estimate(j: int, y: float) -> float:
+        return 1.0 / (a[j] + b[j] * y)
+
+    def add_cut(j: int, y: float) -> None:
+        value = estimate(j, y)
+        slope = -b[j] * value * value
+        # t_j >= value + slope (y_j - y)  <=>  t_j - slope y_j >= value - slope y
+        h.addRow(
+            value - slope * y, inf, 2, np.array([n + j, j], dtype=np.int32), np.array([1.0, -slope])
+        )
+
+    for j in range(n):
+        for y in {*np.linspace(lower[j], 1.0, 6).tolist(), float(fair[j])}:
+            if a[j] + b[j] * y > 0:
+                add_cut(j, y)
+    y = fair
+    for _ in range(max_rounds):
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:  # pragma: no cover
+            return fair
+        sol = np.asarray(h.getSolution().col_value, dtype=float)
+        y = np.clip(sol[:n], lower, 1.0)
+        t = sol[n:]
+        added = False
+        for j in range(n):
+            value = estimate(j, y[j])
+            if value > t[j] + rtol * value:
+                add_cut(j, float(y[j]))
+                added = True
+        if not added:
+            break
+    return y
 
 
 def build_avg_yield_lp(counts: np.ndarray, cpu: np.ndarray) -> Any:

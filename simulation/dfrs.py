@@ -21,7 +21,8 @@ Modelling choices (documented because the paper leaves them open):
   submission order; GreedyP and GreedyPM only pause jobs of lower priority than the
   incoming one;
 - after every event the yields are recomputed for the current mapping (``opt=min``,
-  ``opt=avg`` or, for ``/stretch-per``, ``opt=max``);
+  ``opt=avg``; for ``/stretch-per`` ``opt=max`` or ``opt=avg`` on the stretch estimates
+  up to the next tick);
 - MCB8 packs jobs in submission order with the library's ``mcb_fill`` (the static
   heuristic's code): a yield bisection to 0.01, after checking memory alone (yield 0);
   when even that fails the lowest-priority job is dropped and the search restarts.
@@ -46,7 +47,12 @@ from allockit.errors import AllocKitError, InvalidInputError
 from allockit.heuristics._kernels import MEM_EPS, greedy_fill_kernel
 from allockit.heuristics.mcb import mcb_fill
 from allockit.instances.workload import Workload
-from allockit.simulation.allocation import max_avg_yields, max_min_affine, max_min_yields
+from allockit.simulation.allocation import (
+    max_avg_yields,
+    max_min_affine,
+    max_min_yields,
+    min_avg_stretch,
+)
 from allockit.simulation.batch import SimulationResult, bounded_stretch
 from allockit.simulation.names import AlgorithmName, parse_algorithm
 
@@ -464,15 +470,18 @@ class _Simulator:
         jobs = np.array(sorted(self.running), dtype=np.int64)
         counts = np.stack([self.rows[j] for j in jobs])
         cpu = self.cpu[jobs]
-        if self.alg.opt == "avg":
-            y = max_avg_yields(counts, cpu)
-        elif self.alg.opt == "max":
+        if self.alg.periodic == "mcb8-stretch":
+            # stretch estimates (ft + T) / (vt + y T) up to the next tick
             horizon = self.next_tick - now if self.tick_pending else self.period
             horizon = max(horizon, 1e-9)
             ft = now - self.submit_time[jobs]
-            y = max_min_affine(
-                counts, cpu, self.vt[jobs] / (ft + horizon), horizon / (ft + horizon)
-            )
+            a, b = self.vt[jobs] / (ft + horizon), horizon / (ft + horizon)
+            if self.alg.opt == "avg":
+                y = min_avg_stretch(counts, cpu, a, b)
+            else:
+                y = max_min_affine(counts, cpu, a, b)
+        elif self.alg.opt == "avg":
+            y = max_avg_yields(counts, cpu)
         else:
             y = max_min_yields(counts, cpu)
         self.yields[jobs] = y

@@ -36,6 +36,7 @@ VARIANTS = [
     "GreedyP */per/opt=avg/minft=300",
     "MCB8 */opt=min/minvt=300",
     "/stretch-per/opt=max/minvt=600",
+    "/stretch-per/opt=avg",
 ]
 
 

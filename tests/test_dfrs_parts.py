@@ -13,6 +13,7 @@ from allockit.simulation.allocation import (
     max_avg_yields,
     max_min_affine,
     max_min_yields,
+    min_avg_stretch,
 )
 from allockit.simulation.names import parse_algorithm
 from allockit.solver import solve_pyomo
@@ -76,6 +77,40 @@ def test_max_min_affine_is_feasible_and_max_min_fair(m, data):
         assert ok, f"job {j} could still grow"
     if (a == 0).all() and (b == 1).all():
         assert y == pytest.approx(max_min_yields(counts, cpu), abs=1e-9)
+
+
+@settings(max_examples=80)
+@given(m=mappings(), data=st.data())
+def test_min_avg_stretch_is_feasible_and_no_feasible_point_beats_it(m, data):
+    # /stretch-per/opt=avg: convex objective; check it against random feasible points
+    counts, cpu = m
+    n = cpu.size
+    a = np.array([data.draw(st.sampled_from([0.0, 0.1, 0.3])) for _ in range(n)])
+    b = np.array([data.draw(st.sampled_from([0.2, 0.5, 1.0])) for _ in range(n)])
+    y = min_avg_stretch(counts, cpu, a, b)
+    fair = max_min_affine(counts, cpu, a, b)
+    level = (a + b * fair).min()
+    assert (y <= 1 + 1e-12).all() and (a + b * y >= level - 1e-9).all()
+    assert (_loads(counts, cpu, y) <= 1 + 1e-7).all()
+
+    def cost(z):
+        return (1 / (a + b * z)).sum()
+
+    assert cost(y) <= cost(fair) * (1 + 1e-5)
+    rng = np.random.default_rng(data.draw(st.integers(0, 10**6)))
+    lower = np.clip((level - a) / b, 0, 1)
+    for _ in range(40):
+        z = lower + rng.random(n) * (1 - lower)
+        z = np.where(rng.random(n) < 0.5, np.minimum(z, y + rng.random(n) * (1 - y)), z)
+        base, top = _loads(counts, cpu, lower), _loads(counts, cpu, z)
+        if (base > 1 + 1e-12).any():
+            continue
+        over = top > 1
+        if over.any():  # shrink towards the feasible floor until every node fits
+            t = ((1 - base[over]) / (top[over] - base[over])).min()
+            z = lower + t * (z - lower)
+        assert (_loads(counts, cpu, z) <= 1 + 1e-9).all()
+        assert cost(y) <= cost(z) * (1 + 1e-5)
 
 
 @settings(max_examples=60)
@@ -145,7 +180,7 @@ def test_name_details():
         ("GreedyP", "needs ' \\*' or '/per'"),
         ("MCB8/opt=min", "needs ' \\*' or '/per'"),
         ("Greedy */opt=max", "belongs to /stretch-per"),
-        ("/stretch-per/opt=avg", "not implemented"),
+        ("/stretch-per/opt=min", "opt=max"),
         ("MCB8/stretch-per", "runs alone"),
         ("", "empty name"),
         ("*/per", "needs a submission"),
