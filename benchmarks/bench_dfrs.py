@@ -27,6 +27,7 @@ ALGORITHMS = (
     "Greedy */opt=min",
     "MCB8 */per/opt=min/minvt=600",
     "/stretch-per/opt=max/minvt=600",
+    "/stretch-per/opt=avg/minvt=600",
     "GreedyPM */per/opt=avg/minvt=600",
 )
 
