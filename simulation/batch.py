@@ -88,6 +88,17 @@ class SimulationResult:
 
         Per hour of schedule (the makespan), per job, and the bandwidth their memory
         images use in bytes per second.
+
+        Examples
+        --------
+        >>> from allockit.instances.workload import Platform, Workload
+        >>> from allockit.simulation.dfrs import simulate_dfrs
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 10], runtime=[3600, 50],
+        ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.6, 0.6])
+        >>> r = simulate_dfrs(w, "GreedyP *")  # the second job preempts the first once
+        >>> c = r.costs()
+        >>> r.preemptions, c["preemptions_per_job"], round(c["preemptions_per_hour"], 3)
+        (1, 0.5, 0.911)
         """
         hours = self.makespan / 3600.0 if self.makespan > 0 else math.inf
         jobs = max(1, int(self.ids.size))
@@ -158,7 +169,16 @@ def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> 
 
 
 def batch_timeline(workload: Workload, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Rows ``(time, allocated CPU, CPU demand)`` after each event of a batch schedule."""
+    """Rows ``(time, allocated CPU, CPU demand)`` after each event of a batch schedule.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 5], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    >>> batch_timeline(w, np.array([0.0, 10.0]), np.array([10.0, 20.0])).tolist()
+    [[0.0, 1.0, 1.0], [5.0, 1.0, 2.0], [10.0, 1.0, 1.0], [20.0, 0.0, 0.0]]
+    """
     need = workload.cpu * workload.tasks
     times = np.unique(np.concatenate([workload.submit, start, end]))
 
