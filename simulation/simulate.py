@@ -15,15 +15,15 @@ def simulate(
     algorithm: str,
     *,
     estimates: bool = False,
-    unit: str = "cores",
+    unit: str = "nodes",
     penalty: float = 300.0,
     period: float = 600.0,
     debug: bool = False,
 ) -> SimulationResult:
     """Simulate ``algorithm`` (FCFS, EASY or a Table 1 DFRS name) on ``workload``.
 
-    ``estimates`` (requested instead of true run times) and ``unit`` (cores or whole
-    nodes per job) apply to the batch algorithms; ``penalty``,
+    ``estimates`` (requested instead of true run times) and ``unit`` (whole nodes per
+    task, or cores) apply to the batch algorithms; ``penalty``,
     ``period`` and ``debug`` to the DFRS algorithms.
 
     Examples

@@ -90,7 +90,7 @@ def test_batch_schedules_are_valid(w, algorithm, est):
 
 
 def test_job_wider_than_the_platform_is_refused():
-    with pytest.raises(InvalidInputError, match="needs 3 cores; the platform has 2"):
+    with pytest.raises(InvalidInputError, match="needs 3 nodes; the platform has 2"):
         simulate_batch(W(2, [0], [10], [3]))
     with pytest.raises(InvalidInputError, match="algorithm must be"):
         simulate_batch(W(2, [0], [10], [1]), algorithm="sjf")
@@ -145,8 +145,8 @@ def test_underutilization_matches_a_direct_integration(w):
 
 
 def test_whole_node_allocation():
-    # 1 quad-core node: two sequential one-task jobs (cpu 0.25 = one core each) share it
-    # when jobs get cores, and run one after the other when each task takes a node
+    # 1 quad-core node: two sequential one-task jobs (cpu 0.25 = one core each) run one
+    # after the other when each task takes a node (default), together when jobs get cores
     w = Workload.from_jobs(
         Platform(nodes=1, cores=4),
         submit=[0, 0],
@@ -155,7 +155,7 @@ def test_whole_node_allocation():
         cpu=[0.25, 0.25],
         mem=[0.1, 0.1],
     )
-    assert simulate_batch(w, algorithm="fcfs").start.tolist() == [0, 0]
-    assert simulate_batch(w, algorithm="fcfs", unit="nodes").start.tolist() == [0, 100]
+    assert simulate_batch(w, algorithm="fcfs", unit="cores").start.tolist() == [0, 0]
+    assert simulate_batch(w, algorithm="fcfs").start.tolist() == [0, 100]  # nodes
     with pytest.raises(InvalidInputError, match="unit must be"):
         simulate_batch(w, unit="sockets")

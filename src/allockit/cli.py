@@ -672,9 +672,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--unit",
-        choices=["cores", "nodes"],
-        default="cores",
-        help="FCFS/EASY give a job tasks*cpu*cores cores (default) or a whole node per task",
+        choices=["nodes", "cores"],
+        default="nodes",
+        help="FCFS/EASY give a job a whole node per task (default) or tasks*cpu*cores cores",
     )
     p.add_argument("--jobs-csv", default=None, metavar="OUT", help="one row per job")
     p.add_argument("--skip-bad", action="store_true")

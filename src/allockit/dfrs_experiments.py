@@ -238,6 +238,7 @@ def run_dfrs_task(task: Task) -> dict[str, Any]:
     result = simulate(
         workload,
         task.method,
+        unit=str(task.params.get("unit", "nodes")),
         penalty=float(task.params.get("penalty", 300.0)),
         period=float(task.params.get("period", 600.0)),
     )
@@ -260,9 +261,15 @@ def experiment_tasks(
             continue
         tasks.append(Task(kind="dfrs", instance_id=instance_id, instance=spec, method="bound"))
         for name in algorithms:
+            # batch baselines get whole nodes per task, as in the paper (the key says so)
+            extra = {"unit": "nodes"} if name in ("FCFS", "EASY") else {}
             tasks.append(
                 Task(
-                    kind="dfrs", instance_id=instance_id, instance=spec, method=name, params=params
+                    kind="dfrs",
+                    instance_id=instance_id,
+                    instance=spec,
+                    method=name,
+                    params={**params, **extra},
                 )
             )
     return tasks
