@@ -2,7 +2,7 @@
 
     python benchmarks/dfrs_checks.py
 
-1. EASY with cores (default) or whole nodes per task: degradation from bound and
+1. EASY with cores or whole nodes per task (default): degradation from bound and
    normalised underutilisation on five synthetic traces (1,000 jobs, 128 nodes).
 2. GreedyPM */per/opt=min/minvt=600: normalised underutilisation with the 300 s
    penalty, with no penalty, and with a 1-hour period, on four traces.
