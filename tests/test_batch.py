@@ -159,3 +159,13 @@ def test_whole_node_allocation():
     assert simulate_batch(w, algorithm="fcfs").start.tolist() == [0, 100]  # nodes
     with pytest.raises(InvalidInputError, match="unit must be"):
         simulate_batch(w, unit="sockets")
+
+
+def test_batch_result_plots(tmp_path):
+    from allockit.plots import plot_simulation
+
+    r = simulate_batch(W(2, [0, 1, 2], [100, 100, 50], [1, 2, 1]), algorithm="easy")
+    assert r.timeline[-1].tolist() == [200.0, 0.0, 0.0]  # all done: nothing used or asked
+    paths = plot_simulation(r, tmp_path)
+    assert [p.name for p in paths] == ["utilization.png", "stretch.png"]
+    assert all(p.stat().st_size > 0 for p in paths)
