@@ -19,7 +19,7 @@ from allockit.runner import Progress, Task, execute_task, run_sweep
 from allockit.store import flat_rows, read_rows
 from allockit.sweep_spec import load_spec, vcsched_tasks
 
-TIMING = {"build_seconds", "solve_seconds"}
+TIMING = {"build_seconds", "solve_seconds", "seconds"}
 
 
 def _grid():
@@ -33,9 +33,16 @@ def _grid():
             {"name": "c", "cpu": 0.6, "mem": 0.5},
         ],
     }
-    return vcsched_tasks(
+    vcsched = vcsched_tasks(
         [("example", inst), ("three", small)], methods=["milp", "cpsat", "lp"], time_limit=30
     )
+    # and the online-scheduling kind: a tiny DFRS trace, its bound and one simulation
+    spec = {"set": "scaled", "seed": 3, "load": 0.8, "jobs": 15, "nodes": 4}
+    dfrs = [
+        Task(kind="dfrs", instance_id="tiny", instance=spec, method=method, params=params)
+        for method, params in (("bound", {}), ("GreedyPM */per/minvt=600", {"period": 600}))
+    ]
+    return vcsched + dfrs
 
 
 def _comparable(rows):
@@ -53,7 +60,7 @@ def test_local_and_serial_backends_give_the_same_rows(tmp_path):
     grid = _grid()
     run_sweep(grid, tmp_path / "serial.db", backend="serial")
     summary = run_sweep(grid, tmp_path / "local.db", backend="local", workers=2)
-    assert summary.ran == len(grid) == 6 and summary.failed == 0
+    assert summary.ran == len(grid) == 8 and summary.failed == 0
     serial, local = read_rows(tmp_path / "serial.db"), read_rows(tmp_path / "local.db")
     assert _comparable(serial) == _comparable(local)
     row = local[0]
