@@ -18,9 +18,26 @@ from dataclasses import dataclass
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["ON_SUBMIT", "AlgorithmName", "parse_algorithm"]
+__all__ = ["ON_SUBMIT", "TABLE1", "AlgorithmName", "parse_algorithm"]
 
 ON_SUBMIT = ("Greedy", "GreedyP", "GreedyPM", "MCB8")
+#: The 14 mapping combinations of the paper's Table 1 (before opt/minft/minvt parts).
+TABLE1 = (
+    "Greedy *",
+    "GreedyP *",
+    "GreedyPM *",
+    "Greedy/per",
+    "GreedyP/per",
+    "GreedyPM/per",
+    "Greedy */per",
+    "GreedyP */per",
+    "GreedyPM */per",
+    "MCB8 *",
+    "MCB8/per",
+    "MCB8 */per",
+    "/per",
+    "/stretch-per",
+)
 _BATCH = ("FCFS", "EASY")
 _VALID = (
     "FCFS | EASY | ON_SUBMIT[ *][/per][/opt=min | /opt=avg][/minft=SECONDS | "

@@ -11,26 +11,12 @@ from allockit.errors import InvalidInputError
 from allockit.instances.workload import Platform, Workload
 from allockit.models.stretch_bound import stretch_bound
 from allockit.simulation.dfrs import SimulationInvariantError, _Simulator, simulate_dfrs
+from allockit.simulation.names import TABLE1 as TABLE1_NAMES
 from allockit.simulation.names import parse_algorithm
 
 GIB = 2 * 1024**3
 
-TABLE1 = [
-    "Greedy *",
-    "GreedyP *",
-    "GreedyPM *",
-    "Greedy/per",
-    "GreedyP/per",
-    "GreedyPM/per",
-    "Greedy */per",
-    "GreedyP */per",
-    "GreedyPM */per",
-    "MCB8 *",
-    "MCB8/per",
-    "MCB8 */per",
-    "/per",
-    "/stretch-per",
-]
+TABLE1 = list(TABLE1_NAMES)
 VARIANTS = [
     "GreedyPM */per/opt=min/minvt=600",
     "GreedyP */per/opt=avg/minft=300",

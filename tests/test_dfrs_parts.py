@@ -15,7 +15,7 @@ from allockit.simulation.allocation import (
     max_min_yields,
     min_avg_stretch,
 )
-from allockit.simulation.names import parse_algorithm
+from allockit.simulation.names import TABLE1, parse_algorithm
 from allockit.solver import solve_pyomo
 
 
@@ -133,22 +133,7 @@ def test_allocation_input_checks():
 
 @pytest.mark.parametrize(
     "name",
-    [
-        "Greedy *",
-        "GreedyP *",
-        "GreedyPM *",
-        "Greedy/per",
-        "GreedyP/per",
-        "GreedyPM/per",
-        "Greedy */per",
-        "GreedyP */per",
-        "GreedyPM */per",
-        "MCB8 *",
-        "MCB8/per",
-        "MCB8 */per",
-        "/per",
-        "/stretch-per",
-    ],
+    list(TABLE1),
 )
 def test_every_table1_name_parses_and_round_trips(name):
     parsed = parse_algorithm(name)
