@@ -325,8 +325,21 @@ class _Simulator:
                 self.settle(r, old[r], new, now)
 
     def greedy_waiting(self, now: float) -> None:
-        """On completion (``*`` with a Greedy family): start waiting jobs that fit."""
-        for j in self.by_priority(self.waiting, now):
+        """On completion (``*`` with a Greedy family): start waiting jobs that fit.
+
+        Jobs are tried by decreasing priority. Starting a job only takes memory, so a job
+        that does not fit before the loop cannot fit later: those are filtered out at
+        once (one array operation) before the ordered pass.
+        """
+        if not self.waiting:
+            return
+        jobs = np.fromiter(self.waiting, dtype=np.int64, count=len(self.waiting))
+        mem = self.mem[jobs]
+        free = 1.0 - self.mem_used
+        with np.errstate(divide="ignore"):
+            slots = np.floor((free[None, :] + MEM_EPS) / mem[:, None]).sum(axis=1)
+        may_fit = (mem <= MEM_EPS) | (slots >= self.tasks[jobs])
+        for j in self.by_priority(jobs[may_fit].tolist(), now):
             self.try_greedy(j, now)
 
     # ------------------------------------------------------------------ MCB8
