@@ -25,7 +25,9 @@ Modelling choices (documented because the paper leaves them open):
   up to the next tick);
 - MCB8 packs jobs in submission order with the library's ``mcb_fill`` (the static
   heuristic's code): a yield bisection to 0.01, after checking memory alone (yield 0);
-  when even that fails the lowest-priority job is dropped and the search restarts.
+  when even that fails the lowest-priority job is dropped and the search restarts
+  (job sets whose total memory exceeds the cluster are skipped without packing: they
+  would fail anyway).
   Jobs protected by ``minft``/``minvt`` keep their nodes if they keep running (they are
   pre-placed and the others are packed around them);
 - a preemption counts once per pause, a migration once per move of one or more tasks
