@@ -100,3 +100,21 @@ def test_table2_and_table3_markdown(tmp_path):
             costs = table["rows"]["GreedyP */opt=min"]["scaled"]["costs"]
             assert costs["migrations_per_job"]["avg"] == 0  # GreedyP never migrates
             assert "0.06 (0.17)" in text  # the paper's preemption bandwidth, beside ours
+
+
+def test_bad_experiment_options_are_named(tmp_path, capsys):
+    from pathlib import Path
+
+    from allockit.cli import main
+
+    store = str(tmp_path / "x.db")
+    assert main(["dfrs-experiment", "table4", "--loads", "abc", "--store", store]) == 2
+    assert "--loads expects comma-separated numbers" in capsys.readouterr().err
+    assert main(["dfrs-experiment", "table4", "--loads=0.5,-1", "--store", store]) == 2
+    assert "loads must be > 0" in capsys.readouterr().err
+    excerpt = str(Path(__file__).parent / "data" / "hpc2n_excerpt.swf")
+    argv = ["dfrs-experiment", "table4", "--hpc2n", excerpt, "--weeks", "0,7", "--store", store]
+    assert main(argv) == 2
+    assert "--weeks: 7 is not in [0, 1)" in capsys.readouterr().err
+    with pytest.raises(InvalidInputError, match="seeds must be integers"):
+        TraceSets(seeds=(-1,))

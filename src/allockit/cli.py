@@ -466,13 +466,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _number_list(text: str, kind: type = float) -> tuple:
+def _number_list(option: str, text: str, kind: type = float) -> tuple:
     try:
         return tuple(kind(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers; got {text!r}"
-        ) from None
+        raise InvalidInputError(f"{option} expects comma-separated numbers; got {text!r}") from None
 
 
 _HPC2N_DEFAULT = "../shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
@@ -502,14 +500,21 @@ def _cmd_dfrs_experiment(args: argparse.Namespace) -> int:
     if args.seeds is not None:
         changes["seeds"] = tuple(range(args.seeds))
     if args.loads is not None:
-        changes["loads"] = _number_list(args.loads)
+        changes["loads"] = _number_list("--loads", args.loads)
     if args.weeks is not None:
-        changes["weeks"] = _number_list(args.weeks, int)
+        changes["weeks"] = _number_list("--weeks", args.weeks, int)
     if args.jobs is not None:
         changes["jobs"] = args.jobs
     if args.nodes is not None:
         changes["nodes"] = args.nodes
     sets = dataclasses.replace(sets, **changes)
+    if args.weeks is not None and hpc2n is not None:
+        from allockit.dfrs_experiments import hpc2n_week_count
+
+        count = hpc2n_week_count(hpc2n)
+        bad = [w for w in sets.weeks if not 0 <= w < count]
+        if bad:
+            raise InvalidInputError(f"--weeks: {bad[0]} is not in [0, {count}) for {hpc2n}")
     tasks = experiment_tasks(args.experiment, sets, penalty=args.penalty, period=args.period)
     summary = run_sweep(
         tasks,

@@ -40,6 +40,7 @@ __all__ = [
     "aggregate",
     "build_workload",
     "experiment_tasks",
+    "hpc2n_week_count",
     "run_dfrs_task",
     "to_markdown",
 ]
@@ -160,6 +161,20 @@ class TraceSets:
     unscaled: bool = True
     hpc2n: str | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("seeds", "weeks"):
+            values = tuple(getattr(self, name))
+            if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
+                raise InvalidInputError(f"TraceSets.{name} must be integers >= 0; got {values}")
+            object.__setattr__(self, name, values)
+        loads = tuple(float(x) for x in self.loads)
+        if any(not (x > 0 and math.isfinite(x)) for x in loads):
+            raise InvalidInputError(f"TraceSets.loads must be > 0; got {loads}")
+        object.__setattr__(self, "loads", loads)
+        for name in ("jobs", "nodes"):
+            if getattr(self, name) < 1:
+                raise InvalidInputError(f"TraceSets.{name} must be >= 1; got {getattr(self, name)}")
+
     @classmethod
     def quick(cls, hpc2n: str | None = None) -> TraceSets:
         """2 seeds x 5 loads, 2 unscaled traces and 3 HPC2N weeks (minutes on 2 cores)."""
@@ -197,6 +212,11 @@ def _hpc2n_weeks(path: str) -> list[Any]:
     from allockit.instances.swf import read_swf
 
     return split_weeks(hpc2n_workload(read_swf(path)))
+
+
+def hpc2n_week_count(path: str) -> int:
+    """How many non-empty weeks the HPC2N trace at ``path`` has (181 for the real one)."""
+    return len(_hpc2n_weeks(path))
 
 
 @functools.lru_cache(maxsize=8)
