@@ -21,11 +21,10 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
+from allockit.models.stretch_bound import TAU
 
-__all__ = ["TAU", "SimulationResult", "simulate_batch"]
+__all__ = ["SimulationResult", "bounded_stretch", "simulate_batch"]
 
-#: Bounded-stretch threshold in seconds (FORMULAS §3).
-TAU = 10.0
 _DONE, _SUBMIT = 0, 1
 
 
@@ -57,6 +56,43 @@ class SimulationResult:
     migration_bytes: float = 0.0
     timeline: np.ndarray | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_schedule(
+        cls,
+        workload: Workload,
+        algorithm: str,
+        start: np.ndarray,
+        end: np.ndarray,
+        *,
+        underutilization: float,
+        seconds: float,
+        job_preemptions: np.ndarray | None = None,
+        job_migrations: np.ndarray | None = None,
+        **more: Any,
+    ) -> SimulationResult:
+        """The result of a finished schedule: stretches, normalisation and totals derived."""
+        zeros = np.zeros(workload.n_jobs, dtype=np.int64)
+        job_preemptions = zeros if job_preemptions is None else job_preemptions
+        job_migrations = zeros if job_migrations is None else job_migrations
+        total = float(workload.work().sum())
+        return cls(
+            algorithm=algorithm,
+            ids=workload.ids,
+            submit=workload.submit,
+            start=start,
+            end=end,
+            runtime=workload.runtime,
+            stretch=bounded_stretch(workload.submit, end, workload.runtime),
+            underutilization=underutilization,
+            normalized_underutilization=underutilization / total if total > 0 else 0.0,
+            preemptions=int(job_preemptions.sum()),
+            migrations=int(job_migrations.sum()),
+            seconds=seconds,
+            job_preemptions=job_preemptions,
+            job_migrations=job_migrations,
+            **more,
+        )
 
     @property
     def max_stretch(self) -> float:
@@ -311,23 +347,12 @@ def simulate_batch(
                 queue.remove(k)
                 launch(k, now)
                 extra -= size
-    stretch = bounded_stretch(workload.submit, end, runtime)
-    under = underutilization(workload, start, end)
-    total = float(workload.work().sum())
-    return SimulationResult(
-        algorithm=algorithm,
-        ids=workload.ids,
-        submit=workload.submit,
-        start=start,
-        end=end,
-        runtime=runtime,
-        stretch=stretch,
-        underutilization=under,
-        normalized_underutilization=under / total if total > 0 else 0.0,
-        preemptions=0,
-        migrations=0,
+    return SimulationResult.from_schedule(
+        workload,
+        algorithm,
+        start,
+        end,
+        underutilization=underutilization(workload, start, end),
         seconds=time.perf_counter() - started,
-        job_preemptions=np.zeros(n, dtype=np.int64),
-        job_migrations=np.zeros(n, dtype=np.int64),
         timeline=batch_timeline(workload, start, end),
     )

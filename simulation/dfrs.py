@@ -55,7 +55,7 @@ from allockit.simulation.allocation import (
     max_min_yields,
     min_avg_stretch,
 )
-from allockit.simulation.batch import SimulationResult, bounded_stretch
+from allockit.simulation.batch import SimulationResult
 from allockit.simulation.names import AlgorithmName, parse_algorithm
 
 __all__ = ["SimulationInvariantError", "simulate_dfrs"]
@@ -684,27 +684,18 @@ def simulate_dfrs(
     started = time.perf_counter()
     sim = _Simulator(workload, name, float(penalty), float(period), debug, record)
     sim.run()
-    stretch = bounded_stretch(workload.submit, sim.end, workload.runtime)
-    total = float(workload.work().sum())
-    timeline = np.array(sim.timeline, dtype=float).reshape(-1, 3)
-    return SimulationResult(
-        algorithm=str(name),
-        ids=workload.ids,
-        submit=workload.submit,
-        start=sim.start,
-        end=sim.end,
-        runtime=workload.runtime,
-        stretch=stretch,
+    return SimulationResult.from_schedule(
+        workload,
+        str(name),
+        sim.start,
+        sim.end,
         underutilization=sim.under,
-        normalized_underutilization=sim.under / total if total > 0 else 0.0,
-        preemptions=int(sim.n_preempt.sum()),
-        migrations=int(sim.n_migrate.sum()),
         seconds=time.perf_counter() - started,
         job_preemptions=sim.n_preempt,
         job_migrations=sim.n_migrate,
         preemption_bytes=sim.bytes_preempt,
         migration_bytes=sim.bytes_migrate,
-        timeline=timeline,
+        timeline=np.array(sim.timeline, dtype=float).reshape(-1, 3),
         extra={
             "mcb8_calls": np.array(sim.remap_stats, dtype=float).reshape(-1, 2),
             **({"segments": sim.log.segments} if sim.log is not None else {}),
