@@ -19,6 +19,19 @@ from allockit.errors import InvalidInputError, SolverUnavailableError
 __all__ = ["main"]
 
 
+def _write_dict_csv(path: str, rows: list[dict[str, Any]]) -> None:
+    """Rows as CSV, columns in order of first appearance across all rows."""
+    import csv
+
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(k for k in row if k not in columns)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -113,15 +126,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(f"{len(items)} instances\n{format_table(summaries)}\n")
     if args.csv:
-        import csv
-
-        columns: list[str] = []
-        for row in flat:
-            columns.extend(k for k in row if k not in columns)
-        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(flat)
+        _write_dict_csv(args.csv, flat)
     if args.plot:
         from allockit.plots import plot_comparison
 
@@ -202,15 +207,7 @@ def _cmd_results_export(args: argparse.Namespace) -> int:
         raise InvalidInputError("results export needs exactly one of --csv FILE or --parquet FILE")
     rows = flat_rows(args.db)
     if args.csv is not None:
-        import csv
-
-        columns: list[str] = []
-        for row in rows:
-            columns.extend(k for k in row if k not in columns)
-        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
+        _write_dict_csv(args.csv, rows)
         out = args.csv
     else:
         import importlib.util
@@ -425,39 +422,24 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         summary["bound"] = bound
         summary["degradation"] = result.max_stretch / bound
     if args.jobs_csv:
-        import csv
-
-        with open(args.jobs_csv, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(
-                [
-                    "id",
-                    "submit",
-                    "start",
-                    "end",
-                    "stretch",
-                    "turnaround",
-                    "runtime",
-                    "tasks",
-                    "preemptions",
-                    "migrations",
-                ]
-            )
-            for k in range(workload.n_jobs):
-                writer.writerow(
-                    [
-                        int(result.ids[k]),
-                        result.submit[k],
-                        result.start[k],
-                        result.end[k],
-                        result.stretch[k],
-                        result.turnaround[k],
-                        result.runtime[k],
-                        int(workload.tasks[k]),
-                        int(result.job_preemptions[k]),
-                        int(result.job_migrations[k]),
-                    ]
-                )
+        _write_dict_csv(
+            args.jobs_csv,
+            [
+                {
+                    "id": int(result.ids[k]),
+                    "submit": result.submit[k],
+                    "start": result.start[k],
+                    "end": result.end[k],
+                    "stretch": result.stretch[k],
+                    "turnaround": result.turnaround[k],
+                    "runtime": result.runtime[k],
+                    "tasks": int(workload.tasks[k]),
+                    "preemptions": int(result.job_preemptions[k]),
+                    "migrations": int(result.job_migrations[k]),
+                }
+                for k in range(workload.n_jobs)
+            ],
+        )
     if args.plot:
         from allockit.plots import plot_simulation
 
