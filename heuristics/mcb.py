@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from allockit.heuristics.common import finish
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
 
-__all__ = ["MCB_VARIANTS", "mcb", "mcb_fill", "mcb_pack"]
+__all__ = ["MCB_VARIANTS", "largest_target", "mcb", "mcb_fill", "mcb_pack"]
 
 #: MCB1..MCB8 as (key, descending).
 MCB_VARIANTS = {
@@ -103,6 +104,47 @@ def mcb_fill(
     return None if placed.size and placed[0] < 0 else placed
 
 
+def largest_target(
+    pack: Callable[[float], np.ndarray | None],
+    hi: float,
+    done: Callable[[float, float], bool],
+    *,
+    zero_first: bool = False,
+) -> np.ndarray | None:
+    """The packing for the largest target in ``[0, hi]`` that ``pack`` accepts.
+
+    Tries ``hi``; if it fails, bisects ``[0, hi]`` (first ``hi / 2``) until
+    ``done(lo, hi)``; if nothing packed, target 0 (memory alone) is the last resort.
+    With ``zero_first`` target 0 is tried first and its failure ends the search at
+    once (the online schedulers then drop a job: one packing instead of a bisection).
+
+    Examples
+    --------
+    >>> fits = lambda t: np.zeros(1, dtype=int) if t <= 0.3 else None
+    >>> largest_target(fits, 1.0, lambda lo, hi: hi - lo < 0.01) is not None
+    True
+    """
+    zero = pack(0.0) if zero_first else None
+    if zero_first and zero is None:
+        return None
+    best = pack(hi)
+    if best is not None:
+        return best
+    lo = 0.0
+    for _ in range(200):
+        if done(lo, hi):
+            break
+        mid = 0.5 * (lo + hi)
+        placed = pack(mid)
+        if placed is None:
+            hi = mid
+        else:
+            lo, best = mid, placed
+    if best is None:
+        best = zero if zero_first else pack(0.0)
+    return best
+
+
 def mcb(
     instance: VCInstance,
     *,
@@ -161,19 +203,11 @@ def mcb(
     name = method or next(n for n, v in MCB_VARIANTS.items() if v == (key, bool(descending)))
     started = time.perf_counter()
     hi = min(1.0, instance.hosts / float((instance.tasks * instance.cpu).sum()))
-    best = mcb_pack(instance, hi, key=key, descending=descending)
-    if best is None:
-        lo = 0.0
-        target = hi / 2
-        while hi - lo >= tol:
-            placed = mcb_pack(instance, target, key=key, descending=descending)
-            if placed is None:
-                hi = target
-            else:
-                lo, best = target, placed
-            target = (lo + hi) / 2
-        if best is None:
-            best = mcb_pack(instance, 0.0, key=key, descending=descending)
+    best = largest_target(
+        lambda target: mcb_pack(instance, target, key=key, descending=descending),
+        hi,
+        lambda lo, hi: hi - lo < tol,
+    )
     if best is None:
         return finish(
             instance,

@@ -40,14 +40,13 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from allockit.errors import AllocKitError, InvalidInputError
 from allockit.heuristics._kernels import MEM_EPS, greedy_fill_kernel
-from allockit.heuristics.mcb import mcb_fill
+from allockit.heuristics.mcb import largest_target, mcb_fill
 from allockit.instances.workload import Workload
 from allockit.simulation.allocation import (
     max_avg_yields,
@@ -65,35 +64,6 @@ _FUTURE, _WAITING, _RUNNING, _FINISHED = 0, 1, 2, 3
 #: Accuracy of MCB8's binary search on the yield (the paper's 0.01).
 YIELD_ACCURACY = 0.01
 _CAPACITY_TOL = 1e-9
-
-
-def _best_packing(
-    pack: Callable[[float], np.ndarray | None],
-    hi: float,
-    done: Callable[[float, float], bool],
-) -> np.ndarray | None:
-    """The packing for the largest target in ``[0, hi]`` that ``pack`` accepts.
-
-    None when even target 0 (memory alone) fails. Tries ``hi`` first, then bisects until
-    ``done(lo, hi)``.
-    """
-    best = pack(0.0)
-    if best is None:
-        return None
-    top = pack(hi)
-    if top is not None:
-        return top
-    lo = 0.0
-    for _ in range(60):
-        if done(lo, hi):
-            break
-        mid = 0.5 * (lo + hi)
-        placed = pack(mid)
-        if placed is None:
-            hi = mid
-        else:
-            lo, best = mid, placed
-    return best
 
 
 class SimulationInvariantError(AllocKitError):
@@ -424,7 +394,7 @@ class _Simulator:
             return mcb_fill(target * cpu, mem, free_cpu, free_mem)
 
         hi = min(1.0, self.nodes / float((self.cpu[keep] * self.tasks[keep]).sum()))
-        best = _best_packing(pack, hi, lambda lo, hi: hi - lo < YIELD_ACCURACY)
+        best = largest_target(pack, hi, lambda lo, hi: hi - lo < YIELD_ACCURACY, zero_first=True)
         if best is None:
             return None
         return self._mapping(fixed, movable, task_job, best)
@@ -454,7 +424,9 @@ class _Simulator:
             )
 
         # 1 % relative accuracy on the stretch
-        best = _best_packing(pack, 1.0, lambda lo, hi: hi - lo <= YIELD_ACCURACY * hi)
+        best = largest_target(
+            pack, 1.0, lambda lo, hi: hi - lo <= YIELD_ACCURACY * hi, zero_first=True
+        )
         if best is None:
             return None
         return self._mapping(fixed, movable, task_job, best)
