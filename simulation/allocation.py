@@ -210,15 +210,12 @@ def min_avg_stretch(
             return fair
         sol = np.asarray(h.getSolution().col_value, dtype=float)
         y = np.clip(sol[:n], lower, 1.0)
-        t = sol[n:]
-        added = False
-        for j in range(n):
-            value = estimate(j, y[j])
-            if value > t[j] + rtol * value:
-                add_cut(j, float(y[j]))
-                added = True
-        if not added:
+        values = 1.0 / (a + b * y)
+        under = np.flatnonzero(values > sol[n:] + rtol * values)
+        if under.size == 0:
             break
+        for j in under.tolist():
+            add_cut(j, float(y[j]))
     return y
 
 
