@@ -19,7 +19,7 @@ import numpy as np
 
 from allockit.instances.generators import generate_vcsched
 from allockit.instances.vcsched import VCInstance
-from allockit.solve import solve
+from allockit.vcsched import solve
 
 
 def scenario(seed: int, hosts: int, jobs: int, budget_fraction: float) -> VCInstance | None:

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from allockit.instances.generators import COVS, iter_vcsched_set
-from allockit.solve import solve
+from allockit.vcsched import solve
 
 
 def _instances(name: str, seed: int):

@@ -1,21 +1,28 @@
-"""Fast (numpy) algorithms and the placement evaluation they share."""
+"""Fast algorithms: vectorised numpy, with numba kernels for the sequential loops.
 
-from allockit.heuristics.placement import (
-    average_yield_phase,
-    counts_to_task_hosts,
-    host_loads,
-    migration_cost,
-    min_yield_of,
-    placement_violation,
-    result_from_placement,
-)
+VCSched heuristics (``greedy``: GR/SG/GB/SGB, ``mcb``: MCB1-MCB8, ``randomized_rounding``:
+RRND/RRNZ, ``adapt``), DRFH task placement (``first_fit``, ``best_fit``, ``per_server_drf``,
+``slots``). The compiled inner loops are in ``allockit.heuristics.kernels``; a placement
+is scored by ``allockit.evaluation``.
+"""
+
+from allockit.heuristics.adaptation import adapt
+from allockit.heuristics.drfh_tasks import best_fit, first_fit, per_server_drf, slots
+from allockit.heuristics.greedy import greedy
+from allockit.heuristics.mcb import MCB_VARIANTS, largest_target, mcb, mcb_fill, mcb_pack
+from allockit.heuristics.rounding import randomized_rounding
 
 __all__ = [
-    "average_yield_phase",
-    "counts_to_task_hosts",
-    "host_loads",
-    "migration_cost",
-    "min_yield_of",
-    "placement_violation",
-    "result_from_placement",
+    "MCB_VARIANTS",
+    "adapt",
+    "best_fit",
+    "first_fit",
+    "greedy",
+    "largest_target",
+    "mcb",
+    "mcb_fill",
+    "mcb_pack",
+    "per_server_drf",
+    "randomized_rounding",
+    "slots",
 ]

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from allockit.heuristics.placement import empty_result, result_from_placement
+from allockit.evaluation.placement import empty_result, result_from_placement
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
 

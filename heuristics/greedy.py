@@ -68,7 +68,7 @@ def greedy(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 3.3.
     """
-    from allockit.heuristics._kernels import greedy_backtrack_kernel, greedy_kernel
+    from allockit.heuristics.kernels import greedy_backtrack_kernel, greedy_kernel
 
     if isinstance(max_attempts, bool) or int(max_attempts) < 1:
         raise InvalidInputError(f"max_attempts must be >= 1; got {max_attempts!r}")

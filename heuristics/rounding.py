@@ -51,7 +51,7 @@ def randomized_rounding(
     >>> a.task_hosts.tolist() == b.task_hosts.tolist(), str(a.status)
     (True, 'feasible')
     """
-    from allockit.models.vcsched_lp_highs import solve_relaxation_highs
+    from allockit.evaluation.relaxation import solve_relaxation_highs
 
     name = method or ("rrnz" if epsilon > 0 else "rrnd")
     rng = as_generator(seed)

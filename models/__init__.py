@@ -1,6 +1,6 @@
 """Exact models (Pyomo, CP-SAT) and their solve drivers."""
 
-from allockit.models.vcsched_lp import closed_form_allocation, lp_bound, relaxed_average_yield
+from allockit.evaluation.lp_bound import closed_form_allocation, lp_bound, relaxed_average_yield
 
 __all__ = [
     "build_cpsat",

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.constants import TAU
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 
@@ -37,8 +38,6 @@ __all__ = [
     "stretch_lp_solution",
 ]
 
-#: Bounded-stretch threshold (seconds), FORMULAS §3.
-TAU = 10.0
 
 
 @dataclass(frozen=True, slots=True)

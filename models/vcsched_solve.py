@@ -7,14 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from allockit.heuristics.placement import (
+from allockit.constants import DEFAULT_REL_GAP
+from allockit.evaluation.placement import (
     counts_to_task_hosts,
     empty_result,
     result_from_placement,
 )
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
-from allockit.solver import DEFAULT_REL_GAP, solve_cpsat, solve_pyomo
+from allockit.solver import solve_cpsat, solve_pyomo
 
 __all__ = [
     "obviously_infeasible",
@@ -122,7 +123,7 @@ def _solve_highs_form(
     rel_gap: float,
 ) -> VCResult:
     """Build, solve with HiGHS, re-check on exact data, retry once with a margin."""
-    from allockit.heuristics.placement import placement_violation
+    from allockit.evaluation.placement import placement_violation
 
     start = time.perf_counter()
     model = build(0.0)
@@ -271,7 +272,7 @@ def solve_cpsat_form(
     """
     import ortools.sat.python.cp_model  # noqa: F401  (import outside the timed build)
 
-    from allockit.heuristics.placement import placement_violation
+    from allockit.evaluation.placement import placement_violation
     from allockit.models.vcsched_cpsat import SCALE, build_cpsat
 
     reason = obviously_infeasible(instance)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.evaluation.lp_bound import closed_form_allocation, lp_bound
 from allockit.instances.vcsched import VCInstance
-from allockit.models.vcsched_lp import closed_form_allocation, lp_bound
 
 __all__ = ["ClosedFormCertificate", "closed_form_certificate"]
 

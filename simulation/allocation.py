@@ -65,7 +65,7 @@ def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -
     >>> max_min_yields(np.array([[1, 0], [1, 0], [0, 1]]), np.array([1.0, 0.5, 0.4])).round(4)
     array([0.6667, 0.6667, 1.    ])
     """
-    from allockit.heuristics._kernels import maxmin_fill_kernel
+    from allockit.heuristics.kernels import maxmin_fill_kernel
 
     counts, cpu = _check(counts, cpu)
     job, node = np.nonzero(counts)
@@ -86,7 +86,7 @@ def max_avg_yields(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     >>> max_min_yields(counts, np.array([1.0, 0.5, 0.4, 0.8])).round(4)
     array([0.6667, 0.6667, 0.8333, 0.8333])
     """
-    from allockit.heuristics.placement import max_sum_yields
+    from allockit.evaluation.placement import max_sum_yields
 
     counts, cpu = _check(counts, cpu)
     return max_sum_yields(counts * cpu[:, None], base_yield(counts, cpu))
@@ -117,7 +117,7 @@ def max_min_affine(
     b = np.asarray(b, dtype=float)
     if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any():
         raise InvalidInputError("a and b need one entry per job and b > 0")
-    from allockit.heuristics._kernels import affine_fill_kernel
+    from allockit.heuristics.kernels import affine_fill_kernel
 
     job, node = np.nonzero(counts)
     weight = counts[job, node] * cpu[job]

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from allockit.constants import TAU
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
-from allockit.models.stretch_bound import TAU
 
 __all__ = ["SimulationResult", "bounded_stretch", "simulate_batch"]
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from allockit.errors import AllocKitError, InvalidInputError
-from allockit.heuristics._kernels import MEM_EPS, greedy_fill_kernel
+from allockit.heuristics.kernels import MEM_EPS, greedy_fill_kernel
 from allockit.heuristics.mcb import largest_target, mcb_fill
 from allockit.instances.workload import Workload
 from allockit.simulation.allocation import (

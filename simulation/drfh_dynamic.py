@@ -75,7 +75,7 @@ def simulate_drfh(
     InvalidInputError
         On invalid servers or user demands (checked through ``DRFHInstance``).
     """
-    from allockit.heuristics._kernels import drfh_tasks_kernel
+    from allockit.heuristics.kernels import drfh_tasks_kernel
 
     if not users:
         raise InvalidInputError("users must hold at least one arrival")

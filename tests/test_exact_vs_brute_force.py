@@ -5,11 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allockit.heuristics.placement import average_yield_phase, min_yield_of
+from allockit.evaluation.lp_bound import lp_bound, relaxed_average_yield
+from allockit.evaluation.placement import average_yield_phase, min_yield_of
 from allockit.instances.vcsched import VCInstance
-from allockit.models.vcsched_lp import lp_bound, relaxed_average_yield
 from allockit.results import SolveStatus
-from allockit.solve import solve
+from allockit.vcsched import solve
 from tests.oracles import brute_force, check_vc_result
 from tests.strategies import vc_instances
 

@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allockit.evaluation.lp_bound import lp_bound
 from allockit.heuristics.greedy import greedy
 from allockit.heuristics.mcb import MCB_VARIANTS, mcb, mcb_pack
 from allockit.instances.vcsched import VCInstance
-from allockit.models.vcsched_lp import lp_bound
 from allockit.results import SolveStatus
-from allockit.solve import HEURISTIC_METHODS, solve
+from allockit.vcsched import HEURISTIC_METHODS, solve
 from tests.oracles import brute_force, check_vc_result
 from tests.reference_heuristics import reference_greedy, reference_mcb
 from tests.strategies import vc_instances

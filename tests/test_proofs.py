@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from allockit.heuristics.placement import average_yield_phase, min_yield_of
+from allockit.evaluation.placement import average_yield_phase, min_yield_of
 from allockit.proofs.average_yield_greedy import exchange_violations
 from allockit.proofs.lp_closed_form import closed_form_certificate
 from allockit.proofs.three_partition import (
@@ -14,7 +14,7 @@ from allockit.proofs.three_partition import (
     reduction_instance,
 )
 from allockit.results import SolveStatus
-from allockit.solve import solve
+from allockit.vcsched import solve
 from tests.strategies import vc_instances
 
 

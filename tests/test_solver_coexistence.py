@@ -38,7 +38,7 @@ def test_highspy_and_ortools_in_one_process(first, second):
 
 def test_pyomo_highs_and_cpsat_models_in_this_process():
     from allockit.instances import example_path, read_instance
-    from allockit.solve import solve
+    from allockit.vcsched import solve
 
     inst = read_instance(example_path())
     assert solve(inst, "milp").min_yield == pytest.approx(solve(inst, "cpsat").min_yield)

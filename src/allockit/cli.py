@@ -68,7 +68,7 @@ def _print_json(data: Any) -> None:
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from allockit.instances.io import read_instance
-    from allockit.solve import METHODS, solve
+    from allockit.vcsched import METHODS, solve
 
     if args.method not in METHODS:
         raise InvalidInputError(f"--method must be one of {sorted(METHODS)}; got {args.method!r}")

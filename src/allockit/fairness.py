@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.drfh import DRFH_METHODS
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
 from allockit.results import DRFHResult
@@ -43,18 +44,16 @@ TOL = 1e-6
 
 def _mech(name: str) -> Callable[[DRFHInstance], DRFHResult]:
     def run(instance: DRFHInstance) -> DRFHResult:
-        from allockit.cli import run_drfh
+        from allockit.drfh import allocate
 
-        return run_drfh(instance, name)
+        return allocate(instance, name)
 
     run.__name__ = name
     return run
 
 
 #: The built-in mechanisms by their CLI names.
-MECHANISMS = {
-    n: _mech(n) for n in ("lp", "progressive", "first-fit", "best-fit", "per-server-drf", "slots")
-}
+MECHANISMS = {n: _mech(n) for n in DRFH_METHODS}
 
 
 @dataclass(frozen=True, slots=True)

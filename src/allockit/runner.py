@@ -52,7 +52,7 @@ BACKENDS = ("local", "serial", "dask")
 # ---------------------------------------------------------------------- task kinds
 def _kind_vcsched(task: Task) -> dict[str, Any]:
     from allockit.instances.vcsched import VCInstance
-    from allockit.solve import solve
+    from allockit.vcsched import solve
 
     instance = VCInstance.from_dict(task.instance)
     result = solve(instance, task.method, time_limit=task.time_limit, seed=task.seed, **task.params)

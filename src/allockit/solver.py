@@ -6,13 +6,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from allockit.constants import DEFAULT_REL_GAP
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.results import SolveStatus
 
-__all__ = ["DEFAULT_REL_GAP", "SolverReport", "solve_cpsat", "solve_pyomo", "solver_versions"]
+__all__ = ["SolverReport", "solve_cpsat", "solve_pyomo", "solver_versions"]
 
 #: Relative gap under which a MIP is reported ``optimal``.
-DEFAULT_REL_GAP = 1e-6
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,7 +127,7 @@ def vcsched_tasks(
     >>> len(vcsched_tasks([("a", inst)], methods=["milp", "lp"], seeds=[0, 1]))
     4
     """
-    from allockit.solve import METHODS
+    from allockit.vcsched import METHODS
 
     for method in methods:
         if method not in METHODS:

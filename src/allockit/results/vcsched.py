@@ -1,42 +1,21 @@
-"""Result types shared by the exact models and the heuristics."""
+"""``VCResult``: a VCSched placement, its yields, bound, gap and proof status."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
 from allockit.errors import InvalidInputError
+from allockit.results.base import SolveStatus, readonly_array
 
-__all__ = ["DRFHResult", "SolveStatus", "VCResult"]
-
-
-class SolveStatus(StrEnum):
-    """Outcome of a solve.
-
-    ``optimal``: proven optimal within the stated relative gap. ``feasible``: a valid
-    solution whose optimality is not proven. ``infeasible``: proven that no solution
-    exists (or, for a heuristic, that its rule failed; the message says which).
-    ``time_limit``: stopped by the time limit, with the incumbent if one was found.
-    ``error``: the solver failed; the message says why.
-    """
-
-    OPTIMAL = "optimal"
-    FEASIBLE = "feasible"
-    INFEASIBLE = "infeasible"
-    TIME_LIMIT = "time_limit"
-    ERROR = "error"
+__all__ = ["VCResult"]
 
 
 def _ro(array: np.ndarray | None, dtype: type) -> np.ndarray | None:
-    if array is None:
-        return None
-    out = np.array(array, dtype=dtype, copy=True)
-    out.setflags(write=False)
-    return out
+    return readonly_array(array, dtype)
 
 
 def _num(value: float | None) -> float | None:
@@ -46,6 +25,10 @@ def _num(value: float | None) -> float | None:
 @dataclass(frozen=True, slots=True)
 class VCResult:
     """A VCSched solution: placement, CPU fractions, yields and the proof status.
+
+    ``setup_seconds`` is the one-time cost the call paid before solving (loading or
+    compiling a numba kernel on first use), kept apart from ``solve_seconds``;
+    ``seconds`` is the total.
 
     ``task_hosts[t]`` and ``task_cpu[t]`` are given per task, tasks listed job by job
     (``tasks[i]`` tasks for job ``i``); ``job_yield[i]`` is the yield of job ``i``
@@ -84,6 +67,7 @@ class VCResult:
     build_seconds: float = 0.0
     solve_seconds: float = 0.0
     message: str = ""
+    setup_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", SolveStatus(self.status))
@@ -95,6 +79,11 @@ class VCResult:
         object.__setattr__(self, "fraction", _ro(self.fraction, np.float64))
         for name in ("min_yield", "avg_yield", "bound", "gap", "migrated_memory"):
             object.__setattr__(self, name, _num(getattr(self, name)))
+
+    @property
+    def seconds(self) -> float:
+        """Wall time of the whole method: one-time setup, model building and solving."""
+        return self.setup_seconds + self.build_seconds + self.solve_seconds
 
     @property
     def is_ok(self) -> bool:
@@ -131,6 +120,8 @@ class VCResult:
             "solver": self.solver,
             "build_seconds": self.build_seconds,
             "solve_seconds": self.solve_seconds,
+            "setup_seconds": self.setup_seconds,
+            "seconds": self.seconds,
             "jobs": jobs,
         }
         if self.migrations is not None:
@@ -178,53 +169,7 @@ class VCResult:
                 build_seconds=data.get("build_seconds", 0.0),
                 solve_seconds=data.get("solve_seconds", 0.0),
                 message=data.get("message", ""),
+                setup_seconds=data.get("setup_seconds", 0.0),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(f"result object is malformed: {exc}") from exc
-
-
-@dataclass(frozen=True, slots=True)
-class DRFHResult:
-    """A DRFH allocation: per user its tasks, global dominant share and resources.
-
-    ``allocation[i, l]`` is the resource vector (input units) user ``i`` gets on server
-    entry ``l`` (a class entry gets its class total); ``tasks[i]`` may be fractional for
-    the divisible mechanisms (LP, progressive filling); ``dominant_share[i]`` is
-    ``G_i = sum_l g_il``; ``utilization[r]`` the used fraction of resource ``r``.
-    """
-
-    method: str
-    status: SolveStatus
-    user_names: tuple[str, ...]
-    server_names: tuple[str, ...]
-    resources: tuple[str, ...]
-    tasks: np.ndarray
-    dominant_share: np.ndarray
-    allocation: np.ndarray
-    utilization: np.ndarray
-    seconds: float = 0.0
-    message: str = ""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "status", SolveStatus(self.status))
-        for name in ("tasks", "dominant_share", "allocation", "utilization"):
-            object.__setattr__(self, name, _ro(getattr(self, name), np.float64))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON printed by ``allockit drfh`` (a stable contract)."""
-        out: dict[str, Any] = {
-            "problem": "drfh",
-            "method": self.method,
-            "status": str(self.status),
-            "users": [
-                {"name": n, "tasks": float(t), "dominant_share": float(g), "allocation": a.tolist()}
-                for n, t, g, a in zip(
-                    self.user_names, self.tasks, self.dominant_share, self.allocation, strict=True
-                )
-            ],
-            "utilization": self.utilization.tolist(),
-            "seconds": self.seconds,
-        }
-        if self.message:
-            out["message"] = self.message
-        return out

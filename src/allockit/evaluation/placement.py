@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from allockit.constants import MEM_TOL
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
 
@@ -20,8 +21,6 @@ __all__ = [
     "result_from_placement",
 ]
 
-#: Absolute tolerance on memory and migration-budget checks (float round-off only).
-MEM_TOL = 1e-10
 
 
 def host_loads(instance: VCInstance, task_hosts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -247,7 +246,7 @@ def result_from_placement(
     >>> round(r.min_yield, 4), round(r.avg_yield, 4), r.bound, round(r.gap, 4)
     (0.8333, 0.8889, 1.0, 0.1667)
     """
-    from allockit.models.vcsched_lp import lp_bound
+    from allockit.evaluation.lp_bound import lp_bound
 
     task_hosts = np.asarray(task_hosts, dtype=np.int64)
     violation = placement_violation(instance, task_hosts)

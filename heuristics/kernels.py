@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from allockit.constants import MEM_EPS
+
 __all__ = [
     "affine_fill_kernel",
     "drfh_tasks_kernel",
@@ -20,8 +22,6 @@ __all__ = [
     "mcb_fill_kernel",
     "mcb_pack_kernel",
 ]
-
-MEM_EPS = 1e-12
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""The rational LP relaxation of VCSched: the solved LP and its closed form."""
+"""The rational LP relaxation of VCSched in closed form: its optimum (the LP bound) and solution."""
 
 from __future__ import annotations
 

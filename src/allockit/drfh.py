@@ -1,0 +1,143 @@
+"""DRFH mechanisms by name: ``allocate(instance, method=...)`` and the method table.
+
+The one entry point to the mechanisms of Wang, Li, Liang (2014) used by the command
+line (``allockit drfh``) and by the fairness checker (``allockit.fairness``): the LP
+(7) for unbounded tasks, progressive filling for finite tasks, First-Fit and Best-Fit
+task placement, per-server DRF (a non-Pareto-optimal baseline) and the slot scheduler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from allockit.errors import InvalidInputError
+from allockit.instances.drfh import DRFHInstance
+from allockit.options import MethodSpec, check_options
+from allockit.results import DRFHResult
+
+__all__ = ["DRFH_METHODS", "METHODS", "METHOD_SPECS", "allocate"]
+
+_NOT_USED = {
+    "time_limit": "ignored (runs to completion)",
+    "threads": "ignored (single-threaded)",
+    "seed": "ignored (deterministic)",
+}
+
+#: Method name -> what it does and the options it accepts.
+METHOD_SPECS: dict[str, MethodSpec] = {
+    "lp": MethodSpec(
+        "lp",
+        "LP (7): the largest equal weighted global dominant share; task caps ignored",
+        ("split",),
+        _NOT_USED,
+    ),
+    "progressive": MethodSpec(
+        "progressive",
+        "progressive filling of LP (7) for users with finite tasks (Sec. V-A)",
+        ("split", "tol"),
+        _NOT_USED,
+    ),
+    "first-fit": MethodSpec(
+        "first-fit", "indivisible tasks, lowest share first, first machine that fits", (),
+        _NOT_USED,
+    ),
+    "best-fit": MethodSpec(
+        "best-fit", "indivisible tasks, lowest share first, best-fitting machine", (), _NOT_USED
+    ),
+    "per-server-drf": MethodSpec(
+        "per-server-drf", "DRF on each server separately (not Pareto optimal)", (), _NOT_USED
+    ),
+    "slots": MethodSpec(
+        "slots", "slot scheduler: slots of 1/S of the largest server", ("per_largest",), _NOT_USED
+    ),
+}
+
+#: The method names, in the order of the paper's comparison.
+DRFH_METHODS = tuple(METHOD_SPECS)
+
+
+def _lp(instance: DRFHInstance, **kw: Any) -> DRFHResult:
+    from allockit.models.drfh_lp import drfh_lp
+
+    return drfh_lp(instance, **kw)
+
+
+def _progressive(instance: DRFHInstance, **kw: Any) -> DRFHResult:
+    from allockit.models.drfh_lp import progressive_filling
+
+    return progressive_filling(instance, **kw)
+
+
+def _heuristic(name: str) -> Callable[..., DRFHResult]:
+    def run(instance: DRFHInstance, **kw: Any) -> DRFHResult:
+        from allockit.heuristics import drfh_tasks
+
+        return getattr(drfh_tasks, name.replace("-", "_"))(instance, **kw)
+
+    return run
+
+
+#: Method name -> callable(instance, **options) -> DRFHResult.
+METHODS: dict[str, Callable[..., DRFHResult]] = {
+    "lp": _lp,
+    "progressive": _progressive,
+    **{name: _heuristic(name) for name in ("first-fit", "best-fit", "per-server-drf", "slots")},
+}
+
+
+def allocate(
+    instance: DRFHInstance,
+    method: str | Callable[..., DRFHResult] = "lp",
+    *,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    seed: int | None = None,
+    **options: Any,
+) -> DRFHResult:
+    """Allocate a DRFH instance with a named mechanism or a callable.
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+    method : str or callable
+        One of ``DRFH_METHODS`` (``"lp"``, the default, ``"progressive"``,
+        ``"first-fit"``, ``"best-fit"``, ``"per-server-drf"``, ``"slots"``) or a
+        callable ``f(instance, **options) -> DRFHResult``.
+    time_limit, threads, seed
+        The common options; every DRFH mechanism runs to completion, single-threaded
+        and deterministically, so they are accepted and have no effect.
+    **options
+        The method's own options: ``split`` (lp, progressive: report per server, not
+        per class), ``tol`` (progressive), ``per_largest`` (slots per largest server).
+
+    Returns
+    -------
+    DRFHResult
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown method or an option the method does not accept.
+
+    Examples
+    --------
+    >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+    ...     "servers": [{"capacity": [1, 1]}], "users": [{"demand": [0.2, 0.1], "tasks": 3}]})
+    >>> [float(t) for t in allocate(inst, "first-fit").tasks]
+    [3.0]
+    >>> allocate(inst, "lp", per_largest=3)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: DRFH method 'lp' does not accept option 'per_largest'...
+    """
+    if callable(method):
+        return method(instance, **options)
+    if not isinstance(method, str) or method not in METHODS:
+        raise InvalidInputError(f"method must be one of {list(DRFH_METHODS)}; got {method!r}")
+    check_options(
+        "DRFH",
+        METHOD_SPECS[method],
+        {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
+    )
+    return METHODS[method](instance, **options)

@@ -1,0 +1,102 @@
+"""What every allockit result shares: a status, seconds, and an exact JSON round trip.
+
+A result is a ``@dataclass(frozen=True, slots=True)`` with a ``status`` (a
+``SolveStatus`` for solves, ``"completed"`` for simulations and sweeps), ``seconds``
+(the run's wall time; exact solves also give ``build_seconds`` and ``solve_seconds``),
+``to_dict()`` giving JSON-ready data and ``from_dict()`` rebuilding an equal result, so
+``type(r).from_dict(r.to_dict()).to_dict() == r.to_dict()``. Arrays inside are
+read-only copies (``readonly_array``); mappings inside are read-only views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Result", "SolveStatus", "finite_or_none", "readonly_array", "readonly_mapping"]
+
+
+class SolveStatus(StrEnum):
+    """Outcome of a solve.
+
+    ``optimal``: proven optimal within the stated relative gap. ``feasible``: a valid
+    solution whose optimality is not proven. ``infeasible``: proven that no solution
+    exists (or, for a heuristic, that its rule failed; the message says which).
+    ``time_limit``: stopped by the time limit, with the incumbent if one was found.
+    ``error``: the solver failed; the message says why.
+
+    Examples
+    --------
+    >>> SolveStatus("optimal") is SolveStatus.OPTIMAL, str(SolveStatus.TIME_LIMIT)
+    (True, 'time_limit')
+    """
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    TIME_LIMIT = "time_limit"
+    ERROR = "error"
+
+
+@runtime_checkable
+class Result(Protocol):
+    """The shape every result type has (checked by the test over all result types)."""
+
+    @property
+    def status(self) -> Any: ...  # pragma: no cover - protocol
+
+    @property
+    def seconds(self) -> float: ...  # pragma: no cover - protocol
+
+    def to_dict(self) -> dict[str, Any]: ...  # pragma: no cover - protocol
+
+
+def readonly_array(values: Any, dtype: Any) -> np.ndarray | None:
+    """A read-only copy of ``values`` as a numpy array of ``dtype`` (None stays None).
+
+    Examples
+    --------
+    >>> a = readonly_array([1, 2], float)
+    >>> a.tolist(), a.flags.writeable
+    ([1.0, 2.0], False)
+    """
+    if values is None:
+        return None
+    out = np.array(values, dtype=dtype, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+def readonly_mapping(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only view of a copy of ``values`` (arrays inside made read-only too).
+
+    Examples
+    --------
+    >>> m = readonly_mapping({"a": 1})
+    >>> m["a"], type(m).__name__
+    (1, 'mappingproxy')
+    """
+    data = {}
+    for key, value in (values or {}).items():
+        if isinstance(value, np.ndarray):
+            value = readonly_array(value, value.dtype)
+        data[key] = value
+    return MappingProxyType(data)
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """``float(value)``, or None for None (JSON has no NaN or infinity: those become None).
+
+    Examples
+    --------
+    >>> finite_or_none(2), finite_or_none(float("nan")), finite_or_none(None)
+    (2.0, None, None)
+    """
+    if value is None:
+        return None
+    value = float(value)
+    return value if np.isfinite(value) else None

@@ -1,0 +1,96 @@
+"""``DRFHResult``: a DRFH allocation, per user its tasks, dominant share and resources."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+from allockit.results.base import SolveStatus, readonly_array
+
+__all__ = ["DRFHResult"]
+
+
+@dataclass(frozen=True, slots=True)
+class DRFHResult:
+    """A DRFH allocation: per user its tasks, global dominant share and resources.
+
+    ``allocation[i, l]`` is the resource vector (input units) user ``i`` gets on server
+    entry ``l`` (a class entry gets its class total); ``tasks[i]`` may be fractional for
+    the divisible mechanisms (LP, progressive filling); ``dominant_share[i]`` is
+    ``G_i = sum_l g_il``; ``utilization[r]`` the used fraction of resource ``r``.
+    """
+
+    method: str
+    status: SolveStatus
+    user_names: tuple[str, ...]
+    server_names: tuple[str, ...]
+    resources: tuple[str, ...]
+    tasks: np.ndarray
+    dominant_share: np.ndarray
+    allocation: np.ndarray
+    utilization: np.ndarray
+    seconds: float = 0.0
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", SolveStatus(self.status))
+        for name in ("tasks", "dominant_share", "allocation", "utilization"):
+            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON printed by ``allockit drfh`` (a stable contract)."""
+        out: dict[str, Any] = {
+            "problem": "drfh",
+            "method": self.method,
+            "status": str(self.status),
+            "users": [
+                {"name": n, "tasks": float(t), "dominant_share": float(g), "allocation": a.tolist()}
+                for n, t, g, a in zip(
+                    self.user_names, self.tasks, self.dominant_share, self.allocation, strict=True
+                )
+            ],
+            "utilization": self.utilization.tolist(),
+            "servers": list(self.server_names),
+            "resources": list(self.resources),
+            "seconds": self.seconds,
+        }
+        if self.message:
+            out["message"] = self.message
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DRFHResult:
+        """Rebuild a result from ``to_dict``'s output.
+
+        Examples
+        --------
+        >>> r = DRFHResult(method="lp", status="optimal", user_names=("a",),
+        ...                server_names=("s0",), resources=("cpu", "mem"),
+        ...                tasks=np.array([2.0]), dominant_share=np.array([0.4]),
+        ...                allocation=np.array([[[0.4, 0.2]]]), utilization=np.array([0.4, 0.2]))
+        >>> DRFHResult.from_dict(r.to_dict()).to_dict() == r.to_dict()
+        True
+        """
+        try:
+            users = data["users"]
+            return cls(
+                method=data["method"],
+                status=SolveStatus(data["status"]),
+                user_names=tuple(u["name"] for u in users),
+                server_names=tuple(data["servers"]),
+                resources=tuple(data["resources"]),
+                tasks=np.asarray([u["tasks"] for u in users], dtype=float),
+                dominant_share=np.asarray([u["dominant_share"] for u in users], dtype=float),
+                allocation=np.asarray(
+                    [u["allocation"] for u in users], dtype=float
+                ).reshape(len(users), len(data["servers"]), len(data["resources"])),
+                utilization=np.asarray(data["utilization"], dtype=float),
+                seconds=data.get("seconds", 0.0),
+                message=data.get("message", ""),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInputError(f"result object is malformed: {exc}") from exc

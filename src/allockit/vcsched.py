@@ -1,0 +1,255 @@
+"""VCSched methods by name: ``solve(instance, method=...)`` and the method table.
+
+Every exact model (``allockit.models``) and heuristic (``allockit.heuristics``) of
+Stillwell et al. (2009) is registered here with the options it accepts
+(``allockit.options``): the common ``time_limit``, ``threads`` and ``seed``, whose
+effect per method is listed in ``METHOD_SPECS``, and the method's own options. Unknown
+options are refused with the accepted list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from allockit.errors import InvalidInputError
+from allockit.instances.vcsched import VCInstance
+from allockit.options import MethodSpec, check_common, check_options
+from allockit.results import VCResult
+
+__all__ = ["EXACT_METHODS", "HEURISTIC_METHODS", "METHODS", "METHOD_SPECS", "solve"]
+
+_DETERMINISTIC = "ignored (deterministic)"
+_INSTANT = "ignored (runs to completion; milliseconds)"
+_SINGLE = "ignored (single-threaded)"
+
+
+def _milp(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+    from allockit.models.vcsched_solve import solve_load_milp
+
+    return solve_load_milp(instance, time_limit=time_limit, threads=threads, method="milp", **kw)
+
+
+def _milp_paper(
+    instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw
+) -> VCResult:
+    from allockit.models.vcsched_solve import solve_paper_milp
+
+    return solve_paper_milp(
+        instance, time_limit=time_limit, threads=threads, method="milp-paper", **kw
+    )
+
+
+def _cpsat(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+    from allockit.models.vcsched_solve import solve_cpsat_form
+
+    return solve_cpsat_form(
+        instance,
+        time_limit=time_limit,
+        threads=threads,
+        seed=0 if seed is None else seed,
+        method="cpsat",
+        **kw,
+    )
+
+
+def _lp(instance: VCInstance, *, time_limit=None, threads=None, seed=None) -> VCResult:
+    from allockit.models.vcsched_solve import solve_lp
+
+    return solve_lp(instance, time_limit=time_limit, threads=threads, method="lp")
+
+
+def _greedy(name: str) -> Callable[..., VCResult]:
+    def run(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+        from allockit.heuristics.greedy import greedy
+
+        return greedy(
+            instance,
+            sort_by_memory=name in ("sg", "sgb"),
+            backtrack=name in ("gb", "sgb"),
+            method=name,
+            **kw,
+        )
+
+    return run
+
+
+def _rounding(name: str) -> Callable[..., VCResult]:
+    def run(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+        from allockit.heuristics.rounding import randomized_rounding
+
+        kw.setdefault("epsilon", 0.01 if name == "rrnz" else 0.0)
+        return randomized_rounding(instance, seed=seed, method=name, **kw)
+
+    return run
+
+
+def _mcb(name: str) -> Callable[..., VCResult]:
+    def run(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+        from allockit.heuristics.mcb import MCB_VARIANTS, mcb
+
+        key, descending = MCB_VARIANTS[name]
+        return mcb(instance, key=key, descending=descending, method=name, **kw)
+
+    return run
+
+
+def _adapt(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+    from allockit.heuristics.adaptation import adapt
+
+    return adapt(instance, method="adapt", **kw)
+
+
+_HEURISTIC_COMMON = {"time_limit": _INSTANT, "threads": _SINGLE, "seed": _DETERMINISTIC}
+_MCB_KEYS = {
+    1: "sum, ascending",
+    2: "difference, ascending",
+    3: "ratio, ascending",
+    4: "max, ascending",
+    5: "sum, descending",
+    6: "difference, descending",
+    7: "ratio, descending",
+    8: "max, descending",
+}
+
+#: Method name -> what it does and the options it accepts.
+METHOD_SPECS: dict[str, MethodSpec] = {
+    "milp": MethodSpec(
+        "milp",
+        "min-max-load MILP with symmetry breaking (HiGHS via Pyomo)",
+        ("rel_gap", "symmetry_breaking"),
+        {"seed": "ignored (HiGHS runs with a fixed seed)"},
+    ),
+    "milp-paper": MethodSpec(
+        "milp-paper",
+        "the paper's e/alpha/Y MILP (HiGHS via Pyomo)",
+        ("rel_gap",),
+        {"seed": "ignored (HiGHS runs with a fixed seed)"},
+    ),
+    "cpsat": MethodSpec(
+        "cpsat", "compact integer form on data scaled by 1e8 (OR-Tools CP-SAT)", ("rel_gap",)
+    ),
+    "lp": MethodSpec(
+        "lp",
+        "rational relaxation, both phases: an upper bound (HiGHS via Pyomo)",
+        (),
+        {"seed": "ignored (deterministic)"},
+    ),
+    "gr": MethodSpec("gr", "greedy, jobs in input order", (), _HEURISTIC_COMMON),
+    "sg": MethodSpec("sg", "greedy, jobs by decreasing memory", (), _HEURISTIC_COMMON),
+    "gb": MethodSpec("gb", "greedy with backtracking", ("max_attempts",), _HEURISTIC_COMMON),
+    "sgb": MethodSpec(
+        "sgb", "sorted greedy with backtracking", ("max_attempts",), _HEURISTIC_COMMON
+    ),
+    "rrnd": MethodSpec(
+        "rrnd",
+        "randomised rounding of the LP relaxation",
+        ("epsilon",),
+        {"time_limit": "ignored (the LP is solved to optimality)", "threads": _SINGLE},
+    ),
+    "rrnz": MethodSpec(
+        "rrnz",
+        "randomised rounding, zero probabilities raised to 0.01",
+        ("epsilon",),
+        {"time_limit": "ignored (the LP is solved to optimality)", "threads": _SINGLE},
+    ),
+    **{
+        f"mcb{k}": MethodSpec(
+            f"mcb{k}",
+            f"multi-capacity bin packing, yield bisection (key {_MCB_KEYS[k]})",
+            ("tol",),
+            _HEURISTIC_COMMON,
+        )
+        for k in range(1, 9)
+    },
+    "adapt": MethodSpec(
+        "adapt",
+        "migration-bounded adaptation of a previous placement",
+        ("max_moves",),
+        _HEURISTIC_COMMON,
+    ),
+}
+
+EXACT_METHODS = ("milp", "milp-paper", "cpsat", "lp")
+HEURISTIC_METHODS = tuple(name for name in METHOD_SPECS if name not in EXACT_METHODS)
+
+#: Method name -> callable(instance, *, time_limit, threads, seed, **options) -> VCResult.
+METHODS: dict[str, Callable[..., VCResult]] = {
+    "milp": _milp,
+    "milp-paper": _milp_paper,
+    "cpsat": _cpsat,
+    "lp": _lp,
+    **{name: _greedy(name) for name in ("gr", "sg", "gb", "sgb")},
+    **{name: _rounding(name) for name in ("rrnd", "rrnz")},
+    **{f"mcb{k}": _mcb(f"mcb{k}") for k in range(1, 9)},
+    "adapt": _adapt,
+}
+
+
+def solve(
+    instance: VCInstance,
+    method: str | Callable[..., VCResult] = "milp",
+    *,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    seed: int | None = None,
+    **options: Any,
+) -> VCResult:
+    """Solve a VCSched instance with a named method or a callable.
+
+    Parameters
+    ----------
+    instance : VCInstance
+    method : str or callable
+        A name of ``METHOD_SPECS`` (``"milp"``, the default, ``"milp-paper"``,
+        ``"cpsat"``, ``"lp"``, ``"gr"``, ``"sg"``, ``"gb"``, ``"sgb"``, ``"rrnd"``,
+        ``"rrnz"``, ``"mcb1"`` ... ``"mcb8"``, ``"adapt"``), or a callable
+        ``f(instance, **options) -> VCResult``.
+    time_limit : float, optional
+        Seconds. A timed-out solve returns its incumbent and gap with status
+        ``time_limit``; heuristics run to completion (see the method table).
+    threads : int, optional
+        Solver threads (ignored by single-threaded methods).
+    seed : int, optional
+        Seed of CP-SAT and of the randomised roundings; deterministic methods ignore it.
+    **options
+        The method's own options (``rel_gap``, ``tol``, ``max_attempts``, ...). With a
+        callable ``method`` they are passed as they are.
+
+    Returns
+    -------
+    VCResult
+
+    Raises
+    ------
+    InvalidInputError
+        If ``method`` is not a known name, an option is not accepted by the method (the
+        message lists the accepted ones), a common option has a bad value, or a static
+        heuristic is asked to respect migration limits.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    >>> r = solve(inst)
+    >>> str(r.status), round(r.min_yield, 4), round(r.avg_yield, 4)
+    ('optimal', 0.8333, 0.8889)
+    >>> solve(inst, "sg", tol=0.1)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: VCSched method 'sg' does not accept option 'tol'...
+    """
+    if callable(method):
+        check_common(time_limit=time_limit, threads=threads, seed=seed)
+        common = {"time_limit": time_limit, "threads": threads, "seed": seed}
+        return method(instance, **{k: v for k, v in common.items() if v is not None}, **options)
+    if not isinstance(method, str) or method not in METHODS:
+        raise InvalidInputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+    spec = METHOD_SPECS[method]
+    check_options("VCSched", spec, {**options, "time_limit": time_limit, "threads": threads,
+                                    "seed": seed})
+    if instance.is_adaptation and method in HEURISTIC_METHODS and method != "adapt":
+        raise InvalidInputError(
+            f"method {method!r} ignores the previous placement and cannot respect "
+            "migration limits; use adapt, milp, milp-paper or cpsat"
+        )
+    return METHODS[method](instance, time_limit=time_limit, threads=threads, seed=seed, **options)
