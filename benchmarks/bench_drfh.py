@@ -73,7 +73,8 @@ def main() -> None:
 
 def dynamic() -> None:
     """5. Fig. 5-like: one synthetic 8-hour day on 2,000 servers, time-weighted means."""
-    from allockit.simulation.drfh_dynamic import fig5_comparison, mean_utilization
+    from allockit.experiments.drfh import fig5_comparison
+    from allockit.simulation.drfh_dynamic import mean_utilization
 
     start = time.perf_counter()
     runs = fig5_comparison(servers=2000, users=300, hours=8.0, seed=1)

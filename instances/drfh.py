@@ -13,12 +13,47 @@ import numpy as np
 from allockit.errors import InvalidInputError
 from allockit.rng import as_generator
 
-__all__ = ["DRFHInstance", "google_server_mix", "google_servers", "random_users"]
+__all__ = [
+    "DRFHInstance",
+    "UserArrival",
+    "google_server_mix",
+    "google_servers",
+    "random_users",
+]
 
 
 def _ro(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
+
+
+@dataclass(frozen=True, slots=True)
+class UserArrival:
+    """A user of a dynamic DRFH run: joins at ``time`` with ``tasks`` tasks of ``duration`` s.
+
+    Examples
+    --------
+    >>> UserArrival("alice", 0.0, (0.2, 0.3), 10, 60.0).to_dict()["demand"]
+    [0.2, 0.3]
+    """
+
+    name: str
+    time: float
+    demand: tuple[float, ...]
+    tasks: int
+    duration: float
+    weight: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "time": self.time,
+            "demand": list(self.demand),
+            "tasks": self.tasks,
+            "duration": self.duration,
+            "weight": self.weight,
+        }
 
 
 @dataclass(frozen=True, slots=True)

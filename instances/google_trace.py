@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.simulation.drfh_dynamic import UserArrival
+from allockit.instances.drfh import UserArrival
 
 __all__ = ["users_from_task_events"]
 

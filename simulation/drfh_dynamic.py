@@ -1,58 +1,99 @@
 """Dynamic DRFH: users join and leave, tasks run for a duration (Wang, Li, Liang 2014, Sec. VI).
 
-An event-driven simulation on individual machines: at every event (a user arriving, tasks
-finishing) the freed capacity is refilled task by task, always serving the active user
-with the lowest weighted global dominant share, on the First-Fit or Best-Fit machine
-(the same compiled loop as the static heuristics). The trace records every user's global
-dominant share and the CPU/memory utilisation after each event.
+An event-driven simulation on individual machines, on the event core
+(``allockit.simulation.events``): at every instant where users arrive or tasks finish
+(events within 1e-9 s are one instant) the freed capacity is refilled task by task,
+always serving the active user with the lowest weighted global dominant share, on the
+First-Fit or Best-Fit machine (the compiled loop of the static heuristics). The trace
+records every user's global dominant share and the CPU/memory utilisation after each
+instant. The paper's Fig. 4 and Fig. 5 scenarios are in ``allockit.experiments.drfh``.
 """
 
 from __future__ import annotations
 
-import heapq
-from dataclasses import dataclass
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.instances.drfh import DRFHInstance
+from allockit.instances.drfh import DRFHInstance, UserArrival
+from allockit.results.base import readonly_array, readonly_mapping
+from allockit.simulation.events import EventQueue
 
-__all__ = [
-    "DynamicTrace",
-    "UserArrival",
-    "fig4_scenario",
-    "fig5_comparison",
-    "mean_utilization",
-    "simulate_drfh",
-]
+__all__ = ["DynamicTrace", "mean_utilization", "simulate_drfh"]
 
-
-@dataclass(frozen=True, slots=True)
-class UserArrival:
-    """A user joining at ``time`` with ``tasks`` tasks of ``duration`` seconds each."""
-
-    name: str
-    time: float
-    demand: tuple[float, ...]
-    tasks: int
-    duration: float
-    weight: float = 1.0
+_ARRIVE, _FINISH = 0, 1
+#: Events closer than this (s) are handled as one instant.
+SIMULTANEOUS = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
 class DynamicTrace:
-    """Times, per-user global dominant shares ``(events, users)`` and utilisation."""
+    """Times, per-user global dominant shares ``(events, users)`` and utilisation.
+
+    ``departures`` maps a user to the time its last task finished. ``status`` is
+    ``"completed"`` when every task ran.
+
+    Examples
+    --------
+    >>> t = DynamicTrace(np.array([0.0]), np.array([[0.5]]), np.array([[0.5, 0.2]]),
+    ...                  {"u": 10.0}, ("u",))
+    >>> DynamicTrace.from_dict(t.to_dict()).to_dict() == t.to_dict()
+    True
+    """
 
     times: np.ndarray
     shares: np.ndarray
     utilization: np.ndarray
-    departures: dict[str, float]
+    departures: Mapping[str, float]
     user_names: tuple[str, ...]
+    seconds: float = 0.0
+    status: str = "completed"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("times", "shares", "utilization"):
+            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
+        object.__setattr__(self, "departures", readonly_mapping(self.departures))
+        object.__setattr__(self, "user_names", tuple(self.user_names))
+        object.__setattr__(self, "extra", readonly_mapping(self.extra))
 
     def share_at(self, time: float) -> np.ndarray:
         """The shares in force at ``time`` (after the last event at or before it)."""
         k = int(np.searchsorted(self.times, time, side="right")) - 1
         return self.shares[max(k, 0)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (``from_dict`` rebuilds an equal trace)."""
+        return {
+            "status": self.status,
+            "user_names": list(self.user_names),
+            "times": self.times.tolist(),
+            "shares": self.shares.tolist(),
+            "utilization": self.utilization.tolist(),
+            "departures": dict(self.departures),
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DynamicTrace:
+        """Rebuild a trace from ``to_dict``'s output."""
+        try:
+            users = len(data["user_names"])
+            return cls(
+                times=np.asarray(data["times"], dtype=float),
+                shares=np.asarray(data["shares"], dtype=float).reshape(-1, users),
+                utilization=np.asarray(data["utilization"], dtype=float),
+                departures={str(k): float(v) for k, v in data["departures"].items()},
+                user_names=tuple(data["user_names"]),
+                seconds=float(data["seconds"]),
+                status=data.get("status", "completed"),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidInputError(f"dynamic trace object is malformed: {exc}") from exc
 
 
 def simulate_drfh(
@@ -65,15 +106,39 @@ def simulate_drfh(
 ) -> DynamicTrace:
     """Run the dynamic simulation; ``servers`` as in a DRFH instance's JSON.
 
-    ``best`` chooses Best-Fit (default) or First-Fit DRFH. With ``slots=s`` the slot
-    scheduler runs instead: every machine holds ``floor(min_r c_r / slot_r)`` slots of
-    1/``s`` of the largest machine, a task takes one slot if its demand fits the slot, and
-    free slots go to the user holding the fewest (weighted).
+    Parameters
+    ----------
+    servers : list of dict
+        Server classes (``capacity``, ``count``) as in ``DRFHInstance.from_dict``.
+    resources : list of str
+        Resource names, in the order of the capacity and demand vectors.
+    users : list of UserArrival
+        Who arrives when, with how many tasks of which demand and duration.
+    best : bool
+        Best-Fit DRFH (default) or First-Fit DRFH.
+    slots : int, optional
+        Run the slot scheduler instead: every machine holds
+        ``floor(min_r c_r / slot_r)`` slots of 1/``slots`` of the largest machine, a task
+        takes one slot if its demand fits the slot, and free slots go to the user
+        holding the fewest (weighted).
+
+    Returns
+    -------
+    DynamicTrace
 
     Raises
     ------
     InvalidInputError
-        On invalid servers or user demands (checked through ``DRFHInstance``).
+        On invalid servers or user demands (checked through ``DRFHInstance``), no users,
+        negative task counts or non-positive durations.
+
+    Examples
+    --------
+    >>> users = [UserArrival("a", 0.0, (0.5, 0.1), 2, 10.0),
+    ...          UserArrival("b", 5.0, (0.1, 0.5), 2, 10.0)]
+    >>> t = simulate_drfh([{"capacity": [1, 1]}], ["cpu", "mem"], users)
+    >>> t.times.tolist(), dict(t.departures)
+    [[0.0, 5.0, 10.0, 15.0], {'a': 10.0, 'b': 15.0}]
     """
     from allockit.heuristics.kernels import drfh_tasks_kernel
 
@@ -82,6 +147,7 @@ def simulate_drfh(
     for u in users:
         if u.tasks < 0 or u.duration <= 0:
             raise InvalidInputError(f"user {u.name!r} needs tasks >= 0 and duration > 0")
+    started = time.perf_counter()
     instance = DRFHInstance.from_dict(
         {
             "resources": resources,
@@ -107,18 +173,15 @@ def simulate_drfh(
     running = np.zeros(n)
     share = np.zeros(n)
     done = np.zeros(n)
-    events: list[tuple[float, int, int, int, int]] = []  # (time, kind, user, machine, count)
-    seq = 0
+    events = EventQueue(start=min(0.0, min(u.time for u in users)))
     for i, u in enumerate(users):
-        heapq.heappush(events, (u.time, 0, i, -1, seq))
-        seq += 1
+        events.schedule(u.time, _ARRIVE, (i, -1, i), priority=(_ARRIVE, i, -1, i))
     times, shares, util, departures = [], [], [], {}
     total = float(sum(u.tasks for u in users))
     while events:
-        now = events[0][0]
-        while events and events[0][0] <= now + 1e-9:
-            _, kind, i, machine, count = heapq.heappop(events)
-            if kind == 0:
+        for event in events.pop_simultaneous(SIMULTANEOUS):
+            i, machine, count = event.data
+            if event.kind == _ARRIVE:
                 pending[i] = users[i].tasks
             else:
                 if slots is None:
@@ -129,7 +192,8 @@ def simulate_drfh(
                 share[i] -= dom[i] * count
                 done[i] += count
                 if done[i] >= users[i].tasks and users[i].name not in departures:
-                    departures[users[i].name] = now
+                    departures[users[i].name] = events.now
+        now = events.now
         if slots is None:
             placed = drfh_tasks_kernel(free, D, dom, w, pending, best, share)
         else:
@@ -138,7 +202,8 @@ def simulate_drfh(
         for i, machine in zip(*np.nonzero(placed), strict=True):
             count = int(placed[i, machine])
             running[i] += count
-            heapq.heappush(events, (now + users[i].duration, 1, int(i), int(machine), count))
+            data = (int(i), int(machine), count)
+            events.schedule(now + users[i].duration, _FINISH, data, priority=(_FINISH, *data))
         times.append(now)
         shares.append(share.copy())
         used = (running[:, None] * D).sum(axis=0)
@@ -146,7 +211,12 @@ def simulate_drfh(
         if done.sum() >= total:
             break
     return DynamicTrace(
-        np.array(times), np.array(shares), np.array(util), departures, instance.user_names
+        np.array(times),
+        np.array(shares),
+        np.array(util),
+        departures,
+        instance.user_names,
+        seconds=time.perf_counter() - started,
     )
 
 
@@ -179,57 +249,17 @@ def _fill_slots(
     return placed
 
 
-def fig4_scenario(*, seed: int = 0, servers: int = 100, best: bool = True) -> DynamicTrace:
-    """The paper's Fig. 4: three users on ``servers`` machines drawn from the Google mix.
-
-    User 1 (0.2 CPU, 0.3 memory per task) joins at 0, user 2 (0.5, 0.1) at 200 s, user 3
-    (0.1, 0.3) at 500 s. The paper gives no task counts or durations; here every task
-    lasts 100 s and the users bring 600, 1,200 and 1,200 tasks (a documented choice that
-    keeps all three active together for a while, as in the figure).
-    """
-    from allockit.instances.drfh import google_servers
-
-    pool = google_servers(servers, seed=seed)
-    users = [
-        UserArrival("user1", 0.0, (0.2, 0.3), 600, 100.0),
-        UserArrival("user2", 200.0, (0.5, 0.1), 1200, 100.0),
-        UserArrival("user3", 500.0, (0.1, 0.3), 1200, 100.0),
-    ]
-    return simulate_drfh(pool, ["cpu", "mem"], users, best=best)
-
-
 def mean_utilization(trace: DynamicTrace) -> np.ndarray:
-    """Time-weighted mean utilisation of each resource over the whole run."""
+    """Time-weighted mean utilisation of each resource over the whole run.
+
+    Examples
+    --------
+    >>> t = DynamicTrace(np.array([0.0, 10.0, 30.0]), np.zeros((3, 1)),
+    ...                  np.array([[1.0], [0.5], [0.0]]), {}, ("u",))
+    >>> mean_utilization(t).tolist()
+    [0.6666666666666666]
+    """
     if trace.times.size < 2:
         return trace.utilization[0] if trace.utilization.size else np.zeros(0)
     dt = np.diff(trace.times)
     return (trace.utilization[:-1] * dt[:, None]).sum(axis=0) / dt.sum()
-
-
-def fig5_comparison(
-    *, servers: int = 2000, users: int = 300, hours: float = 24.0, seed: int = 0, slots: int = 14
-) -> dict[str, DynamicTrace]:
-    """Best-Fit DRFH, First-Fit DRFH and slots on one synthetic day (like the paper's Fig. 5).
-
-    ``users`` users arrive uniformly over ``hours`` with demands from ``random_users``
-    (up to 20 % of the largest server per resource), log-uniform task counts (10 to
-    2,000) and task durations (1 minute to 1 hour). The Google trace itself is not
-    shipped; ``instances.google_trace.users_from_task_events`` reads it when available.
-    """
-    from allockit.instances.drfh import google_servers, random_users
-    from allockit.rng import as_generator
-
-    rng = as_generator(seed)
-    pool = google_servers(servers, seed=rng)
-    people = random_users(users, seed=rng, max_share=0.2, tasks=(10, 2000))
-    arrivals = np.sort(rng.uniform(0, hours * 3600, users))
-    durations = np.exp(rng.uniform(np.log(60), np.log(3600), users))
-    trace_users = [
-        UserArrival(p["name"], float(t), tuple(p["demand"]), int(p["tasks"]), float(d))
-        for p, t, d in zip(people, arrivals, durations, strict=True)
-    ]
-    return {
-        "best-fit": simulate_drfh(pool, ["cpu", "mem"], trace_users, best=True),
-        "first-fit": simulate_drfh(pool, ["cpu", "mem"], trace_users, best=False),
-        f"slots-{slots}": simulate_drfh(pool, ["cpu", "mem"], trace_users, slots=slots),
-    }

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from allockit.instances.workload import Workload
-from allockit.simulation.batch import SimulationResult, simulate_batch
+from allockit.simulation.batch import simulate_batch
 from allockit.simulation.dfrs import simulate_dfrs
 from allockit.simulation.names import parse_algorithm
+from allockit.simulation.result import SimulationResult
 
 __all__ = ["simulate"]
 

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Platform, Workload
 from allockit.models.stretch_bound import stretch_bound
-from allockit.simulation.dfrs import SimulationInvariantError, _Simulator, simulate_dfrs
+from allockit.simulation.dfrs import SimulationInvariantError, simulate_dfrs
+from allockit.simulation.dfrs_state import DfrsState
 from allockit.simulation.names import TABLE1 as TABLE1_NAMES
-from allockit.simulation.names import parse_algorithm
 
 GIB = 2 * 1024**3
 
@@ -111,7 +111,9 @@ def test_minvt_keeps_young_jobs_where_they_are():
 
 def test_debug_checks_can_fail():
     w = W(1, [0, 0], [100, 100], [1, 1], [1.0, 1.0], [0.4, 0.4])
-    sim = _Simulator(w, parse_algorithm("Greedy *"), 300.0, 600.0, debug=True, record=False)
+    sim = DfrsState(w, penalty=300.0, debug=True)
+    sim.submit(0)
+    sim.submit(1)
     sim.start_job(0, np.array([0]), 0.0)
     sim.start_job(1, np.array([0]), 0.0)
     sim.yields[[0, 1]] = 0.8  # 160 % of the node's CPU
@@ -277,7 +279,9 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
     # (the paper's procedure) must give the same schedule
     import unittest.mock
 
+    from allockit.simulation import dfrs_policies
+
     fast = simulate_dfrs(w, name)
-    with unittest.mock.patch.object(_Simulator, "memory_prefix", lambda self, jobs: len(jobs)):
+    with unittest.mock.patch.object(dfrs_policies, "memory_prefix", lambda state, jobs: len(jobs)):
         slow = simulate_dfrs(w, name)
     assert np.array_equal(fast.end, slow.end) and fast.migrations == slow.migrations

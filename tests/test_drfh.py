@@ -243,7 +243,7 @@ def test_fairness_cli(capsys):
 def test_fig4_dynamic_shares_are_close_to_the_papers():
     # Paper (Fig. 4): user 1 alone 62 % memory share; two users 44 % each; three users
     # 26 % each; user 1 departs at 1,080 s. Exact values depend on the servers drawn.
-    from allockit.simulation.drfh_dynamic import fig4_scenario
+    from allockit.experiments.drfh import fig4_scenario
 
     t = fig4_scenario(seed=1)
     alone, two, three = t.share_at(150), t.share_at(450), t.share_at(950)
@@ -282,7 +282,8 @@ def test_google_task_events_reader(tmp_path):
 
 
 def test_dynamic_day_slots_use_less_than_drfh():
-    from allockit.simulation.drfh_dynamic import fig5_comparison, mean_utilization
+    from allockit.experiments.drfh import fig5_comparison
+    from allockit.simulation.drfh_dynamic import mean_utilization
 
     runs = fig5_comparison(servers=150, users=60, hours=2.0, seed=3)
     bf, ff, sl = (mean_utilization(runs[k]) for k in ("best-fit", "first-fit", "slots-14"))

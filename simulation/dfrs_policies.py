@@ -1,0 +1,288 @@
+"""The DFRS scheduling policies: small objects acting on a ``DfrsState``.
+
+- ``GreedyPolicy``: Greedy, GreedyP and GreedyPM on a job's submission (and Greedy on a
+  completion, for the ``*`` variants): a job goes to the least-loaded nodes with room
+  for its memory; GreedyP pauses lower-priority jobs to make room, GreedyPM also
+  migrates the paused jobs when they fit elsewhere.
+- ``Mcb8Policy``: MCB8 over every job in the system (on submission, completion or
+  periodically), packing jobs in priority order with the static heuristic's code
+  (``allockit.heuristics.mcb.mcb_fill``); ``minft``/``minvt`` pin young jobs.
+- ``Mcb8StretchPolicy``: MCB8-stretch for ``/stretch-per``: the largest inverse stretch
+  estimate whose yields pack.
+
+Modelling choices (the paper leaves them open): GreedyP and GreedyPM only pause jobs of
+lower priority than the incoming one; MCB8 bisects the yield to 0.01 after checking
+memory alone (yield 0); when even that fails the lowest-priority job is dropped and the
+search restarts (job sets whose total memory exceeds the cluster are skipped without
+packing: they would fail anyway); jobs protected by ``minft``/``minvt`` keep their nodes
+if they keep running (they are pre-placed and the others are packed around them).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from allockit.constants import MEM_EPS, YIELD_ACCURACY
+from allockit.simulation.dfrs_state import DfrsState, SimulationInvariantError
+
+__all__ = ["GreedyPolicy", "Mcb8Policy", "Mcb8StretchPolicy"]
+
+
+def greedy_nodes(state: DfrsState, j: int) -> np.ndarray | None:
+    """Greedy's nodes for job ``j``'s tasks on the current loads, or None."""
+    from allockit.heuristics.kernels import greedy_fill_kernel
+
+    k = int(state.tasks[j])
+    nodes = greedy_fill_kernel(
+        np.full(k, state.cpu[j]),
+        np.full(k, state.mem[j]),
+        state.load.copy(),
+        1.0 - state.mem_used,
+    )
+    return None if (nodes < 0).any() else nodes
+
+
+class GreedyPolicy:
+    """Greedy (``preempt=False``), GreedyP (``preempt=True``) or GreedyPM (``migrate=True``).
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform, Workload
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.6, 0.6])
+    >>> s = DfrsState(w, penalty=0.0)
+    >>> p = GreedyPolicy()
+    >>> s.submit(0); p.on_submit(s, 0, 0.0); s.submit(1); p.on_submit(s, 1, 0.0)
+    >>> sorted(s.running), sorted(s.waiting)   # job 1 does not fit and waits
+    ([0], [1])
+    """
+
+    def __init__(self, *, preempt: bool = False, migrate: bool = False) -> None:
+        self.preempt = preempt or migrate
+        self.migrate = migrate
+
+    def try_start(self, state: DfrsState, j: int, now: float) -> bool:
+        """Start waiting job ``j`` with Greedy's placement if it fits; True if it started."""
+        if not state.fits(j, 1.0 - state.mem_used):
+            return False
+        nodes = greedy_nodes(state, j)
+        if nodes is None:  # pragma: no cover - fits() is exact for equal-size tasks
+            return False
+        state.start_job(j, nodes, now)
+        return True
+
+    def on_submit(self, state: DfrsState, j: int, now: float) -> None:
+        """Place the newly submitted job ``j`` (pausing others for GreedyP/GreedyPM)."""
+        if not self.preempt:
+            self.try_start(state, j, now)
+            return
+        if self.try_start(state, j, now):
+            return
+        mine = state.priority_key(j, now)
+        lower = [r for r in state.running if state.priority_key(r, now) > mine]
+        lower.sort(key=lambda r: state.priority_key(r, now), reverse=True)  # increasing
+        free = 1.0 - state.mem_used
+        marked: list[int] = []
+        for r in lower:
+            marked.append(r)
+            free += state.rows[r] * state.mem[r]
+            if state.fits(j, free):
+                break
+        else:
+            return  # even pausing every lower-priority job would not make room
+        for r in reversed(marked[:-1]):  # decreasing priority: can it stay?
+            trial = free - state.rows[r] * state.mem[r]
+            if state.fits(j, trial):
+                free = trial
+                marked.remove(r)
+        old = {r: state.release(r) for r in marked}
+        state.running.difference_update(marked)
+        nodes = greedy_nodes(state, j)
+        if nodes is None:  # pragma: no cover - guaranteed by fits()
+            raise SimulationInvariantError(f"GreedyP could not place job {j}")
+        state.start_job(j, nodes, now)
+        for r in sorted(marked, key=lambda r: state.priority_key(r, now)):
+            fits = self.migrate and state.fits(r, 1.0 - state.mem_used)
+            new = greedy_nodes(state, r) if fits else None
+            state.running.add(r)
+            if new is None:
+                state.pause_job(r)
+            else:
+                state.settle(r, old[r], new, now)
+
+    def start_waiting(self, state: DfrsState, now: float) -> None:
+        """On completion (``*``): start waiting jobs that fit, by decreasing priority.
+
+        Starting a job only takes memory, so a job that does not fit before the loop
+        cannot fit later: those are filtered out at once (one array operation) before
+        the ordered pass.
+        """
+        if not state.waiting:
+            return
+        jobs = np.fromiter(state.waiting, dtype=np.int64, count=len(state.waiting))
+        mem = state.mem[jobs]
+        free = 1.0 - state.mem_used
+        with np.errstate(divide="ignore"):
+            slots = np.floor((free[None, :] + MEM_EPS) / mem[:, None]).sum(axis=1)
+        may_fit = (mem <= MEM_EPS) | (slots >= state.tasks[jobs])
+        for j in state.by_priority(jobs[may_fit].tolist(), now):
+            self.try_start(state, j, now)
+
+
+class Mcb8Policy:
+    """MCB8 over every job in the system; ``minft``/``minvt`` pin young running jobs.
+
+    ``calls`` records, per call, the number of jobs considered and the seconds spent.
+    """
+
+    def __init__(self, *, minft: float | None = None, minvt: float | None = None) -> None:
+        self.minft = minft
+        self.minvt = minvt
+        self.calls: list[tuple[int, float]] = []
+
+    def protected(self, state: DfrsState, j: int, now: float) -> bool:
+        """``minft``/``minvt``: a young running job keeps its nodes if it keeps running."""
+        if self.minvt is not None and state.vt[j] < self.minvt:
+            return True
+        return self.minft is not None and now - state.submit_time[j] < self.minft
+
+    def remap(self, state: DfrsState, now: float) -> None:
+        """Pack every job by priority, dropping the lowest until it fits; apply it."""
+        jobs = state.by_priority(state.running | state.waiting, now)
+        if not jobs:
+            return
+        began = time.perf_counter()
+        pinned = {j for j in state.running if self.protected(state, j, now)}
+        keep = jobs[: memory_prefix(state, jobs)]
+        mapping = None
+        self.prepare(state, now)
+        while keep:
+            mapping = self.pack(state, keep, pinned)
+            if mapping is not None:
+                break
+            keep.pop()  # drop the lowest-priority job and try again
+        self.calls.append((len(jobs), time.perf_counter() - began))
+        state.apply(mapping or {}, now)
+
+    def prepare(self, state: DfrsState, now: float) -> None:
+        """Per-call set-up before packing (nothing for the yield version)."""
+
+    def pack(
+        self, state: DfrsState, keep: list[int], pinned: set[int]
+    ) -> dict[int, np.ndarray] | None:
+        """The mapping of ``keep`` at the largest yield that packs, or None."""
+        from allockit.heuristics.mcb import largest_target, mcb_fill
+
+        fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
+        base_load = np.zeros(state.nodes)
+        for j in fixed:
+            base_load += state.rows[j] * state.cpu[j]
+        cpu = state.cpu[task_job]
+        mem = state.mem[task_job]
+        free_mem = 1.0 - base_mem
+
+        def pack(target: float) -> np.ndarray | None:
+            free_cpu = 1.0 - target * base_load
+            if (free_cpu < -MEM_EPS).any():
+                return None
+            return mcb_fill(target * cpu, mem, free_cpu, free_mem)
+
+        hi = min(1.0, state.nodes / float((state.cpu[keep] * state.tasks[keep]).sum()))
+        best = largest_target(pack, hi, lambda lo, hi: hi - lo < YIELD_ACCURACY, zero_first=True)
+        if best is None:
+            return None
+        return _mapping(state, fixed, movable, task_job, best)
+
+
+class Mcb8StretchPolicy(Mcb8Policy):
+    """MCB8-stretch (``/stretch-per``): maximise the minimum inverse stretch estimate.
+
+    A job's stretch estimate at the next tick, ``period`` seconds ahead, is
+    ``(ft + T) / (vt + y T)``; its inverse is affine in the yield ``y``.
+    """
+
+    def __init__(
+        self, *, period: float, minft: float | None = None, minvt: float | None = None
+    ) -> None:
+        super().__init__(minft=minft, minvt=minvt)
+        self.period = period
+        self._a = self._b = None
+
+    def prepare(self, state: DfrsState, now: float) -> None:
+        """Slopes of the inverse stretch estimates of every job at ``now``."""
+        period = self.period
+        ft = np.maximum(now - state.submit_time, 0.0)  # unsubmitted jobs are unused
+        self._a = state.vt / (ft + period)
+        self._b = period / (ft + period)
+
+    def pack(
+        self, state: DfrsState, keep: list[int], pinned: set[int]
+    ) -> dict[int, np.ndarray] | None:
+        """The mapping of ``keep`` at the largest inverse stretch that packs, or None."""
+        from allockit.heuristics.mcb import largest_target, mcb_fill
+
+        a, b = self._a, self._b
+        fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
+        free_mem = 1.0 - base_mem
+        keep_arr = np.asarray(keep, dtype=np.int64)
+
+        def pack(inverse: float) -> np.ndarray | None:
+            need = (inverse - a[keep_arr]) / b[keep_arr]
+            if (need > 1.0 + 1e-12).any():
+                return None
+            y = np.zeros(state.n)
+            y[keep_arr] = np.clip(need, 0.0, 1.0)
+            base_load = np.zeros(state.nodes)
+            for j in fixed:
+                base_load += state.rows[j] * state.cpu[j] * y[j]
+            free_cpu = 1.0 - base_load
+            if (free_cpu < -MEM_EPS).any():
+                return None
+            return mcb_fill(
+                y[task_job] * state.cpu[task_job], state.mem[task_job], free_cpu, free_mem
+            )
+
+        # 1 % relative accuracy on the stretch
+        best = largest_target(
+            pack, 1.0, lambda lo, hi: hi - lo <= YIELD_ACCURACY * hi, zero_first=True
+        )
+        if best is None:
+            return None
+        return _mapping(state, fixed, movable, task_job, best)
+
+
+def memory_prefix(state: DfrsState, jobs: list[int]) -> int:
+    """How many of ``jobs`` (by priority) can possibly fit in memory together.
+
+    A necessary condition only (total memory and tasks over half a node each must not
+    exceed the node count), so skipping the longer prefixes changes nothing: the packing
+    would fail on them too.
+    """
+    order = np.asarray(jobs, dtype=np.int64)
+    total = np.cumsum(state.tasks[order] * state.mem[order])
+    big = np.cumsum(np.where(state.mem[order] > 0.5 + MEM_EPS, state.tasks[order], 0))
+    ok = (total <= state.nodes + 1e-9) & (big <= state.nodes)
+    return int(np.argmin(ok)) if not ok.all() else len(jobs)
+
+
+def _pinned_state(state: DfrsState, keep: list[int], pinned: set[int]):
+    fixed = [j for j in keep if j in pinned]
+    base_mem = np.zeros(state.nodes)
+    for j in fixed:
+        base_mem += state.rows[j] * state.mem[j]
+    movable = sorted(j for j in keep if j not in pinned)
+    counts = state.tasks[movable] if movable else np.zeros(0, dtype=np.int64)
+    task_job = np.repeat(np.asarray(movable, dtype=np.int64), counts)
+    return fixed, base_mem, movable, task_job
+
+
+def _mapping(state: DfrsState, fixed, movable, task_job, placed) -> dict[int, np.ndarray]:
+    mapping = {j: state.nodes_of[j] for j in fixed}
+    if movable:
+        order = np.argsort(task_job, kind="stable")
+        bounds = np.cumsum(state.tasks[movable])[:-1]
+        for j, nodes in zip(movable, np.split(placed[order], bounds), strict=True):
+            mapping[j] = nodes
+    return mapping

@@ -1,0 +1,279 @@
+"""The state of a DFRS simulation: jobs, their placement, progress and the cluster's loads.
+
+``DfrsState`` holds per-job arrays (indexed by job position in the workload) and per-node
+memory and CPU load, and the bookkeeping every policy shares: placing and releasing a
+job's tasks, starting, pausing, migrating and finishing jobs (with the preemption and
+migration counts and bytes), advancing progress to a new time, and the debug-mode
+invariant checks. Policies (``allockit.simulation.dfrs_policies``) decide *what* to
+do; this class does it. The rules (seed 002, restated in ``FORMULAS.md`` §3):
+
+- virtual time = progress = the integral of the yield while the job is running and not
+  paying a penalty, so it reaches the processing time exactly at completion;
+- priority = flow time / virtual time², infinite at zero virtual time, ties by
+  submission order;
+- a job resumed after a pause, or migrated, makes no progress for ``penalty`` seconds;
+- a preemption counts once per pause, a migration once per move of one or more tasks
+  of a running job; bytes moved: a pause saves and a resume restores the job's memory
+  (``tasks * mem * node_memory`` each), a migration saves and restores the moved tasks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from allockit.constants import CAPACITY_TOL, MEM_EPS
+from allockit.errors import AllocKitError
+from allockit.instances.workload import Workload
+
+__all__ = ["FINISHED", "FUTURE", "RUNNING", "WAITING", "DfrsState", "SimulationInvariantError"]
+
+FUTURE, WAITING, RUNNING, FINISHED = 0, 1, 2, 3
+
+
+class SimulationInvariantError(AllocKitError):
+    """A capacity or accounting invariant broke during a debug-mode simulation."""
+
+
+class DfrsState:
+    """Jobs, placement and loads of one DFRS run (see the module docstring).
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs in submission order and the platform.
+    penalty : float
+        Rescheduling penalty (s).
+    debug : bool
+        Check the progress invariant while advancing.
+    record : bool
+        Keep the progress segments ``(job, t0, t1, yield, useful seconds)``.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.4, 0.4])
+    >>> s = DfrsState(w, penalty=0.0)
+    >>> s.submit(0); s.start_job(0, np.array([1]), 0.0)
+    >>> s.mem_used.tolist(), sorted(s.running), sorted(s.waiting)
+    ([0.0, 0.4], [0], [])
+    """
+
+    def __init__(
+        self, workload: Workload, *, penalty: float, debug: bool = False, record: bool = False
+    ) -> None:
+        self.w = workload
+        self.penalty = penalty
+        self.debug = debug
+        self.segments: list[tuple[int, float, float, float, float]] | None = (
+            [] if record else None
+        )
+        n, nodes = workload.n_jobs, workload.platform.nodes
+        self.n, self.nodes = n, nodes
+        self.cpu = workload.cpu
+        self.mem = workload.mem
+        self.tasks = workload.tasks
+        self.runtime = workload.runtime
+        self.submit_time = workload.submit
+        self.status = np.full(n, FUTURE, dtype=np.int8)
+        self.ever_ran = np.zeros(n, dtype=bool)
+        self.vt = np.zeros(n)
+        self.penalty_until = np.full(n, -math.inf)
+        self.yields = np.zeros(n)
+        self.predicted = np.full(n, math.inf)
+        self.start = np.full(n, np.nan)
+        self.end = np.full(n, np.nan)
+        self.n_preempt = np.zeros(n, dtype=np.int64)
+        self.n_migrate = np.zeros(n, dtype=np.int64)
+        self.bytes_preempt = 0.0  # memory images saved on pauses and restored on resumes
+        self.bytes_migrate = 0.0  # moved tasks, saved and restored
+        self.nodes_of: dict[int, np.ndarray] = {}
+        self.rows: dict[int, np.ndarray] = {}  # job -> tasks per node
+        self.mem_used = np.zeros(nodes)
+        self.load = np.zeros(nodes)  # sum of CPU needs of the tasks on each node
+        self.running: set[int] = set()
+        self.waiting: set[int] = set()
+        self.demand = 0.0
+        self.clock = float(workload.submit[0]) if n else 0.0
+        self.under = 0.0
+        self.changed: set[int] = set()  # jobs whose completion prediction is stale
+
+    # ------------------------------------------------------------------ priorities
+    def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
+        """Sorts by decreasing priority: zero virtual time first, then flow/vt²."""
+        vt = self.vt[j]
+        if vt <= 0.0:
+            return (0, 0.0, j)
+        return (1, -(now - self.submit_time[j]) / (vt * vt), j)
+
+    def by_priority(self, jobs, now: float) -> list[int]:
+        """``jobs`` sorted by decreasing priority."""
+        return sorted(jobs, key=lambda j: self.priority_key(j, now))
+
+    # ------------------------------------------------------------------ placement
+    def place(self, j: int, nodes: np.ndarray) -> None:
+        """Put job ``j``'s tasks on ``nodes`` (one node index per task)."""
+        self.nodes_of[j] = nodes
+        row = np.bincount(nodes, minlength=self.nodes).astype(float)
+        self.rows[j] = row
+        self.mem_used += row * self.mem[j]
+        self.load += row * self.cpu[j]
+
+    def release(self, j: int) -> np.ndarray:
+        """Take job ``j``'s tasks off their nodes; returns the nodes they were on."""
+        nodes = self.nodes_of.pop(j)
+        row = self.rows.pop(j)
+        self.mem_used -= row * self.mem[j]
+        self.load -= row * self.cpu[j]
+        return nodes
+
+    def footprint(self, j: int, tasks: int | None = None) -> float:
+        """Bytes of memory image of ``tasks`` of job ``j``'s tasks (default: all)."""
+        count = self.tasks[j] if tasks is None else tasks
+        return float(count * self.mem[j] * self.w.platform.node_memory)
+
+    def invalidate(self, j: int) -> None:
+        """Forget job ``j``'s predicted completion (the driver cancels its event)."""
+        self.predicted[j] = math.inf
+        self.changed.add(j)
+
+    def fits(self, j: int, free: np.ndarray) -> bool:
+        """Can all of job ``j``'s tasks be placed given free memory ``free``?"""
+        m = self.mem[j]
+        if m <= MEM_EPS:
+            return True
+        return int(np.floor((free + MEM_EPS) / m).sum()) >= self.tasks[j]
+
+    # ------------------------------------------------------------------ job life
+    def submit(self, j: int) -> None:
+        """Job ``j`` arrives: it waits and its CPU need joins the demand."""
+        self.status[j] = WAITING
+        self.waiting.add(j)
+        self.demand += float(self.cpu[j] * self.tasks[j])
+
+    def start_job(self, j: int, nodes: np.ndarray, now: float) -> None:
+        """Start (or resume, paying the penalty) waiting job ``j`` on ``nodes``."""
+        self.place(j, nodes)
+        self.waiting.discard(j)
+        self.running.add(j)
+        self.status[j] = RUNNING
+        if self.ever_ran[j]:
+            self.penalty_until[j] = now + self.penalty
+            self.bytes_preempt += self.footprint(j)  # restore
+        else:
+            self.ever_ran[j] = True
+            self.start[j] = now
+        self.invalidate(j)
+
+    def pause_job(self, j: int) -> None:
+        """Pause a running job whose nodes were already released."""
+        self.running.discard(j)
+        self.waiting.add(j)
+        self.status[j] = WAITING
+        self.n_preempt[j] += 1
+        self.bytes_preempt += self.footprint(j)  # save
+        self.yields[j] = 0.0
+        self.invalidate(j)
+
+    def settle(self, j: int, old: np.ndarray, new: np.ndarray, now: float) -> None:
+        """A running job released from ``old`` continues on ``new`` (maybe a migration)."""
+        self.place(j, new)
+        old_row = np.bincount(old, minlength=self.nodes)
+        new_row = np.bincount(new, minlength=self.nodes)
+        moved = int(self.tasks[j] - np.minimum(old_row, new_row).sum())
+        if moved:
+            self.n_migrate[j] += 1
+            self.bytes_migrate += 2 * self.footprint(j, moved)  # save + restore
+            self.penalty_until[j] = now + self.penalty
+            self.invalidate(j)
+
+    def apply(self, mapping: dict[int, np.ndarray], now: float) -> None:
+        """Move the system to ``mapping``: pause, migrate, resume and start jobs."""
+        old: dict[int, np.ndarray] = {}
+        for j in sorted(self.running):
+            new = mapping.get(j)
+            if new is None or not np.array_equal(
+                np.bincount(new, minlength=self.nodes), self.rows[j]
+            ):
+                old[j] = self.release(j)
+        for j, nodes in old.items():
+            if j not in mapping:
+                self.pause_job(j)
+            else:
+                self.settle(j, nodes, mapping[j], now)
+        for j in sorted(mapping):
+            if self.status[j] == WAITING:
+                self.start_job(j, mapping[j], now)
+
+    def finish_job(self, j: int, now: float) -> None:
+        """Job ``j`` completes at ``now``."""
+        self.release(j)
+        self.running.discard(j)
+        self.status[j] = FINISHED
+        self.vt[j] = self.runtime[j]
+        self.end[j] = now
+        self.yields[j] = 0.0
+        self.demand -= float(self.cpu[j] * self.tasks[j])
+        if not self.running and not self.waiting:
+            self.demand = 0.0
+
+    def negligible(self) -> list[int]:
+        """Running jobs whose remaining work is a rounding residue, in index order."""
+        return [
+            j
+            for j in sorted(self.running)
+            if self.runtime[j] - self.vt[j] <= 1e-9 * max(1.0, self.runtime[j])
+        ]
+
+    # ------------------------------------------------------------------ time
+    def advance(self, now: float) -> None:
+        """Progress every running job to ``now`` and integrate the underutilisation."""
+        span = now - self.clock
+        if span <= 0:
+            return
+        used = 0.0
+        if self.running:
+            jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+            useful = np.maximum(0.0, now - np.maximum(self.clock, self.penalty_until[jobs]))
+            y = self.yields[jobs]
+            progress = self.vt[jobs] + y * useful
+            if self.debug and (progress > self.runtime[jobs] * (1 + 1e-9) + 1e-6).any():
+                raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
+            self.vt[jobs] = np.minimum(progress, self.runtime[jobs])
+            used = float((y * self.cpu[jobs] * self.tasks[jobs] * useful).sum())
+            if self.segments is not None:
+                for j, u, yy in zip(jobs.tolist(), useful.tolist(), y.tolist(), strict=True):
+                    self.segments.append((j, self.clock, now, yy, u))
+        self.under += min(self.nodes, self.demand) * span - used
+        self.clock = now
+
+    def allocated(self) -> float:
+        """CPU allocated to running jobs, in nodes."""
+        if not self.running:
+            return 0.0
+        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs]).sum())
+
+    # ------------------------------------------------------------------ checks
+    def check(self, now: float) -> None:
+        """Raise ``SimulationInvariantError`` if a capacity or progress invariant broke."""
+        mem = np.zeros(self.nodes)
+        cpu = np.zeros(self.nodes)
+        for j in self.running:
+            nodes = self.nodes_of[j]
+            if nodes.size != self.tasks[j] or (nodes < 0).any() or (nodes >= self.nodes).any():
+                raise SimulationInvariantError(f"t={now}: job {j} is not fully placed")
+            np.add.at(mem, nodes, self.mem[j])
+            np.add.at(cpu, nodes, self.cpu[j] * self.yields[j])
+            if not 0.0 <= self.yields[j] <= 1.0 + CAPACITY_TOL:
+                raise SimulationInvariantError(f"t={now}: job {j} has yield {self.yields[j]}")
+        if (mem > 1.0 + CAPACITY_TOL).any():
+            raise SimulationInvariantError(f"t={now}: memory over-committed: {mem.max()}")
+        if (cpu > 1.0 + CAPACITY_TOL).any():
+            raise SimulationInvariantError(f"t={now}: CPU over 100 %: {cpu.max()}")
+        if not np.allclose(mem, self.mem_used, atol=1e-9):
+            raise SimulationInvariantError(f"t={now}: memory bookkeeping drifted")
+        if (self.vt > self.runtime * (1 + 1e-12)).any():
+            raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")

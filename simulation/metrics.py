@@ -1,0 +1,88 @@
+"""Schedule metrics shared by the simulators: stretch, slowdown, underutilisation, timeline."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from allockit.constants import TAU
+from allockit.instances.workload import Workload
+
+__all__ = ["batch_timeline", "bounded_slowdown", "bounded_stretch", "underutilization"]
+
+
+def bounded_stretch(
+    submit: np.ndarray, end: np.ndarray, runtime: np.ndarray, tau: float = TAU
+) -> np.ndarray:
+    """``max(C - r, tau) / max(p, tau)`` per job.
+
+    Examples
+    --------
+    >>> bounded_stretch(np.array([0.0]), np.array([5.0]), np.array([2.0])).tolist()
+    [1.0]
+    """
+    return np.maximum(end - submit, tau) / np.maximum(runtime, tau)
+
+
+def bounded_slowdown(
+    submit: np.ndarray, end: np.ndarray, runtime: np.ndarray, tau: float = TAU
+) -> np.ndarray:
+    """``max(1, (C - r) / max(p, tau))`` per job: the bounded slowdown of Feitelson et al.
+
+    Examples
+    --------
+    >>> bounded_slowdown(np.array([0.0, 0.0]), np.array([4.0, 40.0]),
+    ...                  np.array([2.0, 20.0])).tolist()
+    [1.0, 2.0]
+    """
+    return np.maximum(1.0, (end - submit) / np.maximum(runtime, tau))
+
+
+def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> float:
+    """``integral of min(|P|, D(t)) - u(t) dt`` for an exclusive (batch) schedule (Sec. 6.4.1).
+
+    ``D(t)`` sums the CPU needs (``cpu * tasks``) of jobs submitted and not completed;
+    ``u(t)`` those of running jobs. Both are step functions of the event times.
+    """
+    need = workload.cpu * workload.tasks
+    # step functions as sorted change points (a sweep line: O(n log n))
+    t_demand = np.concatenate([workload.submit, end])
+    d_demand = np.concatenate([need, -need])
+    t_used = np.concatenate([start, end])
+    d_used = np.concatenate([need, -need])
+    times = np.unique(np.concatenate([t_demand, t_used]))
+
+    def level(at: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        order = np.argsort(at, kind="stable")
+        steps = np.cumsum(delta[order])
+        idx = np.searchsorted(at[order], times[:-1], side="right") - 1
+        return np.where(idx >= 0, steps[np.maximum(idx, 0)], 0.0)
+
+    demand = level(t_demand, d_demand)
+    used = level(t_used, d_used)
+    gap = np.minimum(workload.platform.nodes, demand) - used
+    return float((gap * np.diff(times)).sum())
+
+
+def batch_timeline(workload: Workload, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Rows ``(time, allocated CPU, CPU demand)`` after each event of a batch schedule.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 5], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    >>> batch_timeline(w, np.array([0.0, 10.0]), np.array([10.0, 20.0])).tolist()
+    [[0.0, 1.0, 1.0], [5.0, 1.0, 2.0], [10.0, 1.0, 1.0], [20.0, 0.0, 0.0]]
+    """
+    need = workload.cpu * workload.tasks
+    times = np.unique(np.concatenate([workload.submit, start, end]))
+
+    def level(at: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        order = np.argsort(at, kind="stable")
+        steps = np.cumsum(delta[order])
+        idx = np.searchsorted(at[order], times, side="right") - 1
+        return np.where(idx >= 0, steps[np.maximum(idx, 0)], 0.0)
+
+    used = level(np.concatenate([start, end]), np.concatenate([need, -need]))
+    demand = level(np.concatenate([workload.submit, end]), np.concatenate([need, -need]))
+    return np.column_stack([times, np.maximum(used, 0.0), np.maximum(demand, 0.0)])
