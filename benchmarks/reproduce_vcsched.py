@@ -16,11 +16,11 @@ import statistics
 import time
 from pathlib import Path
 
-from allockit.compare import comparison_rows, format_table, summarize
+from allockit.experiments.compare import comparison_rows, format_table, summarize
+from allockit.experiments.vcsched import vcsched_tasks
 from allockit.instances.generators import iter_vcsched_set
 from allockit.runner import run_sweep
-from allockit.store import read_rows
-from allockit.sweep_spec import vcsched_tasks
+from allockit.runner.store import read_rows
 
 OUT = Path(__file__).parent / "out"
 MCB = [f"mcb{k}" for k in range(1, 9)]

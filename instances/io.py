@@ -9,7 +9,14 @@ from typing import Any
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
 
-__all__ = ["instance_from_json", "instance_to_json", "read_instance", "write_instance"]
+__all__ = [
+    "instance_from_json",
+    "instance_to_json",
+    "read_drfh_instance",
+    "read_instance",
+    "read_json",
+    "write_instance",
+]
 
 _PROBLEMS = {"vcsched": VCInstance}
 
@@ -41,6 +48,47 @@ def instance_from_json(text: str) -> VCInstance:
     if problem not in _PROBLEMS:
         raise InvalidInputError(f"problem must be one of {sorted(_PROBLEMS)}; got {problem!r}")
     return _PROBLEMS[problem].from_dict(data)
+
+
+def read_json(path: str | Path, what: str = "input") -> Any:
+    """The JSON value in file ``path``; unreadable files and bad JSON name the file.
+
+    Raises
+    ------
+    InvalidInputError
+        If the file cannot be read, is not UTF-8 text or is not valid JSON.
+
+    Examples
+    --------
+    >>> read_json("/nonexistent.json", "instance")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: cannot read instance file '/nonexistent.json': ...
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {what} file {str(path)!r}: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"{path.name}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+
+
+def read_drfh_instance(path: str | Path) -> Any:
+    """Read a DRFH instance (``DRFHInstance``) from a JSON file.
+
+    Raises
+    ------
+    InvalidInputError
+        If the file cannot be read or holds an invalid instance.
+    """
+    from allockit.instances.drfh import DRFHInstance
+
+    return DRFHInstance.from_dict(read_json(path, "instance"))
 
 
 def read_instance(path: str | Path) -> VCInstance:

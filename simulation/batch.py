@@ -29,7 +29,12 @@ _DONE, _SUBMIT = 0, 1
 
 
 def simulate_batch(
-    workload: Workload, *, algorithm: str = "easy", estimates: bool = False, unit: str = "nodes"
+    workload: Workload,
+    *,
+    algorithm: str = "easy",
+    estimates: bool = False,
+    unit: str = "nodes",
+    backfill_depth: int | None = None,
 ) -> SimulationResult:
     """Run FCFS or EASY backfilling on ``workload``.
 
@@ -49,6 +54,10 @@ def simulate_batch(
         cores idle), or ``tasks * cpu * cores`` cores. With nodes, EASY over the whole
         HPC2N trace has the paper's normalised underutilisation (7.8 %; paper: 8 %),
         with cores 1.4 % (``benchmarks/dfrs_full_hpc2n.py``).
+    backfill_depth : int, optional
+        EASY only: how many queued jobs after the head are tried for backfilling at
+        each scheduling pass (like Slurm's ``bf_max_job_test``); None (default) tries
+        them all (Lifka's EASY).
 
     Returns
     -------
@@ -57,7 +66,8 @@ def simulate_batch(
     Raises
     ------
     InvalidInputError
-        For an unknown algorithm, or a job needing more nodes than the platform has.
+        For an unknown algorithm, unit or backfill depth, or a job needing more nodes than
+        the platform has.
 
     Examples
     --------
@@ -73,6 +83,14 @@ def simulate_batch(
         raise InvalidInputError(f"algorithm must be 'fcfs' or 'easy'; got {algorithm!r}")
     if unit not in ("cores", "nodes"):
         raise InvalidInputError(f"unit must be 'cores' or 'nodes'; got {unit!r}")
+    if backfill_depth is not None and (
+        isinstance(backfill_depth, bool) or not isinstance(backfill_depth, int)
+        or backfill_depth < 0
+    ):
+        raise InvalidInputError(
+            f"backfill_depth must be an integer >= 0 or None; got {backfill_depth!r}"
+        )
+    depth = None if backfill_depth is None else backfill_depth + 1
     if unit == "nodes":
         cores = workload.platform.nodes
         width = workload.tasks.astype(np.int64)
@@ -134,7 +152,7 @@ def simulate_batch(
                 shadow = max(expected, now)
                 break
         extra = avail - need
-        for k in list(queue[1:]):
+        for k in list(queue[1:depth]):
             size = int(width[k])
             if size > free:
                 continue

@@ -138,7 +138,7 @@ def simulate_drfh(
     ...          UserArrival("b", 5.0, (0.1, 0.5), 2, 10.0)]
     >>> t = simulate_drfh([{"capacity": [1, 1]}], ["cpu", "mem"], users)
     >>> t.times.tolist(), dict(t.departures)
-    [[0.0, 5.0, 10.0, 15.0], {'a': 10.0, 'b': 15.0}]
+    ([0.0, 5.0, 10.0, 20.0], {'a': 10.0, 'b': 20.0})
     """
     from allockit.heuristics.kernels import drfh_tasks_kernel
 

@@ -207,6 +207,53 @@ class SimulationResult:
             "migration_bandwidth_bytes_per_s": self.migration_bytes / (hours * 3600.0),
         }
 
+    def job_rows(self, tasks: np.ndarray | None = None) -> list[dict[str, Any]]:
+        """One dict per job (the ``--jobs-csv`` rows).
+
+        Columns: id, submit, start, end, stretch, turnaround, runtime, tasks (when
+        given), preemptions, migrations, response, bounded_slowdown, then one column per
+        per-job array the simulator put in ``extra`` under a ``job_`` key (the prefix
+        dropped).
+
+        Examples
+        --------
+        >>> from allockit.instances.workload import Platform, Workload
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0], runtime=[100],
+        ...                        tasks=[1], cpu=[1.0], mem=[0.4])
+        >>> r = SimulationResult.from_schedule(w, "x", np.array([0.0]), np.array([100.0]),
+        ...                                    underutilization=0.0, seconds=0.0)
+        >>> r.job_rows(w.tasks)[0]["stretch"], list(r.job_rows()[0])[-2:]
+        (1.0, ['response', 'bounded_slowdown'])
+        """
+        n = int(self.ids.size)
+        extra = {
+            key[len("job_") :]: np.asarray(value)
+            for key, value in self.extra.items()
+            if key.startswith("job_") and np.ndim(value) == 1 and len(value) == n
+        }
+        slowdown = self.slowdown
+        rows = []
+        for k in range(n):
+            row: dict[str, Any] = {
+                "id": int(self.ids[k]),
+                "submit": float(self.submit[k]),
+                "start": float(self.start[k]),
+                "end": float(self.end[k]),
+                "stretch": float(self.stretch[k]),
+                "turnaround": float(self.end[k] - self.submit[k]),
+                "runtime": float(self.runtime[k]),
+            }
+            if tasks is not None:
+                row["tasks"] = int(tasks[k])
+            row["preemptions"] = int(self.job_preemptions[k])
+            row["migrations"] = int(self.job_migrations[k])
+            row["response"] = row["turnaround"]
+            row["bounded_slowdown"] = float(slowdown[k])
+            for name, values in extra.items():
+                row[name] = values[k].item()
+            rows.append(row)
+        return rows
+
     def summary(self) -> dict[str, Any]:
         """The JSON summary printed by ``allockit simulate`` (a stable contract)."""
         out = {

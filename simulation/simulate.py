@@ -1,31 +1,140 @@
-"""One entry point for every online scheduler: batch baselines and DFRS algorithms."""
+"""One entry point for every online scheduler: ``simulate(workload, algorithm, **options)``.
+
+Algorithms come in families, each a simulator with the options it accepts
+(``allockit.options``): the batch baselines FCFS and EASY (``simulate_batch``) and the
+DFRS algorithms named as in Table 1 of Casanova et al. (``simulate_dfrs``). An option
+the algorithm's family does not take is refused with the accepted list. The common
+options ``time_limit``, ``threads`` and ``seed`` are accepted by every family; the
+deterministic simulators ignore ``seed`` and none is multi-threaded or time-limited.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
-from allockit.simulation.batch import simulate_batch
-from allockit.simulation.dfrs import simulate_dfrs
-from allockit.simulation.names import parse_algorithm
+from allockit.options import MethodSpec, check_options
 from allockit.simulation.result import SimulationResult
 
-__all__ = ["simulate"]
+__all__ = ["SIMULATORS", "Simulator", "simulate", "simulator_for"]
+
+_IGNORED = {
+    "time_limit": "ignored (runs to completion)",
+    "threads": "ignored (single-threaded)",
+    "seed": "ignored (deterministic)",
+}
 
 
-def simulate(
-    workload: Workload,
-    algorithm: str,
-    *,
-    estimates: bool = False,
-    unit: str = "nodes",
-    penalty: float = 300.0,
-    period: float = 600.0,
-    debug: bool = False,
-) -> SimulationResult:
-    """Simulate ``algorithm`` (FCFS, EASY or a Table 1 DFRS name) on ``workload``.
+@dataclass(frozen=True, slots=True)
+class Simulator:
+    """A family of algorithms: which names it runs, its options, and how to run one."""
 
-    ``estimates`` (requested instead of true run times) and ``unit`` (whole nodes per
-    task, or cores) apply to the batch algorithms; ``penalty``,
-    ``period`` and ``debug`` to the DFRS algorithms.
+    spec: MethodSpec
+    accepts: Callable[[str], bool]
+    run: Callable[..., SimulationResult]
+
+
+def _is_batch(name: str) -> bool:
+    return name.strip().upper() in ("FCFS", "EASY")
+
+
+def _run_batch(workload: Workload, algorithm: str, **options: Any) -> SimulationResult:
+    from allockit.simulation.batch import simulate_batch
+
+    return simulate_batch(workload, algorithm=algorithm.strip().lower(), **options)
+
+
+def _is_dfrs(name: str) -> bool:
+    from allockit.simulation.names import parse_algorithm
+
+    try:
+        return not parse_algorithm(name).batch
+    except InvalidInputError:
+        return False
+
+
+def _run_dfrs(workload: Workload, algorithm: str, **options: Any) -> SimulationResult:
+    from allockit.simulation.dfrs import simulate_dfrs
+
+    return simulate_dfrs(workload, algorithm, **options)
+
+
+#: Family name -> simulator. Families are tried in order; the first that accepts the
+#: algorithm name runs it.
+SIMULATORS: dict[str, Simulator] = {
+    "batch": Simulator(
+        MethodSpec(
+            "batch",
+            "FCFS and EASY backfilling (whole nodes or cores per job, no preemption)",
+            ("estimates", "unit", "backfill_depth"),
+            _IGNORED,
+        ),
+        _is_batch,
+        _run_batch,
+    ),
+    "dfrs": Simulator(
+        MethodSpec(
+            "dfrs",
+            "DFRS algorithms of Table 1 (Greedy family, MCB8, MCB8-stretch)",
+            ("penalty", "period", "debug", "record"),
+            _IGNORED,
+        ),
+        _is_dfrs,
+        _run_dfrs,
+    ),
+}
+
+
+def simulator_for(algorithm: str) -> Simulator:
+    """The simulator family that runs ``algorithm``.
+
+    Raises
+    ------
+    InvalidInputError
+        If no family knows the name (the message lists the valid forms).
+
+    Examples
+    --------
+    >>> simulator_for("EASY").spec.name, simulator_for("GreedyPM */per").spec.name
+    ('batch', 'dfrs')
+    """
+    if not isinstance(algorithm, str):
+        raise InvalidInputError(f"algorithm must be a string; got {algorithm!r}")
+    for simulator in SIMULATORS.values():
+        if simulator.accepts(algorithm):
+            return simulator
+    from allockit.simulation.names import parse_algorithm
+
+    parse_algorithm(algorithm)  # raises with the list of valid DFRS and batch names
+    raise InvalidInputError(f"unknown algorithm {algorithm!r}")  # pragma: no cover
+
+
+def simulate(workload: Workload, algorithm: str, **options: Any) -> SimulationResult:
+    """Simulate ``algorithm`` on ``workload`` with the options its family accepts.
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs in submission order and the platform.
+    algorithm : str
+        ``"FCFS"``, ``"EASY"`` or a DFRS name such as ``"GreedyPM */per/opt=min"``.
+    **options
+        Batch: ``estimates`` (requested instead of true run times), ``unit`` (``nodes``
+        or ``cores``), ``backfill_depth``. DFRS: ``penalty``, ``period``, ``debug``,
+        ``record``. Common: ``time_limit``, ``threads``, ``seed`` (no effect).
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown algorithm, or an option its family does not accept (the message
+        lists the accepted ones).
 
     Examples
     --------
@@ -34,10 +143,12 @@ def simulate(
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.4, 0.4])
     >>> simulate(w, "FCFS").max_stretch, simulate(w, "Greedy *").max_stretch
     (2.0, 2.0)
+    >>> simulate(w, "EASY", penalty=10)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: simulator 'batch' does not accept option 'penalty'...
     """
-    name = parse_algorithm(algorithm)
-    if name.batch:
-        return simulate_batch(
-            workload, algorithm=name.batch.lower(), estimates=estimates, unit=unit
-        )
-    return simulate_dfrs(workload, name, penalty=penalty, period=period, debug=debug)
+    simulator = simulator_for(algorithm)
+    check_options("simulator", simulator.spec, options)
+    specific = {k: v for k, v in options.items() if k in simulator.spec.options}
+    return simulator.run(workload, algorithm, **specific)

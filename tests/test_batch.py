@@ -162,7 +162,7 @@ def test_whole_node_allocation():
 
 
 def test_batch_result_plots(tmp_path):
-    from allockit.plots import plot_simulation
+    from allockit.experiments.plots import plot_simulation
 
     r = simulate_batch(W(2, [0, 1, 2], [100, 100, 50], [1, 2, 1]), algorithm="easy")
     assert r.timeline[-1].tolist() == [200.0, 0.0, 0.0]  # all done: nothing used or asked

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from allockit.cli import main
-from allockit.compare import comparison_rows, summarize
+from allockit.experiments.compare import comparison_rows, summarize
 from allockit.instances import sample_dir
 
 

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from allockit.dfrs_experiments import (
+from allockit.errors import InvalidInputError
+from allockit.experiments.dfrs import (
     EXPERIMENTS,
     PAPER_TABLE2,
     TraceSets,
@@ -13,9 +14,8 @@ from allockit.dfrs_experiments import (
     experiment_tasks,
     to_markdown,
 )
-from allockit.errors import InvalidInputError
 from allockit.runner import run_sweep
-from allockit.store import read_rows
+from allockit.runner.store import read_rows
 
 TINY = TraceSets(seeds=(0,), loads=(0.5, 0.8), weeks=(), jobs=25, nodes=8)
 

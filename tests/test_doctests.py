@@ -10,17 +10,17 @@ import allockit
 
 
 def _modules():
-    names = ["allockit"]
-    for sub in ("models", "heuristics", "instances", "simulation", "proofs"):
-        names.append(f"allockit.{sub}")
     found = []
-    for name in names:
-        mod = importlib.import_module(name)
-        found.append(name)
-        if hasattr(mod, "__path__"):
-            for info in pkgutil.iter_modules(mod.__path__):
-                found.append(f"{name}.{info.name}")
-    return sorted(set(found))
+    for info in pkgutil.walk_packages(allockit.__path__, prefix="allockit."):
+        if info.name.rsplit(".", 1)[-1] == "__main__":
+            continue
+        found.append(info.name)
+    for sub in ("models", "heuristics", "instances", "simulation", "proofs", "experiments"):
+        mod = importlib.import_module(f"allockit.{sub}")
+        found.append(mod.__name__)
+        for info in pkgutil.walk_packages(mod.__path__, prefix=f"allockit.{sub}."):
+            found.append(info.name)
+    return sorted(set(found) | {"allockit"})
 
 
 @pytest.mark.parametrize("name", _modules())

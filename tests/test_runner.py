@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
+import allockit.experiments.dfrs  # noqa: F401  (registers the dfrs task kind)
 from allockit.cli import main
 from allockit.errors import InvalidInputError
+from allockit.experiments.sweep_spec import load_spec
+from allockit.experiments.vcsched import vcsched_tasks
 from allockit.instances import example_path, read_instance
 from allockit.runner import Progress, Task, execute_task, run_sweep
-from allockit.store import flat_rows, read_rows
-from allockit.sweep_spec import load_spec, vcsched_tasks
+from allockit.runner.store import flat_rows, read_rows
 
-TIMING = {"build_seconds", "solve_seconds", "seconds"}
+TIMING = {"build_seconds", "solve_seconds", "setup_seconds", "seconds"}
 
 
 def _grid():
@@ -184,16 +186,16 @@ def test_unknown_backend_and_kind():
 def test_vcsched_task_row_has_the_solve_outputs():
     inst = read_instance(example_path()).to_dict()
     row = execute_task(Task(kind="vcsched", instance_id="ex", instance=inst, method="milp"))
-    assert row["ok"] and row["status"] == "optimal"
+    assert row.ok and row.status == "optimal"
     assert {"min_yield", "avg_yield", "bound", "gap", "build_seconds", "solve_seconds"} <= set(
-        row["outputs"]
+        row.outputs
     )
 
 
 def test_invalid_instance_in_a_task_is_a_failed_row():
     bad = {"problem": "vcsched", "hosts": 1, "jobs": [{"name": "a", "cpu": 3, "mem": 0}]}
     row = execute_task(Task(kind="vcsched", instance_id="bad", instance=bad, method="milp"))
-    assert not row["ok"] and "cpu must be in (0, 1]" in row["error"]
+    assert not row.ok and "cpu must be in (0, 1]" in row.error
 
 
 def test_progress_line():

@@ -18,6 +18,7 @@ __all__ = [
     "MEM_TOL",
     "PENALTY_SECONDS",
     "PERIOD_SECONDS",
+    "RUNNER_BACKENDS",
     "RUNNER_GRACE_SECONDS",
     "TAU",
     "YIELD_ACCURACY",
@@ -41,5 +42,7 @@ MEM_TOL = 1e-10
 CAPACITY_TOL = 1e-9
 #: Relative MIP gap under which a solve is reported ``optimal``.
 DEFAULT_REL_GAP = 1e-6
+#: Where the runner can run tasks: worker processes, this process, a Dask cluster.
+RUNNER_BACKENDS = ("local", "serial", "dask")
 #: Seconds past a task's time limit before the runner stops it.
 RUNNER_GRACE_SECONDS = 5.0

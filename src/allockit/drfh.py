@@ -136,7 +136,7 @@ def allocate(
     if not isinstance(method, str) or method not in METHODS:
         raise InvalidInputError(f"method must be one of {list(DRFH_METHODS)}; got {method!r}")
     check_options(
-        "DRFH",
+        "DRFH method",
         METHOD_SPECS[method],
         {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
     )

@@ -18,7 +18,7 @@ Examples
 ...                   common={"time_limit": "ignored (instant)"})
 >>> spec.accepted
 ('max_attempts', 'seed', 'threads', 'time_limit')
->>> check_options("VCSched", spec, {"tol": 0.1})
+>>> check_options("VCSched method", spec, {"tol": 0.1})
 Traceback (most recent call last):
 ...
 allockit.errors.InvalidInputError: VCSched method 'gr' does not accept option 'tol'...
@@ -106,6 +106,9 @@ def check_common(
 def check_options(family: str, spec: MethodSpec, options: Mapping[str, Any]) -> None:
     """Refuse any option ``spec`` does not accept, naming the accepted ones.
 
+    ``family`` names the kind of method in the message (``"VCSched method"``,
+    ``"simulator"``, ...).
+
     Raises
     ------
     InvalidInputError
@@ -116,7 +119,7 @@ def check_options(family: str, spec: MethodSpec, options: Mapping[str, Any]) -> 
         plural = "s" if len(unknown) > 1 else ""
         names = ", ".join(repr(u) for u in unknown)
         raise InvalidInputError(
-            f"{family} method {spec.name!r} does not accept option{plural} {names}; "
+            f"{family} {spec.name!r} does not accept option{plural} {names}; "
             f"accepted: {', '.join(spec.accepted)}"
         )
     check_common(**{k: options[k] for k in COMMON_OPTIONS if k in options})

@@ -245,7 +245,7 @@ def solve(
     if not isinstance(method, str) or method not in METHODS:
         raise InvalidInputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
     spec = METHOD_SPECS[method]
-    check_options("VCSched", spec, {**options, "time_limit": time_limit, "threads": threads,
+    check_options("VCSched method", spec, {**options, "time_limit": time_limit, "threads": threads,
                                     "seed": seed})
     if instance.is_adaptation and method in HEURISTIC_METHODS and method != "adapt":
         raise InvalidInputError(

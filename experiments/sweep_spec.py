@@ -1,17 +1,19 @@
-"""Sweeps described in a small TOML file: instances x methods x parameters x seeds."""
+"""VCSched sweeps described in a small TOML file: instances x methods x parameters x seeds."""
 
 from __future__ import annotations
 
-import itertools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from allockit.constants import RUNNER_BACKENDS as BACKENDS
+from allockit.constants import RUNNER_GRACE_SECONDS
 from allockit.errors import InvalidInputError
-from allockit.runner import BACKENDS, Task
+from allockit.experiments.vcsched import collect_instance_files, vcsched_tasks
+from allockit.tasks import Task
 
-__all__ = ["SweepSpec", "collect_instance_files", "load_spec", "vcsched_tasks"]
+__all__ = ["SweepSpec", "load_spec"]
 
 _FIELDS = {
     "name",
@@ -44,7 +46,7 @@ class SweepSpec:
     backend: str = "local"
     workers: int | None = None
     scheduler: str | None = None
-    grace: float = 5.0
+    grace: float = RUNNER_GRACE_SECONDS
     base: Path = Path(".")
 
     def tasks(self) -> list[Task]:
@@ -83,74 +85,6 @@ class SweepSpec:
         if not items:
             raise InvalidInputError("the sweep has no instances (instances = [...] or [generate])")
         return items
-
-
-def collect_instance_files(inputs: list[str | Path]) -> list[Path]:
-    """Instance files named by paths, directories (their ``*.json``) or glob patterns.
-
-    Raises
-    ------
-    InvalidInputError
-        If an input matches nothing.
-    """
-    import glob
-
-    files: list[Path] = []
-    for item in inputs:
-        path = Path(item)
-        if path.is_dir():
-            found = sorted(path.glob("*.json"))
-        elif path.exists():
-            found = [path]
-        else:
-            found = sorted(Path(p) for p in glob.glob(str(path)))
-        if not found:
-            raise InvalidInputError(f"no instance files match {str(item)!r}")
-        files.extend(found)
-    return files
-
-
-def vcsched_tasks(
-    items: list[tuple[str, dict[str, Any]]],
-    *,
-    methods: tuple[str, ...] | list[str],
-    params: dict[str, list[Any]] | None = None,
-    seeds: tuple[int | None, ...] | list[int | None] = (None,),
-    time_limit: float | None = None,
-) -> list[Task]:
-    """The grid of VCSched tasks: instances x methods x parameter grid x seeds.
-
-    Examples
-    --------
-    >>> from allockit.instances.vcsched import VCInstance
-    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5], mem=[0.1]).to_dict()
-    >>> len(vcsched_tasks([("a", inst)], methods=["milp", "lp"], seeds=[0, 1]))
-    4
-    """
-    from allockit.vcsched import METHODS
-
-    for method in methods:
-        if method not in METHODS:
-            raise InvalidInputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
-    params = params or {}
-    names = sorted(params)
-    grids = [params[n] if isinstance(params[n], list) else [params[n]] for n in names]
-    tasks = []
-    for (stem, inst), method, values, seed in itertools.product(
-        items, methods, itertools.product(*grids), seeds
-    ):
-        tasks.append(
-            Task(
-                kind="vcsched",
-                instance_id=stem,
-                instance=inst,
-                method=method,
-                params=dict(zip(names, values, strict=True)),
-                seed=seed,
-                time_limit=time_limit,
-            )
-        )
-    return tasks
 
 
 def load_spec(path: str | Path) -> SweepSpec:
@@ -198,6 +132,6 @@ def load_spec(path: str | Path) -> SweepSpec:
         backend=backend,
         workers=data.get("workers"),
         scheduler=data.get("scheduler"),
-        grace=float(data.get("grace", 5.0)),
+        grace=float(data.get("grace", RUNNER_GRACE_SECONDS)),
         base=base,
     )

@@ -1,6 +1,6 @@
 """Worker process of the local backend: reads pickled tasks on stdin, writes rows.
 
-Started as ``python -m allockit._worker`` so that nothing of the user's main script is
+Started as ``python -m allockit.runner.worker`` so that nothing of the user's main script is
 re-imported (unlike multiprocessing's spawn). Output the task prints on stdout goes to
 stderr; the protocol uses a private copy of the original stdout.
 """
@@ -13,7 +13,7 @@ import sys
 
 def main() -> None:
     """Serve tasks until stdin closes."""
-    from allockit.runner import execute_task
+    from allockit.tasks import execute_task
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     channel = os.fdopen(os.dup(1), "wb")

@@ -11,7 +11,7 @@ from typing import Any
 
 from allockit.errors import InvalidInputError, SolverUnavailableError
 
-__all__ = ["ResultStore", "read_dataframe", "read_rows"]
+__all__ = ["ResultStore", "flat_rows", "read_dataframe", "read_rows"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -157,6 +157,7 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
         row["outputs"] = json.loads(row["outputs"])
         row["solver_versions"] = json.loads(row["solver_versions"])
         row["ok"] = bool(row["ok"])
+        row["seconds"] = row["wall_seconds"]
     return rows
 
 

@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
-from allockit.runner import Task
+from allockit.tasks import Task, register_task_kind
 
 __all__ = [
     "EXPERIMENTS",
+    "HPC2N_DEFAULT",
     "PAPER_TABLE2",
     "PAPER_TABLE3",
     "PAPER_TABLE4",
@@ -41,8 +43,11 @@ __all__ = [
     "build_workload",
     "experiment_tasks",
     "hpc2n_week_count",
+    "plot_fig1",
+    "resolve_hpc2n",
     "run_dfrs_task",
     "to_markdown",
+    "trace_sets",
 ]
 
 #: Table 3's columns, as ``SimulationResult.costs()`` names them.
@@ -206,6 +211,80 @@ class TraceSets:
         return out
 
 
+#: Where the HPC2N trace lies beside a checkout (``../shared`` next to the repository).
+HPC2N_DEFAULT = "../shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
+
+
+def resolve_hpc2n(path: str | None) -> str | None:
+    """The HPC2N trace to use: ``path``, else ``$ALLOCKIT_HPC2N``, else ``HPC2N_DEFAULT``.
+
+    Returns None when none is given and the default does not exist (the real-world
+    column is then skipped).
+
+    Raises
+    ------
+    InvalidInputError
+        If an explicitly given path does not exist.
+    """
+    import os
+
+    chosen = path or os.environ.get("ALLOCKIT_HPC2N")
+    if chosen is None and os.path.exists(HPC2N_DEFAULT):
+        chosen = os.path.abspath(HPC2N_DEFAULT)
+    if chosen is not None and not os.path.exists(chosen):
+        raise InvalidInputError(f"--hpc2n: no such file {chosen!r}")
+    return chosen
+
+
+def trace_sets(
+    *,
+    quick: bool = False,
+    hpc2n: str | None = None,
+    seeds: int | None = None,
+    loads: tuple[float, ...] | None = None,
+    weeks: tuple[int, ...] | None = None,
+    jobs: int | None = None,
+    nodes: int | None = None,
+) -> TraceSets:
+    """The trace sets of an experiment run: the paper's (or ``quick``) with overrides.
+
+    ``seeds`` is a count (seeds 0 .. seeds-1). Week indices are checked against the
+    trace's number of weeks.
+
+    Raises
+    ------
+    InvalidInputError
+        For a week index outside the trace, or invalid counts or loads.
+
+    Examples
+    --------
+    >>> s = trace_sets(quick=True, seeds=1, loads=(0.5,))
+    >>> s.seeds, s.loads, s.weeks
+    ((0,), (0.5,), ())
+    """
+    import dataclasses
+
+    sets = TraceSets.quick(hpc2n) if quick else TraceSets(hpc2n=hpc2n)
+    changes: dict[str, Any] = {}
+    if seeds is not None:
+        changes["seeds"] = tuple(range(seeds))
+    if loads is not None:
+        changes["loads"] = loads
+    if weeks is not None:
+        changes["weeks"] = weeks
+    if jobs is not None:
+        changes["jobs"] = jobs
+    if nodes is not None:
+        changes["nodes"] = nodes
+    sets = dataclasses.replace(sets, **changes)
+    if weeks is not None and hpc2n is not None:
+        count = hpc2n_week_count(hpc2n)
+        bad = [w for w in sets.weeks if not 0 <= w < count]
+        if bad:
+            raise InvalidInputError(f"--weeks: {bad[0]} is not in [0, {count}) for {hpc2n}")
+    return sets
+
+
 @functools.lru_cache(maxsize=2)
 def _hpc2n_weeks(path: str) -> list[Any]:
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
@@ -255,18 +334,28 @@ def run_dfrs_task(task: Task) -> dict[str, Any]:
         return {"status": "done", "bound": bound.value, "lps": bound.lps, **base}
     from allockit.simulation.simulate import simulate
 
-    result = simulate(
-        workload,
-        task.method,
-        unit=str(task.params.get("unit", "nodes")),
-        penalty=float(task.params.get("penalty", 300.0)),
-        period=float(task.params.get("period", 600.0)),
-    )
-    return {"status": "done", **result.summary(), **base}
+    if task.method in ("FCFS", "EASY"):
+        options: dict[str, Any] = {"unit": str(task.params.get("unit", "nodes"))}
+        if "backfill_depth" in task.params:
+            options["backfill_depth"] = task.params["backfill_depth"]
+    else:
+        options = {
+            "penalty": float(task.params.get("penalty", PENALTY_SECONDS)),
+            "period": float(task.params.get("period", PERIOD_SECONDS)),
+        }
+    result = simulate(workload, task.method, **options)
+    return {**result.summary(), "status": "done", **base}
+
+
+register_task_kind("dfrs", "allockit.experiments.dfrs:run_dfrs_task")
 
 
 def experiment_tasks(
-    experiment: str, sets: TraceSets, *, penalty: float = 300.0, period: float = 600.0
+    experiment: str,
+    sets: TraceSets,
+    *,
+    penalty: float = PENALTY_SECONDS,
+    period: float = PERIOD_SECONDS,
 ) -> list[Task]:
     """The runner tasks of ``experiment`` (table2, table3, table4 or fig1)."""
     if experiment not in EXPERIMENTS:
@@ -427,7 +516,7 @@ def to_markdown(table: dict[str, Any]) -> str:
 
 def plot_fig1(table: dict[str, Any], path: str | Path) -> Path:
     """Fig. 1: average degradation from bound vs load (log scale)."""
-    from allockit.plots import _pyplot
+    from allockit.experiments.plots import _pyplot
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))

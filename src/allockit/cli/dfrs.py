@@ -1,0 +1,169 @@
+"""DFRS subcommands: ``bound`` (the stretch lower bound) and ``dfrs-experiment``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from allockit.cli.common import (
+    EXIT_OK,
+    EXIT_TASKS_FAILED,
+    nonnegative_float,
+    number_list,
+    positive_float,
+    positive_int,
+    print_json,
+)
+from allockit.cli.workloads import platform_options, workload_from_args
+from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS, RUNNER_BACKENDS
+
+__all__ = ["register"]
+
+
+def cmd_bound(args: argparse.Namespace) -> int:
+    """``allockit bound FILE``: the lower bound on the optimal maximum stretch."""
+    from allockit.models.stretch_bound import stretch_bound
+
+    workload = workload_from_args(args.file, args)
+    result = stretch_bound(workload, method=args.method, tol=args.tol)
+    print_json({"jobs": workload.n_jobs, "nodes": workload.platform.nodes, **result.to_dict()})
+    return EXIT_OK
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    """``allockit dfrs-experiment table2|table3|table4|fig1``: run, aggregate, print."""
+    from allockit.experiments.dfrs import (
+        aggregate,
+        experiment_tasks,
+        plot_fig1,
+        resolve_hpc2n,
+        to_markdown,
+        trace_sets,
+    )
+    from allockit.runner import read_rows, run_sweep
+
+    hpc2n = resolve_hpc2n(args.hpc2n)
+    sets = trace_sets(
+        quick=args.quick,
+        hpc2n=hpc2n,
+        seeds=args.seeds,
+        loads=None if args.loads is None else number_list("--loads", args.loads),
+        weeks=None if args.weeks is None else number_list("--weeks", args.weeks, int),
+        jobs=args.jobs,
+        nodes=args.nodes,
+    )
+    tasks = experiment_tasks(args.experiment, sets, penalty=args.penalty, period=args.period)
+    summary = run_sweep(
+        tasks,
+        args.store,
+        backend=args.backend,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        sweep=f"dfrs-{args.experiment}",
+        progress=args.progress,
+    )
+    table = aggregate(args.experiment, read_rows(args.store), tasks)
+    out: dict[str, Any] = {
+        "experiment": args.experiment,
+        "sweep": summary.to_dict(),
+        "real_traces": hpc2n or "skipped: no HPC2N trace (--hpc2n or ALLOCKIT_HPC2N)",
+        "table": table,
+    }
+    if args.markdown:
+        Path(args.markdown).write_text(to_markdown(table), encoding="utf-8")
+        out["markdown"] = args.markdown
+    if args.plot and args.experiment == "fig1":
+        out["plot"] = str(plot_fig1(table, args.plot))
+    print_json(out)
+    return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the DFRS subcommands to the top-level parser."""
+    p = sub.add_parser("bound", help="lower bound on the optimal maximum stretch (Theorem 1)")
+    p.add_argument("file", help="SWF workload (plain or .gz)")
+    platform_options(p)
+    p.add_argument(
+        "--method",
+        choices=["exact", "bisection"],
+        default="exact",
+        help="exact breakpoint search (default) or bisection",
+    )
+    p.add_argument(
+        "--tol",
+        type=positive_float,
+        default=1e-4,
+        help="relative tolerance of the bisection, > 0 (default: 1e-4)",
+    )
+    p.set_defaults(func=cmd_bound)
+
+    p = sub.add_parser(
+        "dfrs-experiment", help="reproduce Table 2, 3, 4 or Fig. 1 of the DFRS paper"
+    )
+    p.add_argument("experiment", choices=["table2", "table3", "table4", "fig1"])
+    p.add_argument("--quick", action="store_true", help="a subset that runs in minutes")
+    p.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=None,
+        help="number of synthetic traces per load, >= 1 (default: 100; quick: 2)",
+    )
+    p.add_argument(
+        "--loads",
+        default=None,
+        help="comma-separated loads of the scaled set, > 0 (default: 0.1..0.9)",
+    )
+    p.add_argument(
+        "--weeks",
+        default=None,
+        help="comma-separated HPC2N week indices, 0..180 (default: all; quick: 10,120,160)",
+    )
+    p.add_argument(
+        "--jobs", type=positive_int, default=None, help="jobs per trace (default: 1000)"
+    )
+    p.add_argument("--nodes", type=positive_int, default=None, help="nodes (default: 128)")
+    p.add_argument(
+        "--hpc2n",
+        default=None,
+        help="HPC2N SWF (default: $ALLOCKIT_HPC2N, else ../shared/data/traces/...)",
+    )
+    p.add_argument(
+        "--store",
+        default="dfrs-experiments.db",
+        help="results store, resumable (default: dfrs-experiments.db)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=list(RUNNER_BACKENDS),
+        default="local",
+        help="where tasks run (default: local)",
+    )
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="local worker processes (default: one per core)",
+    )
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address")
+    p.add_argument(
+        "--penalty",
+        type=nonnegative_float,
+        default=PENALTY_SECONDS,
+        help=f"rescheduling penalty in seconds (default: {PENALTY_SECONDS:g})",
+    )
+    p.add_argument(
+        "--period",
+        type=positive_float,
+        default=PERIOD_SECONDS,
+        help=f"MCB8 period in seconds (default: {PERIOD_SECONDS:g})",
+    )
+    p.add_argument("--markdown", default=None, metavar="FILE", help="table beside the paper's")
+    p.add_argument("--plot", default=None, metavar="PNG", help="Fig. 1 plot")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        default=None,
+        help="force the progress bar (default: when stderr is a terminal)",
+    )
+    p.set_defaults(func=cmd_experiment)

@@ -1,0 +1,90 @@
+"""DRFH subcommands: ``drfh`` (allocate an instance) and ``fairness`` (property tests)."""
+
+from __future__ import annotations
+
+import argparse
+
+from allockit.cli.common import EXIT_OK, positive_int, print_json, seed_int
+from allockit.errors import InvalidInputError
+
+__all__ = ["register"]
+
+_METHODS = "lp, progressive, first-fit, best-fit, per-server-drf, slots"
+
+
+def cmd_drfh(args: argparse.Namespace) -> int:
+    """``allockit drfh FILE --method NAME``: the allocation as JSON."""
+    from allockit.drfh import DRFH_METHODS, allocate
+    from allockit.instances.io import read_drfh_instance
+
+    if args.method not in DRFH_METHODS:
+        raise InvalidInputError(
+            f"--method must be one of {list(DRFH_METHODS)}; got {args.method!r}"
+        )
+    instance = read_drfh_instance(args.file)
+    options: dict = {}
+    if args.method == "slots":
+        options["per_largest"] = args.slots
+    if args.method in ("lp", "progressive"):
+        options["split"] = args.split
+    print_json(allocate(instance, args.method, **options).to_dict())
+    return EXIT_OK
+
+
+def cmd_fairness(args: argparse.Namespace) -> int:
+    """``allockit fairness --method NAME``: hypothesis property checks of a mechanism."""
+    from allockit.fairness import MECHANISMS, PROPERTIES, check
+
+    if args.method not in MECHANISMS:
+        raise InvalidInputError(
+            f"--method must be one of {sorted(MECHANISMS)}; got {args.method!r}"
+        )
+    names = [p.strip() for p in args.properties.split(",")] if args.properties else list(PROPERTIES)
+    reports = check(
+        MECHANISMS[args.method],
+        names,
+        examples=args.examples,
+        seed=args.seed,
+        finite_tasks=args.method != "lp",
+    )
+    print_json({"method": args.method, "properties": [r.to_dict() for r in reports]})
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the DRFH subcommands to the top-level parser."""
+    p = sub.add_parser("drfh", help="fair multi-resource allocation on heterogeneous servers")
+    p.add_argument("file", help="DRFH instance JSON")
+    p.add_argument("--method", default="lp", help=f"{_METHODS} (default: lp)")
+    p.add_argument(
+        "--slots",
+        type=positive_int,
+        default=14,
+        metavar="S",
+        help="slots per largest server for --method slots, >= 1 (default: 14)",
+    )
+    p.add_argument(
+        "--split",
+        action="store_true",
+        help="lp and progressive: report per server, not per server class",
+    )
+    p.set_defaults(func=cmd_drfh)
+
+    p = sub.add_parser("fairness", help="property-test a DRFH mechanism (hypothesis)")
+    p.add_argument("--method", default="progressive", help=f"{_METHODS} (default: progressive)")
+    p.add_argument(
+        "--properties",
+        default=None,
+        help="comma-separated subset of the properties (default: all)",
+    )
+    p.add_argument(
+        "--examples",
+        type=positive_int,
+        default=200,
+        metavar="N",
+        help="generated instances per property, >= 1 (default: 200)",
+    )
+    p.add_argument(
+        "--seed", type=seed_int, default=0, metavar="N", help="0..2^63-1 (default: 0)"
+    )
+    p.set_defaults(func=cmd_fairness)

@@ -1,0 +1,113 @@
+"""``allockit simulate``: any online scheduler (batch, DFRS, ...) on an SWF workload."""
+
+from __future__ import annotations
+
+import argparse
+
+from allockit.cli.common import (
+    EXIT_OK,
+    nonnegative_float,
+    positive_float,
+    print_json,
+    write_dict_csv,
+)
+from allockit.cli.workloads import platform_options, workload_from_args
+from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
+
+__all__ = ["register"]
+
+
+def _options(family: str, args: argparse.Namespace) -> dict:
+    """The library options of ``family`` taken from the parsed command line."""
+    if family == "batch":
+        options = {"estimates": args.estimates, "unit": args.unit}
+        if args.backfill_depth is not None:
+            options["backfill_depth"] = args.backfill_depth
+        return options
+    if family == "dfrs":
+        return {"penalty": args.penalty, "period": args.period}
+    return {}
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """``allockit simulate FILE --algorithm NAME``: the summary JSON."""
+    from allockit.simulation.simulate import simulate, simulator_for
+
+    family = simulator_for(args.algorithm).spec.name  # a bad name fails before reading
+    workload = workload_from_args(args.file, args)
+    result = simulate(workload, args.algorithm, **_options(family, args))
+    summary = result.summary()
+    if args.bound:
+        from allockit.models.stretch_bound import stretch_bound
+
+        bound = stretch_bound(workload).value
+        summary["bound"] = bound
+        summary["degradation"] = result.max_stretch / bound
+    if args.jobs_csv:
+        write_dict_csv(args.jobs_csv, result.job_rows(workload.tasks))
+    if args.plot:
+        from allockit.experiments.plots import plot_simulation
+
+        summary["plots"] = [str(p) for p in plot_simulation(result, args.plot)]
+    print_json(summary)
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``simulate`` to the top-level parser."""
+    p = sub.add_parser("simulate", help="simulate a scheduler on an SWF workload")
+    p.add_argument("file", help="SWF workload (plain or .gz)")
+    p.add_argument(
+        "--algorithm",
+        default="EASY",
+        help="FCFS, EASY (default) or a DFRS name such as 'GreedyPM */per/opt=min/minvt=600'",
+    )
+    p.add_argument(
+        "--penalty",
+        type=nonnegative_float,
+        default=PENALTY_SECONDS,
+        metavar="S",
+        help=f"DFRS rescheduling penalty in seconds, >= 0 (default: {PENALTY_SECONDS:g})",
+    )
+    p.add_argument(
+        "--period",
+        type=positive_float,
+        default=PERIOD_SECONDS,
+        metavar="S",
+        help=f"DFRS MCB8 period in seconds, > 0 (default: {PERIOD_SECONDS:g})",
+    )
+    p.add_argument(
+        "--bound", action="store_true", help="add the stretch lower bound and the degradation"
+    )
+    p.add_argument(
+        "--plot", default=None, metavar="DIR", help="utilisation and stretch plots (PNG)"
+    )
+    p.add_argument(
+        "--node-memory",
+        type=positive_float,
+        default=None,
+        metavar="GIB",
+        help="node memory in GiB for the bandwidth figures (default: the workload's platform)",
+    )
+    platform_options(p)
+    p.add_argument(
+        "--estimates",
+        action="store_true",
+        help="EASY uses the requested times instead of the true run times",
+    )
+    p.add_argument(
+        "--unit",
+        choices=["nodes", "cores"],
+        default="nodes",
+        help="FCFS/EASY give a job a whole node per task (default) or tasks*cpu*cores cores",
+    )
+    p.add_argument(
+        "--backfill-depth",
+        type=int,
+        default=None,
+        metavar="N",
+        help="EASY tries at most N queued jobs after the head for backfilling, >= 0 "
+        "(default: unlimited; 0 is FCFS)",
+    )
+    p.add_argument("--jobs-csv", default=None, metavar="OUT", help="one CSV row per job")
+    p.set_defaults(func=cmd_simulate)

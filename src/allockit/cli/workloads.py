@@ -1,0 +1,128 @@
+"""Workload subcommands: ``workload lublin|hpc2n|stats`` (generate, convert, describe SWF)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from allockit.cli.common import EXIT_OK, positive_float, positive_int, print_json, seed_int
+from allockit.errors import InvalidInputError
+
+__all__ = ["register", "workload_from_args"]
+
+
+def workload_from_args(path: str, args: argparse.Namespace):
+    """The workload in ``path`` with the ``--nodes``/``--cores``/``--skip-bad`` options."""
+    from allockit.instances.workload_files import read_workload
+
+    return read_workload(
+        path,
+        nodes=getattr(args, "nodes", None),
+        cores=getattr(args, "cores", None),
+        skip_bad=getattr(args, "skip_bad", False),
+        node_memory_gib=getattr(args, "node_memory", None),
+    )
+
+
+def _write_swf_stdout(workload, note: str) -> None:
+    from allockit.instances.swf import swf_lines, workload_to_swf
+
+    sys.stdout.writelines(swf_lines(workload_to_swf(workload, header=[f"; Note: {note}"])))
+
+
+def cmd_lublin(args: argparse.Namespace) -> int:
+    """``allockit workload lublin``: a synthetic DFRS workload as SWF on stdout."""
+    from allockit.instances.lublin import LublinModel, dfrs_synthetic
+
+    workload = dfrs_synthetic(
+        args.jobs,
+        nodes=args.nodes,
+        load=args.load,
+        seed=args.seed,
+        model=LublinModel(nodes=args.nodes, two_types=not args.typeless),
+    )
+    if args.estimates:
+        from allockit.instances.tsafrir import tsafrir_estimates
+
+        workload = workload.replace(
+            requested_time=tsafrir_estimates(workload.runtime, seed=args.seed)
+        )
+    note = f"allockit workload lublin --jobs {args.jobs} --nodes {args.nodes} --seed {args.seed}"
+    _write_swf_stdout(workload, note + (f" --load {args.load}" if args.load else ""))
+    return EXIT_OK
+
+
+def cmd_hpc2n(args: argparse.Namespace) -> int:
+    """``allockit workload hpc2n TRACE --out DIR``: the paper's conversion, weekly files."""
+    from allockit.instances.hpc2n import hpc2n_workload, split_weeks
+    from allockit.instances.swf import read_swf, workload_to_swf, write_swf
+
+    if args.out is None:
+        raise InvalidInputError("workload hpc2n needs --out DIR")
+    trace = read_swf(args.trace, on_error="skip" if args.skip_bad else "raise")
+    weeks = split_weeks(hpc2n_workload(trace))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for k, week in enumerate(weeks):
+        write_swf(
+            workload_to_swf(week, header=[f"; Note: HPC2N week {k}"]),
+            out / f"hpc2n-week{k:03d}.swf",
+        )
+    print_json({"weeks": len(weeks), "jobs": int(sum(w.n_jobs for w in weeks)), "out": str(out)})
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """``allockit workload stats FILE``: size, runtime and load statistics as JSON."""
+    from allockit.instances.workload_stats import workload_statistics
+
+    print_json(workload_statistics(workload_from_args(args.file, args)))
+    return EXIT_OK
+
+
+def platform_options(p: argparse.ArgumentParser) -> None:
+    """``--nodes``, ``--cores`` and ``--skip-bad`` for commands reading an SWF file."""
+    p.add_argument(
+        "--nodes",
+        type=positive_int,
+        default=None,
+        help="nodes, >= 1 (default: the file's allockit-Platform or MaxNodes header)",
+    )
+    p.add_argument(
+        "--cores",
+        type=positive_int,
+        default=None,
+        help="cores per node, >= 1 (default: the file's header)",
+    )
+    p.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the workload subcommands to the top-level parser."""
+    p = sub.add_parser("workload", help="generate, convert and describe SWF workloads")
+    wl = p.add_subparsers(dest="kind", required=True)
+    w = wl.add_parser("lublin", help="synthetic DFRS workload (Lublin-Feitelson), SWF on stdout")
+    w.add_argument("--jobs", type=positive_int, default=1000, help=">= 1 (default: 1000)")
+    w.add_argument("--nodes", type=positive_int, default=128, help=">= 1 (default: 128)")
+    w.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
+    w.add_argument(
+        "--load",
+        type=positive_float,
+        default=None,
+        help="offered load, > 0: interarrival times scaled to it (default: unscaled)",
+    )
+    w.add_argument("--typeless", action="store_true", help="one job type, not two")
+    w.add_argument(
+        "--estimates", action="store_true", help="requested times from Tsafrir's model (field 9)"
+    )
+    w.set_defaults(func=cmd_lublin)
+    w = wl.add_parser("hpc2n", help="convert the HPC2N trace (paper Sec. 5.3.1), weekly files")
+    w.add_argument("trace", help="HPC2N SWF file (plain or .gz)")
+    w.add_argument("--out", metavar="DIR", help="output directory (required)")
+    w.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
+    w.set_defaults(func=cmd_hpc2n)
+    w = wl.add_parser("stats", help="jobs, nodes, offered load, size and runtime summaries")
+    w.add_argument("file", help="SWF file (plain or .gz)")
+    platform_options(w)
+    w.set_defaults(func=cmd_stats)

@@ -1,0 +1,274 @@
+"""The unit of work of a sweep: ``Task``, its row ``TaskRow``, and the registry of kinds.
+
+A task kind maps a name (``"vcsched"``, ``"dfrs"``, ...) to the function that runs it,
+given as ``"module:function"`` so that a worker process can import it by name. The
+experiments (``allockit.experiments``) register their kinds when imported; the runner
+(``allockit.runner``) runs tasks of any kind without importing a domain module. Three
+diagnostic kinds live here: ``sleep``, ``fail`` and ``spin``.
+
+Examples
+--------
+>>> row = execute_task(Task(kind="sleep", instance_id="x", instance={}, method="-"))
+>>> row.ok, row.status, row.to_dict()["seconds"] == row.seconds
+(True, 'done', True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from allockit.errors import InvalidInputError
+
+__all__ = [
+    "TASK_KINDS",
+    "Task",
+    "TaskRow",
+    "execute_task",
+    "failed_row",
+    "overrun_row",
+    "register_task_kind",
+]
+
+#: Task kind -> ``"module:function"``; the function takes a Task and returns a dict of
+#: outputs (with a ``status``).
+TASK_KINDS: dict[str, str] = {
+    "sleep": "allockit.tasks:_kind_sleep",
+    "fail": "allockit.tasks:_kind_fail",
+    "spin": "allockit.tasks:_kind_spin",
+}
+
+
+def register_task_kind(kind: str, target: str) -> None:
+    """Register (or re-register) task kind ``kind`` run by ``target`` (``"module:function"``).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``target`` is not of the form ``"module:function"``.
+
+    Examples
+    --------
+    >>> register_task_kind("sleep", "allockit.tasks:_kind_sleep")
+    >>> TASK_KINDS["sleep"]
+    'allockit.tasks:_kind_sleep'
+    """
+    if not isinstance(target, str) or target.count(":") != 1:
+        raise InvalidInputError(f"task kind target must be 'module:function'; got {target!r}")
+    TASK_KINDS[kind] = target
+
+
+def _resolve(target: str) -> Callable[[Task], dict[str, Any]]:
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One unit of a sweep.
+
+    ``instance`` is the instance's JSON object (sent to the worker as is) and
+    ``instance_id`` its label in the results. The task's ``key`` hashes everything that
+    determines the result, so a resumed sweep recognises finished tasks. ``target`` is
+    filled from the registry of kinds (it travels with the task to the worker).
+
+    Examples
+    --------
+    >>> t = Task(kind="sleep", instance_id="none", instance={}, method="-",
+    ...          params={"seconds": 0})
+    >>> len(t.key), t.key == Task(kind="sleep", instance_id="none", instance={},
+    ...                           method="-", params={"seconds": 0}).key
+    (24, True)
+    """
+
+    kind: str
+    instance_id: str
+    instance: dict[str, Any]
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    time_limit: float | None = None
+    target: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in TASK_KINDS:
+            raise InvalidInputError(
+                f"task kind must be one of {sorted(TASK_KINDS)}; got {self.kind!r}"
+            )
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise InvalidInputError(f"time_limit must be > 0; got {self.time_limit!r}")
+        if not self.target:
+            object.__setattr__(self, "target", TASK_KINDS[self.kind])
+
+    @property
+    def key(self) -> str:
+        """A stable identifier of the task (hash of its defining fields)."""
+        blob = json.dumps(
+            [
+                self.kind,
+                self.instance_id,
+                self.instance,
+                self.method,
+                self.params,
+                self.seed,
+                self.time_limit,
+            ],
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRow:
+    """What one task produced: its identity, ``ok``, ``status``, outputs, error, seconds.
+
+    ``seconds`` is the task's wall time (stored as ``wall_seconds``); ``to_dict`` gives
+    the row the results store writes, ``from_dict`` reads one back.
+
+    Examples
+    --------
+    >>> row = TaskRow(key="k", kind="sleep", instance="i", method="-", params={},
+    ...               seed=None, ok=True, status="done", outputs={"x": 1}, error=None,
+    ...               seconds=0.5)
+    >>> TaskRow.from_dict(row.to_dict()) == row
+    True
+    """
+
+    key: str
+    kind: str
+    instance: str
+    method: str
+    params: Mapping[str, Any]
+    seed: int | None
+    ok: bool
+    status: str | None
+    outputs: Mapping[str, Any]
+    error: str | None
+    seconds: float
+    sweep: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as the results store writes it (``wall_seconds`` and ``seconds``)."""
+        return {
+            "key": self.key,
+            "sweep": self.sweep,
+            "kind": self.kind,
+            "instance": self.instance,
+            "method": self.method,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "ok": self.ok,
+            "status": self.status,
+            "outputs": dict(self.outputs),
+            "error": self.error,
+            "wall_seconds": self.seconds,
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TaskRow:
+        """Rebuild a row from ``to_dict``'s output (or a row read from a store)."""
+        try:
+            return cls(
+                key=data["key"],
+                kind=data["kind"],
+                instance=data["instance"],
+                method=data["method"],
+                params=dict(data["params"]),
+                seed=data["seed"],
+                ok=bool(data["ok"]),
+                status=data["status"],
+                outputs=dict(data["outputs"]),
+                error=data["error"],
+                seconds=float(data.get("seconds", data.get("wall_seconds"))),
+                sweep=data.get("sweep", ""),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInputError(f"task row is malformed: {exc}") from exc
+
+    def with_sweep(self, sweep: str) -> TaskRow:
+        """The same row labelled with the sweep's name."""
+        from dataclasses import replace
+
+        return replace(self, sweep=sweep)
+
+
+def _row(
+    task: Task, *, ok: bool, outputs: dict[str, Any], error: str | None, wall: float
+) -> TaskRow:
+    return TaskRow(
+        key=task.key,
+        kind=task.kind,
+        instance=task.instance_id,
+        method=task.method,
+        params=task.params,
+        seed=task.seed,
+        ok=ok,
+        status=outputs.get("status", "failed" if not ok else None),
+        outputs=outputs,
+        error=error,
+        seconds=wall,
+    )
+
+
+def failed_row(task: Task, error: str, wall: float) -> TaskRow:
+    """The row of a task that did not finish (its process died, its cluster failed...)."""
+    return _row(task, ok=False, outputs={}, error=error, wall=wall)
+
+
+def overrun_row(task: Task, wall: float) -> TaskRow:
+    """The row of a task stopped past its time limit (status ``time_limit``)."""
+    return _row(
+        task,
+        ok=False,
+        outputs={"status": "time_limit"},
+        error=f"exceeded its time limit of {task.time_limit} s (stopped after {wall:.1f} s)",
+        wall=wall,
+    )
+
+
+def execute_task(task: Task) -> TaskRow:
+    """Run one task in this process and return its row; an exception becomes a failed row.
+
+    Examples
+    --------
+    >>> row = execute_task(Task(kind="fail", instance_id="x", instance={}, method="-",
+    ...                         params={"message": "boom"}))
+    >>> row.ok, row.status, row.error.splitlines()[-1]
+    (False, 'failed', 'RuntimeError: boom')
+    """
+    start = time.perf_counter()
+    try:
+        outputs = _resolve(task.target or TASK_KINDS[task.kind])(task)
+    except Exception as exc:  # a failing task is a row, never the end of the sweep
+        tb = traceback.format_exception(exc)
+        text = "".join(tb[-3:]).strip() if len(tb) > 3 else "".join(tb).strip()
+        return _row(task, ok=False, outputs={}, error=text, wall=time.perf_counter() - start)
+    return _row(task, ok=True, outputs=outputs, error=None, wall=time.perf_counter() - start)
+
+
+def _kind_sleep(task: Task) -> dict[str, Any]:
+    """Diagnostic: sleep ``params['seconds']`` (runner overhead and time-limit checks)."""
+    seconds = float(task.params.get("seconds", 0.0))
+    time.sleep(seconds)
+    return {"status": "done", "slept": seconds}
+
+
+def _kind_fail(task: Task) -> dict[str, Any]:
+    """Diagnostic: raise ``RuntimeError(params['message'])``."""
+    raise RuntimeError(task.params.get("message", "task failed on purpose"))
+
+
+def _kind_spin(task: Task) -> dict[str, Any]:
+    """Diagnostic: CPU-bound loop of ``params['iterations']`` steps (pool speed-up)."""
+    total = 0
+    for k in range(int(task.params.get("iterations", 1_000_000))):
+        total = (total + k * k) % 1_000_003
+    return {"status": "done", "value": total}
