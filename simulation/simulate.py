@@ -16,7 +16,7 @@ from typing import Any
 
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
-from allockit.options import MethodSpec, check_options
+from allockit.options import COMMON_OPTIONS, MethodSpec, check_options
 from allockit.simulation.result import SimulationResult
 
 __all__ = ["SIMULATORS", "Simulator", "simulate", "simulator_for"]
@@ -150,5 +150,10 @@ def simulate(workload: Workload, algorithm: str, **options: Any) -> SimulationRe
     """
     simulator = simulator_for(algorithm)
     check_options("simulator", simulator.spec, options)
-    specific = {k: v for k, v in options.items() if k in simulator.spec.options}
-    return simulator.run(workload, algorithm, **specific)
+    # the family's own options, and the common ones it uses (those not marked ignored)
+    used = {
+        k: v
+        for k, v in options.items()
+        if k in simulator.spec.options or (k in COMMON_OPTIONS and k not in simulator.spec.common)
+    }
+    return simulator.run(workload, algorithm, **used)
