@@ -75,7 +75,7 @@ def test_cli_fig1(tmp_path, capsys):
 def test_real_traces_are_hpc2n_weeks(tmp_path):
     from pathlib import Path
 
-    excerpt = str(Path(__file__).parent / "data" / "hpc2n_excerpt.swf")
+    excerpt = str(Path(__file__).parents[1] / "data" / "hpc2n_excerpt.swf")
     sets = TraceSets(seeds=(), weeks=(0,), hpc2n=excerpt)
     ((instance_id, spec),) = sets.specs(["real", "scaled"])
     assert instance_id == "hpc2n-w000" and spec == {"set": "real", "path": excerpt, "week": 0}
@@ -112,7 +112,7 @@ def test_bad_experiment_options_are_named(tmp_path, capsys):
     assert "--loads expects comma-separated numbers" in capsys.readouterr().err
     assert main(["dfrs-experiment", "table4", "--loads=0.5,-1", "--store", store]) == 2
     assert "loads must be > 0" in capsys.readouterr().err
-    excerpt = str(Path(__file__).parent / "data" / "hpc2n_excerpt.swf")
+    excerpt = str(Path(__file__).parents[1] / "data" / "hpc2n_excerpt.swf")
     argv = ["dfrs-experiment", "table4", "--hpc2n", excerpt, "--weeks", "0,7", "--store", store]
     assert main(argv) == 2
     assert "--weeks: 7 is not in [0, 1)" in capsys.readouterr().err

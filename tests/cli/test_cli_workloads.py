@@ -6,7 +6,7 @@ from pathlib import Path
 from allockit.cli import main
 from allockit.instances.swf import read_swf, swf_to_workload
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 def test_lublin_to_swf_then_stats_and_bound(tmp_path, capsys):
