@@ -16,6 +16,7 @@ from allockit.errors import (
     SolverUnavailableError,
 )
 from allockit.results import SolveStatus, VCResult
+from allockit.version import __version__
 
 if TYPE_CHECKING:
     from allockit.instances.drfh import DRFHInstance
@@ -33,8 +34,6 @@ __all__ = [
     "allocate",
     "solve",
 ]
-
-__version__ = "0.1.0"
 
 
 def solve(instance: VCInstance, method: Any = "milp", **options: Any) -> VCResult:

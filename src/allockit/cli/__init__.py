@@ -13,10 +13,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from allockit import __version__
 from allockit.cli import dfrs, drfh, runner, simulate, vcsched, workloads
 from allockit.cli.common import EXIT_DEPENDENCY, EXIT_INVALID
 from allockit.errors import InvalidInputError, SolverUnavailableError
+from allockit.version import __version__
 
 __all__ = ["build_parser", "main"]
 

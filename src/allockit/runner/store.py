@@ -89,8 +89,8 @@ class ResultStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
         self._db.commit()
-        from allockit import __version__
         from allockit.solver import solver_versions
+        from allockit.version import __version__
 
         self._version = __version__
         self._solvers = json.dumps(solver_versions(), sort_keys=True)
