@@ -25,3 +25,7 @@ __all__ = [
     "readonly_array",
     "readonly_mapping",
 ]
+
+from allockit.results.reserves import ReservesResult
+
+__all__ += ["ReservesResult"]
