@@ -21,7 +21,17 @@ _STEM = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class MethodSummary:
-    """One line of the comparison table."""
+    """One line of the comparison table.
+
+    ``seconds`` is the method's total run time over the instances; ``status`` is
+    ``completed``.
+
+    Examples
+    --------
+    >>> s = MethodSummary("mcb8", 2, 0, 1.0, 2.0, 0.9, 0.95, 0.001, 0.002)
+    >>> MethodSummary.from_dict(s.to_dict()) == s
+    True
+    """
 
     method: str
     instances: int
@@ -33,9 +43,21 @@ class MethodSummary:
     mean_seconds: float
     max_seconds: float
 
+    status = "completed"
+
+    @property
+    def seconds(self) -> float:
+        """Total run time of the method over the instances."""
+        return self.mean_seconds * self.instances
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {k: getattr(self, k) for k in self.__slots__}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MethodSummary:
+        """Rebuild a summary line from ``to_dict``'s output."""
+        return cls(**{k: data[k] for k in cls.__slots__})
 
 
 def _solved(row: dict[str, Any]) -> bool:

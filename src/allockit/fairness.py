@@ -58,7 +58,16 @@ MECHANISMS = {n: _mech(n) for n in DRFH_METHODS}
 
 @dataclass(frozen=True, slots=True)
 class PropertyReport:
-    """Outcome of checking one property."""
+    """Outcome of checking one property.
+
+    ``status`` is ``held`` or ``violated``; ``examples`` counts the instances checked.
+
+    Examples
+    --------
+    >>> r = PropertyReport("pareto", True, 10, seconds=0.5)
+    >>> r.status, PropertyReport.from_dict(r.to_dict()) == r
+    ('held', True)
+    """
 
     name: str
     held: bool
@@ -66,17 +75,41 @@ class PropertyReport:
     violation: float = 0.0
     counterexample: dict[str, Any] | None = None
     detail: str = ""
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``held`` or ``violated``."""
+        return "held" if self.held else "violated"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {
             "property": self.name,
+            "status": self.status,
             "held": self.held,
             "examples": self.examples,
             "violation": self.violation,
             "counterexample": self.counterexample,
             "detail": self.detail,
+            "seconds": self.seconds,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PropertyReport:
+        """Rebuild a report from ``to_dict``'s output."""
+        try:
+            return cls(
+                name=data["property"],
+                held=bool(data["held"]),
+                examples=int(data["examples"]),
+                violation=float(data["violation"]),
+                counterexample=data["counterexample"],
+                detail=str(data["detail"]),
+                seconds=float(data.get("seconds", 0.0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInputError(f"property report is malformed: {exc}") from exc
 
 
 def tasks_from(instance: DRFHInstance, allocation: np.ndarray, user: int) -> float:
@@ -331,24 +364,34 @@ def check(
     """Check ``mechanism`` against each property on ``examples`` generated instances.
 
     ``finite_tasks=False`` gives every generated user unbounded tasks (for mechanisms,
-    such as the LP (7), that ignore task counts).
+    such as the LP (7), that ignore task counts). Each report's ``examples`` counts the
+    instances actually evaluated (fewer than asked when a counterexample stops the
+    search; shrinking steps included).
 
     Raises
     ------
     InvalidInputError
         For an unknown property name.
     """
+    import dataclasses
+    import time
+
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 
-    reports = []
     for name in properties:
         if name not in PROPERTIES:
             raise InvalidInputError(f"property must be one of {list(PROPERTIES)}; got {name!r}")
+    reports = []
+    for name in properties:
+        started = time.perf_counter()
         if name == "sharing_incentive":
-            reports.append(_sharing_incentive(mechanism, examples, seed, finite_tasks))
+            report = _sharing_incentive(mechanism, examples, seed, finite_tasks)
+            seconds = time.perf_counter() - started
+            reports.append(dataclasses.replace(report, seconds=seconds))
             continue
         rng = random.Random(seed)
+        checked = [0]
 
         def violation(instance: DRFHInstance, _name: str = name) -> tuple[float, str]:
             if _name == "envy_freeness":
@@ -361,7 +404,8 @@ def check(
                 return _monotone(instance, mechanism)
             return _max_min_gap(instance, mechanism)
 
-        def bad(instance: DRFHInstance) -> bool:
+        def bad(instance: DRFHInstance, _checked: list[int] = checked) -> bool:
+            _checked[0] += 1
             return violation(instance)[0] > TOL * max(
                 1.0, float(np.max(np.minimum(instance.tasks, 1e6)))
             )
@@ -375,17 +419,19 @@ def check(
         try:
             found = find(_strategy(name, finite_tasks), bad, settings=config, random=rng)
         except NoSuchExample:
-            reports.append(PropertyReport(name, held=True, examples=examples))
+            seconds = time.perf_counter() - started
+            reports.append(PropertyReport(name, True, checked[0], seconds=seconds))
             continue
         size, detail = violation(found)
         reports.append(
             PropertyReport(
                 name,
                 held=False,
-                examples=examples,
+                examples=checked[0],
                 violation=float(size),
                 counterexample=found.to_dict(),
                 detail=detail,
+                seconds=time.perf_counter() - started,
             )
         )
     return reports

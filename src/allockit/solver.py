@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,41 @@ class SolverReport:
     seconds: float
     solver: str
     message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form.
+
+        Examples
+        --------
+        >>> r = SolverReport(SolveStatus.OPTIMAL, True, 1.0, 1.0, 0.1, "highs")
+        >>> SolverReport.from_dict(r.to_dict()) == r
+        True
+        """
+        return {
+            "status": str(self.status),
+            "has_solution": self.has_solution,
+            "objective": self.objective,
+            "bound": self.bound,
+            "seconds": self.seconds,
+            "solver": self.solver,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SolverReport:
+        """Rebuild a report from ``to_dict``'s output."""
+        try:
+            return cls(
+                status=SolveStatus(data["status"]),
+                has_solution=bool(data["has_solution"]),
+                objective=data["objective"],
+                bound=data["bound"],
+                seconds=float(data["seconds"]),
+                solver=str(data["solver"]),
+                message=str(data.get("message", "")),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInputError(f"solver report is malformed: {exc}") from exc
 
 
 def _check_limits(time_limit: float | None, threads: int | None) -> None:

@@ -1,0 +1,124 @@
+"""One result shape: every result type has a status and seconds, and round-trips exactly."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from allockit.drfh import allocate
+from allockit.errors import InvalidInputError
+from allockit.experiments.compare import MethodSummary
+from allockit.experiments.drfh import fig4_scenario
+from allockit.fairness import MECHANISMS, check
+from allockit.instances.drfh import DRFHInstance
+from allockit.instances.lublin import dfrs_synthetic
+from allockit.instances.vcsched import VCInstance
+from allockit.models.stretch_bound import StretchBound, stretch_bound
+from allockit.results import DRFHResult, Result, VCResult
+from allockit.runner import SweepSummary, run_sweep
+from allockit.runner.store import read_rows
+from allockit.simulation.drfh_dynamic import DynamicTrace
+from allockit.simulation.result import SimulationResult
+from allockit.simulation.simulate import simulate
+from allockit.solver import SolverReport
+from allockit.tasks import Task, TaskRow, execute_task
+from allockit.vcsched import solve
+
+VC = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.5, 0.7], mem=[0.3, 0.4, 0.2], tasks=[1, 2, 1])
+DRFH = DRFHInstance.from_dict(
+    {
+        "resources": ["cpu", "mem"],
+        "servers": [{"capacity": [1, 1], "count": 2}, {"capacity": [2, 0.5]}],
+        "users": [{"demand": [0.2, 0.1], "tasks": 5}, {"demand": [0.05, 0.2], "tasks": 3}],
+    }
+)
+WORKLOAD = dfrs_synthetic(25, nodes=4, load=0.8, seed=2)
+
+
+def _results(tmp_path):
+    yield solve(VC, "milp")
+    yield solve(VC, "lp")
+    yield solve(VC, "mcb8")
+    yield solve(VCInstance.from_lists(hosts=1, cpu=[0.5, 0.5], mem=[0.6, 0.6]), "gr")
+    for method in ("lp", "progressive", "best-fit", "slots"):
+        yield allocate(DRFH, method)
+    for name in ("EASY", "GreedyPM */per/opt=min/minvt=600", "/stretch-per"):
+        yield simulate(WORKLOAD, name)
+    yield stretch_bound(WORKLOAD)
+    yield fig4_scenario(servers=10)
+    yield check(MECHANISMS["best-fit"], ["envy_freeness"], examples=5)[0]
+    yield MethodSummary("mcb8", 2, 0, 1.0, 2.0, 0.9, 0.95, 0.001, 0.002)
+    from allockit.solver import solve_pyomo  # noqa: F401  (a real report below)
+
+    yield SolverReport("optimal", True, 1.0, 1.0, 0.1, "highs")
+    row = execute_task(Task(kind="sleep", instance_id="i", instance={}, method="-"))
+    yield row
+    db = tmp_path / "s.db"
+    yield run_sweep([Task(kind="sleep", instance_id="i", instance={}, method="-")], db,
+                    backend="serial")
+    yield TaskRow.from_dict(read_rows(db)[0])
+
+
+def test_every_result_type_round_trips_exactly(tmp_path):
+    seen = set()
+    for result in _results(tmp_path):
+        kind = type(result)
+        seen.add(kind)
+        assert isinstance(result, Result), kind
+        assert isinstance(result.seconds, float | int) and result.seconds >= 0, kind
+        assert str(result.status), kind
+        data = result.to_dict()
+        text = json.dumps(data, allow_nan=False)  # strict JSON
+        again = kind.from_dict(json.loads(text))
+        assert again.to_dict() == data, kind
+    assert {
+        VCResult,
+        DRFHResult,
+        SimulationResult,
+        StretchBound,
+        DynamicTrace,
+        SweepSummary,
+        TaskRow,
+        MethodSummary,
+        SolverReport,
+    } <= seen
+
+
+def test_frozen_results_are_read_only():
+    r = simulate(WORKLOAD, "EASY")
+    with pytest.raises((AttributeError, TypeError)):
+        r.seconds = 1.0
+    with pytest.raises(ValueError):
+        r.end[0] = 0.0
+    with pytest.raises(TypeError):
+        r.extra["x"] = 1
+    v = solve(VC, "sg")
+    with pytest.raises(ValueError):
+        v.task_hosts[0] = 1
+    trace = fig4_scenario(servers=10)
+    with pytest.raises(TypeError):
+        trace.departures["user1"] = 0.0
+
+
+@pytest.mark.parametrize("kind", [VCResult, DRFHResult, SimulationResult, StretchBound])
+def test_malformed_result_objects_are_refused(kind):
+    with pytest.raises(InvalidInputError, match="malformed"):
+        kind.from_dict({"method": "x"})
+
+
+def test_vcsched_seconds_add_up():
+    r = solve(VC, "mcb8")
+    assert r.seconds == pytest.approx(r.setup_seconds + r.build_seconds + r.solve_seconds)
+    assert r.to_dict()["seconds"] == r.seconds
+
+
+def test_simulation_summary_is_strict_json_with_the_two_means():
+    summary = simulate(WORKLOAD, "FCFS").summary()
+    assert {"mean_response_time", "mean_bounded_slowdown", "status"} <= set(summary)
+    json.dumps(summary, allow_nan=False)
+    assert summary["mean_bounded_slowdown"] >= 1.0
+    assert np.isclose(
+        summary["mean_response_time"], float(np.mean(simulate(WORKLOAD, "FCFS").turnaround))
+    )
