@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.heuristics.common import finish, task_order
+from allockit.heuristics.common import finish, load_kernels, task_order
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
 
@@ -68,8 +68,6 @@ def greedy(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 3.3.
     """
-    from allockit.heuristics.kernels import greedy_backtrack_kernel, greedy_kernel
-
     if isinstance(max_attempts, bool) or int(max_attempts) < 1:
         raise InvalidInputError(f"max_attempts must be >= 1; got {max_attempts!r}")
     name = (
@@ -78,6 +76,9 @@ def greedy(
             (sort_by_memory, backtrack)
         ]
     )
+    setup = load_kernels("greedy_backtrack_kernel" if backtrack else "greedy_kernel")
+    from allockit.heuristics.kernels import greedy_backtrack_kernel, greedy_kernel
+
     started = time.perf_counter()
     if sort_by_memory:
         job_order = np.argsort(-instance.mem, kind="stable")
@@ -95,6 +96,7 @@ def greedy(
                 None,
                 method=name,
                 started=started,
+                setup_seconds=setup,
                 reason=f"{name}: no placement found within {attempts} attempts "
                 f"(bound {max_attempts})",
             )
@@ -108,8 +110,9 @@ def greedy(
                 None,
                 method=name,
                 started=started,
+                setup_seconds=setup,
                 reason=f"{name}: no host has enough free memory for job {blocked!r}",
             )
     task_hosts = np.empty(instance.n_tasks, dtype=np.int64)
     task_hosts[order] = placed
-    return finish(instance, task_hosts, method=name, started=started)
+    return finish(instance, task_hosts, method=name, started=started, setup_seconds=setup)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.heuristics.common import finish
+from allockit.heuristics.common import finish, load_kernels
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
 
@@ -201,6 +201,7 @@ def mcb(
     if not tol > 0:
         raise InvalidInputError(f"tol must be > 0; got {tol!r}")
     name = method or next(n for n, v in MCB_VARIANTS.items() if v == (key, bool(descending)))
+    setup = load_kernels("mcb_fill_kernel")
     started = time.perf_counter()
     hi = min(1.0, instance.hosts / float((instance.tasks * instance.cpu).sum()))
     best = largest_target(
@@ -215,5 +216,6 @@ def mcb(
             method=name,
             started=started,
             reason=f"{name}: no yield could be packed (not even 0: memory)",
+            setup_seconds=setup,
         )
-    return finish(instance, best, method=name, started=started)
+    return finish(instance, best, method=name, started=started, setup_seconds=setup)

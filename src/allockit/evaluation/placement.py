@@ -229,6 +229,7 @@ def result_from_placement(
     build_seconds: float = 0.0,
     solve_seconds: float = 0.0,
     message: str = "",
+    setup_seconds: float = 0.0,
 ) -> VCResult:
     """Evaluate a placement exactly and package it as a ``VCResult``.
 
@@ -260,6 +261,7 @@ def result_from_placement(
             build_seconds=build_seconds,
             solve_seconds=solve_seconds,
             message=f"invalid placement: {violation}",
+            setup_seconds=setup_seconds,
         )
     min_yield = min_yield_of(instance, task_hosts)
     job_yield = average_yield_phase(instance, task_hosts, min_yield)
@@ -285,6 +287,7 @@ def result_from_placement(
         build_seconds=build_seconds,
         solve_seconds=solve_seconds,
         message=message,
+        setup_seconds=setup_seconds,
     )
 
 
@@ -298,6 +301,7 @@ def empty_result(
     build_seconds: float = 0.0,
     solve_seconds: float = 0.0,
     message: str = "",
+    setup_seconds: float = 0.0,
 ) -> VCResult:
     """A result without a placement (infeasible, timed out with no incumbent, error)."""
     return VCResult(
@@ -310,4 +314,5 @@ def empty_result(
         build_seconds=build_seconds,
         solve_seconds=solve_seconds,
         message=message,
+        setup_seconds=setup_seconds,
     )
