@@ -22,10 +22,35 @@ def test_no_bare_subpackage_names():
     assert not {m.split(".")[0] for m in mods} & BARE
 
 
+HEAVY = {"pyomo", "ortools", "highspy", "scipy", "pandas", "numba"}
+
+
 def test_light_imports_do_not_load_solvers():
-    mods = _modules_after("import allockit, allockit.heuristics, allockit.instances")
-    heavy = {"pyomo", "ortools", "highspy", "scipy", "pandas"}
-    assert not {m.split(".")[0] for m in mods} & heavy
+    mods = _modules_after(
+        "import allockit, allockit.heuristics, allockit.instances, allockit.cli, "
+        "allockit.constants, allockit.simulation.simulate"
+    )
+    assert not {m.split(".")[0] for m in mods} & HEAVY
+
+
+def test_batch_simulation_loads_no_compiled_kernel():
+    mods = _modules_after(
+        "from allockit.instances.lublin import dfrs_synthetic\n"
+        "from allockit.simulation.simulate import simulate\n"
+        "w = dfrs_synthetic(20, nodes=4, seed=1)\n"
+        "simulate(w, 'FCFS'); simulate(w, 'EASY')"
+    )
+    assert not {m.split(".")[0] for m in mods} & HEAVY
+
+
+def test_constants_module_imports_nothing():
+    import ast
+    import inspect
+
+    import allockit.constants
+
+    tree = ast.parse(inspect.getsource(allockit.constants))
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
 
 
 def test_subpackages_live_under_allockit():
