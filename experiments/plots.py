@@ -99,7 +99,8 @@ def plot_simulation(result: Any, out_dir: str | Path) -> list[Path]:
     """Utilisation and demand over time, and the stretch distribution, of a simulation.
 
     Writes ``utilization.png`` (allocated CPU and CPU demand, in nodes, as step functions
-    of time, with the platform's capacity when known) and ``stretch.png`` (the empirical
+    of time; for DFRS runs also the allocated CPU that made progress and the part given
+    to jobs serving a penalty) and ``stretch.png`` (the empirical
     distribution of the bounded stretch, log scale). Returns the paths written.
     """
     import numpy as np
@@ -114,6 +115,17 @@ def plot_simulation(result: Any, out_dir: str | Path) -> list[Path]:
         hours = (timeline[:, 0] - timeline[0, 0]) / 3600.0
         ax.step(hours, timeline[:, 2], where="post", label="CPU demand", lw=0.8)
         ax.step(hours, timeline[:, 1], where="post", label="allocated CPU", lw=0.8)
+        progress = result.extra.get("progress_timeline")
+        if progress is not None and len(progress):
+            moving = np.asarray(progress)
+            ax.step(hours, moving[:, 1], where="post", label="progressing CPU", lw=0.8)
+            ax.step(
+                hours,
+                timeline[:, 1] - moving[:, 1],
+                where="post",
+                label="CPU serving a penalty",
+                lw=0.8,
+            )
     ax.set_xlabel("time since first submission (h)")
     ax.set_ylabel("nodes")
     ax.set_title(f"{result.algorithm}: utilisation and demand")

@@ -8,7 +8,7 @@ from allockit.errors import InvalidInputError
 from allockit.instances.swf import SWFTrace, jobs_to_workload
 from allockit.instances.workload import Platform, Workload
 
-__all__ = ["WEEK", "hpc2n_workload", "split_weeks"]
+__all__ = ["WEEK", "hpc2n_workload", "join_weeks", "split_weeks"]
 
 WEEK = 7 * 24 * 3600
 _NODE_MEMORY = 2 * 1024**3
@@ -73,3 +73,47 @@ def split_weeks(workload: Workload, *, length: float = WEEK) -> list[Workload]:
         part = workload.select(index == k)
         segments.append(part.replace(submit=part.submit - (t0 + k * length)))
     return segments
+
+
+def join_weeks(weeks: list[Workload], first: int, last: int) -> Workload:
+    """Weeks ``first`` .. ``last`` (indices into ``weeks``) back in one workload.
+
+    Week ``k``'s submit times are shifted by ``(k - first) * WEEK``, so the weeks follow
+    one another as consecutive weeks (the empty weeks ``split_weeks`` dropped do not
+    reappear); job ids and every per-job field are kept.
+
+    Parameters
+    ----------
+    weeks : list of Workload
+        The weeks, as ``split_weeks`` returns them.
+    first, last : int
+        The first and last week to keep, ``0 <= first <= last < len(weeks)``.
+
+    Returns
+    -------
+    Workload
+
+    Raises
+    ------
+    InvalidInputError
+        If the range is empty or outside the weeks.
+
+    Examples
+    --------
+    >>> w = Workload.from_jobs(Platform(nodes=2), submit=[0, 10, WEEK + 5], runtime=[1, 1, 1],
+    ...                        tasks=[1, 1, 1], cpu=[1, 1, 1], mem=[0.1, 0.1, 0.1])
+    >>> join_weeks(split_weeks(w), 0, 1).submit.tolist() == [0.0, 10.0, WEEK + 5.0]
+    True
+    """
+    if not 0 <= first <= last < len(weeks):
+        raise InvalidInputError(
+            f"weeks must be a range A-B with 0 <= A <= B < {len(weeks)}; got {first}-{last}"
+        )
+    parts = [w.to_dict() for w in weeks[first : last + 1]]
+    for k, part in enumerate(parts):
+        part["submit"] = [t + k * WEEK for t in part["submit"]]
+    joined = dict(parts[0])
+    for key, value in joined.items():
+        if isinstance(value, list):
+            joined[key] = [v for part in parts for v in part[key]]
+    return Workload.from_dict(joined)

@@ -72,6 +72,7 @@ class _Driver:
         self.tick_pending = False
         self.next_tick = math.inf
         self.timeline: list[tuple[float, float, float]] = []
+        self.progress_timeline: list[tuple[float, float]] = []
         self.greedy = GreedyPolicy(
             preempt=algorithm.on_submit in ("GreedyP", "GreedyPM"),
             migrate=algorithm.on_submit == "GreedyPM",
@@ -143,6 +144,7 @@ class _Driver:
         if self.debug:
             state.check(now)
         self.timeline.append((now, state.allocated(), state.demand))
+        self.progress_timeline.append((now, state.progressing(now)))
 
     # ------------------------------------------------------------------ allocation
     def allocate(self, now: float) -> None:
@@ -243,7 +245,12 @@ def simulate_dfrs(
     record : bool
         Keep the progress segments in ``result.extra["segments"]`` (for tests).
         ``result.extra["mcb8_calls"]`` always holds one row per MCB8 (or MCB8-stretch)
-        call: the number of jobs it considered and its run time in seconds.
+        call: the number of jobs it considered and its run time in seconds;
+        ``result.extra["progress_timeline"]`` one row per event: the time and the CPU (in
+        nodes) allocated to running jobs that are not serving a penalty. The summary
+        gains ``allocated_cpu_seconds``, ``penalty_cpu_seconds`` (CPU given to jobs
+        serving a penalty, node-seconds) and ``progress_share`` (the share of allocated
+        CPU that made progress): thrashing shows as a low share.
 
     Returns
     -------
@@ -287,6 +294,14 @@ def simulate_dfrs(
         timeline=np.array(driver.timeline, dtype=float).reshape(-1, 3),
         extra={
             "mcb8_calls": np.array(driver.mcb8_calls, dtype=float).reshape(-1, 2),
+            "progress_timeline": np.array(driver.progress_timeline, dtype=float).reshape(-1, 2),
+            "summary_allocated_cpu_seconds": state.allocated_cpu_seconds,
+            "summary_penalty_cpu_seconds": state.penalty_cpu_seconds,
+            "summary_progress_share": (
+                1.0 - state.penalty_cpu_seconds / state.allocated_cpu_seconds
+                if state.allocated_cpu_seconds > 0
+                else 1.0
+            ),
             **({"segments": state.segments} if state.segments is not None else {}),
         },
     )

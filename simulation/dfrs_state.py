@@ -98,6 +98,8 @@ class DfrsState:
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
         self.under = 0.0
+        self.allocated_cpu_seconds = 0.0  # CPU given to running jobs, in node-seconds
+        self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
         self.changed: set[int] = set()  # jobs whose completion prediction is stale
 
     # ------------------------------------------------------------------ priorities
@@ -242,7 +244,11 @@ class DfrsState:
             if self.debug and (progress > self.runtime[jobs] * (1 + 1e-9) + 1e-6).any():
                 raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
             self.vt[jobs] = np.minimum(progress, self.runtime[jobs])
-            used = float((y * self.cpu[jobs] * self.tasks[jobs] * useful).sum())
+            need = y * self.cpu[jobs] * self.tasks[jobs]
+            used = float((need * useful).sum())
+            given = float(need.sum()) * span
+            self.allocated_cpu_seconds += given
+            self.penalty_cpu_seconds += given - used
             if self.segments is not None:
                 for j, u, yy in zip(jobs.tolist(), useful.tolist(), y.tolist(), strict=True):
                     self.segments.append((j, self.clock, now, yy, u))
@@ -255,6 +261,14 @@ class DfrsState:
             return 0.0
         jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
         return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs]).sum())
+
+    def progressing(self, now: float) -> float:
+        """CPU allocated to running jobs not serving a penalty at ``now``, in nodes."""
+        if not self.running:
+            return 0.0
+        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        free = self.penalty_until[jobs] <= now
+        return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs])[free].sum())
 
     # ------------------------------------------------------------------ checks
     def check(self, now: float) -> None:

@@ -58,10 +58,29 @@ def cmd_hpc2n(args: argparse.Namespace) -> int:
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
     from allockit.instances.swf import read_swf, workload_to_swf, write_swf
 
-    if args.out is None:
-        raise InvalidInputError("workload hpc2n needs --out DIR")
     trace = read_swf(args.trace, on_error="skip" if args.skip_bad else "raise")
-    weeks = split_weeks(hpc2n_workload(trace))
+    whole = hpc2n_workload(trace)
+    if args.whole or args.weeks:
+        from allockit.instances.hpc2n import join_weeks
+
+        if args.whole and args.weeks:
+            raise InvalidInputError("workload hpc2n takes --weeks A-B or --whole, not both")
+        if args.whole:
+            workload = whole.replace(submit=whole.submit - whole.submit[0])
+            note = "HPC2N, whole trace"
+        else:
+            first, last = _week_range(args.weeks)
+            workload = join_weeks(split_weeks(whole), first, last)
+            note = f"HPC2N weeks {first}-{last}, each shifted by 604800 s per week"
+        if args.out is None:
+            _write_swf_stdout(workload, note)
+            return EXIT_OK
+        write_swf(workload_to_swf(workload, header=[f"; Note: {note}"]), args.out)
+        print_json({"jobs": workload.n_jobs, "out": str(args.out)})
+        return EXIT_OK
+    if args.out is None:
+        raise InvalidInputError("workload hpc2n needs --out DIR (or --weeks A-B / --whole)")
+    weeks = split_weeks(whole)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for k, week in enumerate(weeks):
@@ -71,6 +90,19 @@ def cmd_hpc2n(args: argparse.Namespace) -> int:
         )
     print_json({"weeks": len(weeks), "jobs": int(sum(w.n_jobs for w in weeks)), "out": str(out)})
     return EXIT_OK
+
+
+def _week_range(text: str) -> tuple[int, int]:
+    """``"A-B"`` or ``"A"`` as a pair of week indices."""
+    parts = text.split("-")
+    try:
+        if len(parts) == 1:
+            return int(parts[0]), int(parts[0])
+        if len(parts) == 2:
+            return int(parts[0]), int(parts[1])
+    except ValueError:
+        pass
+    raise InvalidInputError(f"--weeks expects A-B (week indices); got {text!r}")
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -119,7 +151,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.set_defaults(func=cmd_lublin)
     w = wl.add_parser("hpc2n", help="convert the HPC2N trace (paper Sec. 5.3.1), weekly files")
     w.add_argument("trace", help="HPC2N SWF file (plain or .gz)")
-    w.add_argument("--out", metavar="DIR", help="output directory (required)")
+    w.add_argument(
+        "--out",
+        metavar="PATH",
+        help="output directory of the weekly files; with --weeks/--whole the SWF file "
+        "(default then: stdout)",
+    )
+    w.add_argument(
+        "--weeks",
+        default=None,
+        metavar="A-B",
+        help="write non-empty weeks A..B (0-based) as one SWF, week k shifted by "
+        "(k-A)*604800 s",
+    )
+    w.add_argument(
+        "--whole", action="store_true", help="write the whole converted trace as one SWF"
+    )
     w.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
     w.set_defaults(func=cmd_hpc2n)
     w = wl.add_parser("stats", help="jobs, nodes, offered load, size and runtime summaries")
