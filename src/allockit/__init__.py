@@ -39,6 +39,34 @@ __all__ = [
 def solve(instance: VCInstance, method: Any = "milp", **options: Any) -> VCResult:
     """Solve a VCSched instance: ``allockit.vcsched.solve`` (see there for the options).
 
+    Places every job (VM) of the instance on a host so as to maximise the minimum
+    yield, then the average yield (Stillwell et al., 2009). This wrapper imports
+    ``allockit.vcsched`` on first use so that ``import allockit`` stays light.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts and jobs; CPU and memory needs are fractions of one host in [0, 1].
+    method : str or callable, default "milp"
+        A name of ``allockit.vcsched.METHOD_SPECS`` (``"milp"``, ``"milp-paper"``,
+        ``"cpsat"``, ``"lp"``, ``"gr"``, ``"sg"``, ``"gb"``, ``"sgb"``, ``"rrnd"``,
+        ``"rrnz"``, ``"mcb1"`` ... ``"mcb8"``, ``"adapt"``), or a callable
+        ``f(instance, **options) -> VCResult``.
+    **options
+        The common options ``time_limit`` (seconds, > 0), ``threads`` (>= 1) and
+        ``seed`` (int in [0, 2**63 - 1]), and the method's own options.
+
+    Returns
+    -------
+    VCResult
+        Status, placement, min and average yield, and for exact methods the bound and gap.
+
+    Raises
+    ------
+    InvalidInputError
+        Raised by ``allockit.vcsched.solve`` for an unknown method or an option the
+        method does not accept.
+
     Examples
     --------
     >>> from allockit.instances.vcsched import VCInstance
@@ -53,6 +81,33 @@ def solve(instance: VCInstance, method: Any = "milp", **options: Any) -> VCResul
 
 def allocate(instance: DRFHInstance, method: Any = "lp", **options: Any) -> DRFHResult:
     """Allocate a DRFH instance: ``allockit.drfh.allocate`` (see there for the options).
+
+    Computes a Dominant Resource Fairness allocation over heterogeneous servers
+    (Wang, Li, Liang, 2014). This wrapper imports ``allockit.drfh`` on first use so
+    that ``import allockit`` stays light.
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Servers (capacity per resource) and users (demand per task, optional task cap).
+    method : str or callable, default "lp"
+        One of ``allockit.drfh.DRFH_METHODS`` (``"lp"``, ``"progressive"``,
+        ``"first-fit"``, ``"best-fit"``, ``"per-server-drf"``, ``"slots"``) or a callable
+        ``f(instance, **options) -> DRFHResult``.
+    **options
+        The common options (accepted, no effect: every DRFH mechanism is instant and
+        deterministic) and the method's own options (``split``, ``tol``, ``per_largest``).
+
+    Returns
+    -------
+    DRFHResult
+        Tasks per user (fractional for the LP), per-class allocation and dominant shares.
+
+    Raises
+    ------
+    InvalidInputError
+        Raised by ``allockit.drfh.allocate`` for an unknown method or an option the
+        method does not accept.
 
     Examples
     --------

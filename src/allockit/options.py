@@ -54,6 +54,23 @@ class MethodSpec:
 
     ``common`` maps a common option to what this method does with it (the method table
     prints it); a common option not listed is used with its standard meaning.
+
+    Attributes
+    ----------
+    name : str
+        The method's name, as passed to ``solve``/``allocate``/``simulate``.
+    summary : str
+        One line for the method table.
+    options : tuple of str
+        The method's own options (the common ones are always accepted too).
+    common : Mapping[str, str]
+        Common option -> what the method does with it, e.g. ``"ignored (deterministic)"``.
+
+    Examples
+    --------
+    >>> spec = MethodSpec("mcb8", "bin packing", ("tol",), {"seed": "ignored"})
+    >>> spec.accepted
+    ('seed', 'threads', 'time_limit', 'tol')
     """
 
     name: str
@@ -71,6 +88,15 @@ def check_common(
     *, time_limit: Any = None, threads: Any = None, seed: Any = None
 ) -> None:
     """Validate the common options (None means "not given").
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Wall-clock limit in seconds; must be a finite number > 0 (not a bool).
+    threads : int, optional
+        Solver threads; must be an integer >= 1 (not a bool).
+    seed : int, optional
+        Random seed; must be an integer in [0, ``MAX_SEED``] = [0, 2**63 - 1].
 
     Raises
     ------
@@ -109,10 +135,30 @@ def check_options(family: str, spec: MethodSpec, options: Mapping[str, Any]) -> 
     ``family`` names the kind of method in the message (``"VCSched method"``,
     ``"simulator"``, ...).
 
+    Parameters
+    ----------
+    family : str
+        The kind of method, used in the error message.
+    spec : MethodSpec
+        The method whose accepted options are checked against.
+    options : Mapping[str, Any]
+        The options as given; common options whose value is None count as not given.
+
     Raises
     ------
     InvalidInputError
-        For an unknown option, or a common option with a bad value.
+        For an unknown option (the message lists the accepted ones), or a common
+        option with a bad value (see ``check_common``).
+
+    Examples
+    --------
+    >>> spec = MethodSpec("lp", "linear program", ("split",))
+    >>> check_options("DRFH method", spec, {"split": True, "seed": None})
+    >>> check_options("DRFH method", spec, {"tol": 0.1, "gap": 0})
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: DRFH method 'lp' does not accept options 'gap', 'tol'; \
+accepted: seed, split, threads, time_limit
     """
     unknown = sorted(set(options) - set(spec.accepted))
     if unknown:
@@ -127,6 +173,21 @@ def check_options(family: str, spec: MethodSpec, options: Mapping[str, Any]) -> 
 
 def method_table(specs: Mapping[str, MethodSpec]) -> str:
     """The methods as a markdown table: name, summary, options, common-option notes.
+
+    Used to document the methods of a family (``allockit.vcsched.METHOD_SPECS``,
+    ``allockit.drfh.METHOD_SPECS``, the simulators' specs).
+
+    Parameters
+    ----------
+    specs : Mapping[str, MethodSpec]
+        Method name -> spec, in the order of the rows (e.g. ``vcsched.METHOD_SPECS``).
+
+    Returns
+    -------
+    str
+        The table, one line per method after the two header lines; ``-`` when a
+        method has no options of its own, ``all used`` when it uses every common
+        option with its standard meaning.
 
     Examples
     --------

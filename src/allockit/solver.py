@@ -13,8 +13,6 @@ from allockit.results import SolveStatus
 
 __all__ = ["SolverReport", "solve_cpsat", "solve_pyomo", "solver_versions"]
 
-#: Relative gap under which a MIP is reported ``optimal``.
-
 
 @dataclass(frozen=True, slots=True)
 class SolverReport:
@@ -22,6 +20,34 @@ class SolverReport:
 
     ``has_solution`` tells whether a solution was loaded (for Pyomo, into the model's
     variables). ``bound`` is the solver's proven dual bound in the model's own sense.
+
+    Attributes
+    ----------
+    status : SolveStatus
+        ``optimal`` (within the relative gap), ``feasible``, ``infeasible``,
+        ``time_limit`` or ``error``.
+    has_solution : bool
+        Whether the solver produced a solution that can be read.
+    objective : float or None
+        Objective value of the incumbent, None without one.
+    bound : float or None
+        Proven bound on the objective (an upper bound when maximising), None when the
+        solver has none (infinite or infeasible).
+    seconds : float
+        Wall time of the solver call in seconds (model building excluded).
+    solver : str
+        ``"highs"`` or ``"cpsat"``.
+    message : str
+        The solver's own termination name (``"convergenceCriteriaSatisfied"``,
+        ``"OPTIMAL"``, ...) or the error text.
+
+    Examples
+    --------
+    >>> r = SolverReport(SolveStatus.TIME_LIMIT, True, 0.8, 0.9, 10.0, "highs", "maxTimeLimit")
+    >>> r.status, r.has_solution, r.bound
+    (<SolveStatus.TIME_LIMIT: 'time_limit'>, True, 0.9)
+    >>> r.to_dict()["status"]
+    'time_limit'
     """
 
     status: SolveStatus
@@ -79,6 +105,14 @@ def _check_limits(time_limit: float | None, threads: int | None) -> None:
 
 def solver_versions() -> dict[str, str]:
     """Versions of the installed solver packages, for result records.
+
+    Reads package metadata only; no solver is imported.
+
+    Returns
+    -------
+    dict[str, str]
+        ``{"highspy": ..., "ortools": ..., "pyomo": ...}``, each a version string or
+        ``"not installed"``.
 
     Examples
     --------
@@ -203,6 +237,33 @@ def solve_cpsat(
     seed: int = 0,
 ) -> tuple[SolverReport, Any]:
     """Solve a CP-SAT model; return the report and the solver (to read values).
+
+    Parameters
+    ----------
+    model : ortools.sat.python.cp_model.CpModel
+        A model, usually with an objective.
+    time_limit : float, optional
+        Seconds (> 0). A solve that stops at 95% of it or later without proving
+        optimality is reported ``time_limit``, with its incumbent if it has one.
+    threads : int, optional
+        CP-SAT workers (>= 1); default 1, so that runs are reproducible.
+    seed : int, default 0
+        CP-SAT's ``random_seed``.
+
+    Returns
+    -------
+    report : SolverReport
+        Status, objective, proven bound (None when infeasible), seconds and CP-SAT's
+        status name as the message.
+    solver : ortools.sat.python.cp_model.CpSolver
+        The solver after the solve; read values with ``solver.value(var)``.
+
+    Raises
+    ------
+    InvalidInputError
+        For a time limit that is not > 0 or a thread count that is not an integer >= 1.
+    SolverUnavailableError
+        If OR-Tools is not installed.
 
     Examples
     --------

@@ -48,6 +48,18 @@ TASK_KINDS: dict[str, str] = {
 def register_task_kind(kind: str, target: str) -> None:
     """Register (or re-register) task kind ``kind`` run by ``target`` (``"module:function"``).
 
+    The experiment modules call it at import time for their kinds (``"vcsched"``,
+    ``"dfrs"``, ...). The target is imported by name in the worker, so it must be
+    importable there; it is not imported or checked here beyond its form.
+
+    Parameters
+    ----------
+    kind : str
+        The kind's name, as given in ``Task.kind``.
+    target : str
+        ``"module:function"``; the function takes a ``Task`` and returns a dict of
+        outputs with a ``"status"`` entry.
+
     Raises
     ------
     InvalidInputError
@@ -219,12 +231,56 @@ def _row(
 
 
 def failed_row(task: Task, error: str, wall: float) -> TaskRow:
-    """The row of a task that did not finish (its process died, its cluster failed...)."""
+    """The row of a task that did not finish (its process died, its cluster failed...).
+
+    Used by the runner's backends when a task produced no row of its own.
+
+    Parameters
+    ----------
+    task : Task
+        The task that did not finish.
+    error : str
+        What happened, kept in the row's ``error``.
+    wall : float
+        Seconds spent on the task before it was given up.
+
+    Returns
+    -------
+    TaskRow
+        ``ok=False``, status ``"failed"``, no outputs.
+
+    Examples
+    --------
+    >>> t = Task(kind="sleep", instance_id="x", instance={}, method="-")
+    >>> row = failed_row(t, "worker died", 1.5)
+    >>> row.ok, row.status, row.error, row.seconds
+    (False, 'failed', 'worker died', 1.5)
+    """
     return _row(task, ok=False, outputs={}, error=error, wall=wall)
 
 
 def overrun_row(task: Task, wall: float) -> TaskRow:
-    """The row of a task stopped past its time limit (status ``time_limit``)."""
+    """The row of a task stopped past its time limit (status ``time_limit``).
+
+    Parameters
+    ----------
+    task : Task
+        The task that was stopped; its ``time_limit`` (seconds) is quoted in the error.
+    wall : float
+        Seconds the task ran before it was stopped.
+
+    Returns
+    -------
+    TaskRow
+        ``ok=False``, status ``"time_limit"``, outputs ``{"status": "time_limit"}``.
+
+    Examples
+    --------
+    >>> t = Task(kind="sleep", instance_id="x", instance={}, method="-", time_limit=2)
+    >>> row = overrun_row(t, 2.25)
+    >>> row.ok, row.status, row.error
+    (False, 'time_limit', 'exceeded its time limit of 2 s (stopped after 2.2 s)')
+    """
     return _row(
         task,
         ok=False,
@@ -236,6 +292,21 @@ def overrun_row(task: Task, wall: float) -> TaskRow:
 
 def execute_task(task: Task) -> TaskRow:
     """Run one task in this process and return its row; an exception becomes a failed row.
+
+    The task's ``target`` (``"module:function"``) is imported and called with the task.
+    No time limit is enforced here: the runner's backends do that from outside.
+
+    Parameters
+    ----------
+    task : Task
+        The task to run.
+
+    Returns
+    -------
+    TaskRow
+        ``ok=True`` with the function's outputs (its ``"status"`` becomes the row's
+        status), or ``ok=False``, status ``"failed"`` and the last lines of the
+        traceback as ``error`` if it raised. ``seconds`` is the wall time.
 
     Examples
     --------

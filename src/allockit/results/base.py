@@ -58,6 +58,22 @@ class Result(Protocol):
 def readonly_array(values: Any, dtype: Any) -> np.ndarray | None:
     """A read-only copy of ``values`` as a numpy array of ``dtype`` (None stays None).
 
+    Result types call it in ``__post_init__`` so that a frozen result cannot be
+    changed through its arrays, and so that changing the caller's array later does
+    not change the result.
+
+    Parameters
+    ----------
+    values : array_like or None
+        Anything ``np.array`` accepts; it is always copied.
+    dtype : numpy dtype or type
+        The dtype of the copy (``float``, ``np.int64``, ...).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        A new array with ``flags.writeable`` False, or None if ``values`` is None.
+
     Examples
     --------
     >>> a = readonly_array([1, 2], float)
@@ -73,6 +89,18 @@ def readonly_array(values: Any, dtype: Any) -> np.ndarray | None:
 
 def readonly_mapping(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """A read-only view of a copy of ``values`` (arrays inside made read-only too).
+
+    The copy is shallow: only top-level numpy arrays are copied and frozen.
+
+    Parameters
+    ----------
+    values : Mapping[str, Any] or None
+        The mapping to freeze; None gives an empty mapping.
+
+    Returns
+    -------
+    Mapping[str, Any]
+        A ``types.MappingProxyType`` over a new dict.
 
     Examples
     --------
@@ -90,6 +118,16 @@ def readonly_mapping(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
 
 def finite_or_none(value: float | None) -> float | None:
     """``float(value)``, or None for None (JSON has no NaN or infinity: those become None).
+
+    Parameters
+    ----------
+    value : float or None
+        Any number ``float`` accepts (numpy scalars included), or None.
+
+    Returns
+    -------
+    float or None
+        ``float(value)`` when finite, otherwise None.
 
     Examples
     --------

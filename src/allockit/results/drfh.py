@@ -22,6 +22,41 @@ class DRFHResult:
     entry ``l`` (a class entry gets its class total); ``tasks[i]`` may be fractional for
     the divisible mechanisms (LP, progressive filling); ``dominant_share[i]`` is
     ``G_i = sum_l g_il``; ``utilization[r]`` the used fraction of resource ``r``.
+
+    Attributes
+    ----------
+    method : str
+        The mechanism's name (``"lp"``, ``"first-fit"``, ...).
+    status : SolveStatus
+        ``optimal`` for the LP and progressive filling, ``feasible`` for the
+        heuristics; any string naming a status is converted.
+    user_names, server_names, resources : tuple of str
+        Names of the users, server entries (servers or classes) and resources.
+    tasks : numpy.ndarray, shape (n_users,)
+        Tasks scheduled per user.
+    dominant_share : numpy.ndarray, shape (n_users,)
+        Global dominant share ``G_i`` in [0, 1] (a fraction of the pool's total).
+    allocation : numpy.ndarray, shape (n_users, n_servers, n_resources)
+        Resources given to each user on each server entry, in input units.
+    utilization : numpy.ndarray, shape (n_resources,)
+        Fraction of each resource's total capacity that is allocated, in [0, 1].
+    seconds : float
+        Wall time of the mechanism in seconds.
+    message : str
+        Why a status is not ``optimal``/``feasible``, if it needs saying.
+
+    Examples
+    --------
+    One user with demand (0.2, 0.1) on one unit server: 2 tasks give it 0.4 of the CPU.
+
+    >>> r = DRFHResult(method="first-fit", status="feasible", user_names=("a",),
+    ...                server_names=("s0",), resources=("cpu", "mem"),
+    ...                tasks=np.array([2.0]), dominant_share=np.array([0.4]),
+    ...                allocation=np.array([[[0.4, 0.2]]]), utilization=np.array([0.4, 0.2]))
+    >>> r.status, r.tasks.flags.writeable
+    (<SolveStatus.FEASIBLE: 'feasible'>, False)
+    >>> r.to_dict()["users"]
+    [{'name': 'a', 'tasks': 2.0, 'dominant_share': 0.4, 'allocation': [[0.4, 0.2]]}]
     """
 
     method: str
