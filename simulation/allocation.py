@@ -46,6 +46,27 @@ def _check(counts: np.ndarray, cpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def base_yield(counts: np.ndarray, cpu: np.ndarray) -> float:
     """``1 / max(1, L)`` with ``L`` the largest node CPU load.
 
+    The largest yield every job can get at once: the optimal minimum yield for this
+    mapping (Casanova et al. 2011, Sec. 4.6), and the floor of LP (2).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        ``counts[j, n]`` tasks of job ``j`` on node ``n`` (>= 0; integers in practice).
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task of each job, as a fraction of a node in (0, 1].
+
+    Returns
+    -------
+    float
+        The yield in (0, 1]; 1 when no node is overloaded (or nothing is placed).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``counts`` is not 2-D with one row per job, has a negative entry, or a CPU
+        need is outside (0, 1].
+
     Examples
     --------
     >>> base_yield(np.array([[1, 0], [1, 0]]), np.array([1.0, 0.5]))
@@ -58,6 +79,33 @@ def base_yield(counts: np.ndarray, cpu: np.ndarray) -> float:
 
 def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -> np.ndarray:
     """Yields by iterative max-min water-filling (``opt=min``).
+
+    All unfrozen jobs' yields rise together until a node's CPU reaches 1 or a job
+    reaches yield 1; those jobs freeze and the rest keep rising (Casanova et al.
+    2011, Sec. 4.6, ``opt=min``). The result is max-min fair: the minimum is
+    ``base_yield(counts, cpu)`` and no yield can rise without lowering a smaller one.
+    Runs a numba kernel (compiled or loaded from cache on first use).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        ``counts[j, n]`` tasks of job ``j`` on node ``n`` (>= 0; integers in practice).
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task of each job, as a fraction of a node in (0, 1].
+    tol : float, default 1e-12
+        Numerical tolerance on a node's saturation and on a yield reaching 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        Yield of each job in (0, 1] (CPU given per task over ``cpu[j]``); a job with
+        no task placed gets 1.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``counts`` is not 2-D with one row per job, has a negative entry, or a CPU
+        need is outside (0, 1].
 
     Examples
     --------
@@ -77,6 +125,29 @@ def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -
 
 def max_avg_yields(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     """Yields maximising the average yield above ``1/max(1, L)`` (``opt=avg``, LP (2)).
+
+    Solves ``max sum_j y_j`` s.t. ``base_yield <= y_j <= 1`` and every node's CPU
+    ``sum_j counts[j, n] cpu[j] y_j <= 1`` (Casanova et al. 2011, Sec. 4.6, LP (2)),
+    with HiGHS directly (``allockit.evaluation.placement.max_sum_yields``).
+    The optimum need not be unique; HiGHS returns one of them, deterministically.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        ``counts[j, n]`` tasks of job ``j`` on node ``n`` (>= 0; integers in practice).
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task of each job, as a fraction of a node in (0, 1].
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        Yield of each job in [``base_yield``, 1].
+
+    Raises
+    ------
+    InvalidInputError
+        If ``counts`` is not 2-D with one row per job, has a negative entry, or a CPU
+        need is outside (0, 1].
 
     Examples
     --------
@@ -104,6 +175,30 @@ def max_min_affine(
     ``y_j(s) = clip((s - a_j) / b_j, 0, 1)``; ``s`` is raised (bisection to machine
     precision: node loads are piecewise linear in ``s``) until a node saturates; the jobs
     on it freeze; repeat. With ``a = 0, b = 1`` this is ``max_min_yields``.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        ``counts[j, n]`` tasks of job ``j`` on node ``n`` (>= 0; integers in practice).
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task of each job, as a fraction of a node in (0, 1].
+    a : numpy.ndarray, shape (n_jobs,)
+        Offsets ``a_j`` (dimensionless; ``vt_j / (ft_j + T)`` for MCB8-stretch).
+    b : numpy.ndarray, shape (n_jobs,)
+        Slopes ``b_j > 0`` (``T / (ft_j + T)`` for MCB8-stretch).
+    tol : float, default 1e-12
+        Numerical tolerance on a node's saturation and on a yield reaching 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        Yield of each job in [0, 1]; a job with no task placed gets 1.
+
+    Raises
+    ------
+    InvalidInputError
+        For a bad ``counts``/``cpu`` (see ``base_yield``), or if ``a`` or ``b`` does
+        not have one entry per job, or some ``b_j <= 0``.
 
     Examples
     --------
@@ -144,6 +239,33 @@ def min_avg_stretch(
     the convex estimates is minimised by Kelley's cutting planes: an LP in ``(y, t)``
     solved with HiGHS, with a tangent of ``1 / (a_j + b_j y)`` added wherever ``t_j``
     under-estimates it by more than ``rtol`` (relative), until none does.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        ``counts[j, n]`` tasks of job ``j`` on node ``n`` (>= 0; integers in practice).
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task of each job, as a fraction of a node in (0, 1].
+    a : numpy.ndarray, shape (n_jobs,)
+        Offsets ``a_j >= 0`` of the inverse stretch estimate ``a_j + b_j y_j``.
+    b : numpy.ndarray, shape (n_jobs,)
+        Slopes ``b_j > 0``.
+    rtol : float, default 1e-6
+        Relative accuracy of the piecewise-linear model of each estimate at the optimum.
+    max_rounds : int, default 200
+        Most rounds of cuts; the last LP solution is returned if they run out.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        Yield of each job in [0, 1]; the max-min fair yields (``max_min_affine``) if
+        nothing is placed or HiGHS fails.
+
+    Raises
+    ------
+    InvalidInputError
+        For a bad ``counts``/``cpu`` (see ``base_yield``), or if ``a`` or ``b`` does
+        not have one entry per job, some ``a_j < 0`` or some ``b_j <= 0``.
 
     Examples
     --------
@@ -221,6 +343,29 @@ def min_avg_stretch(
 
 def build_avg_yield_lp(counts: np.ndarray, cpu: np.ndarray) -> Any:
     """The LP (2) as a Pyomo model (the reference for ``max_avg_yields``).
+
+    Variables ``y[j]`` in [``base_yield``, 1], one ``power[n]`` constraint per node
+    holding a task (CPU <= 1), objective ``max sum_j y[j]`` (Casanova et al. 2011,
+    Sec. 4.6). The model is built, not solved: pass it to
+    ``allockit.solver.solve_pyomo``.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        ``counts[j, n]`` tasks of job ``j`` on node ``n`` (>= 0; integers in practice).
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task of each job, as a fraction of a node in (0, 1].
+
+    Returns
+    -------
+    pyomo.environ.ConcreteModel
+        The model named ``dfrs_avg_yield``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``counts`` is not 2-D with one row per job, has a negative entry, or a CPU
+        need is outside (0, 1].
 
     Examples
     --------

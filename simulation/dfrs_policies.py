@@ -135,6 +135,35 @@ class Mcb8Policy:
     """MCB8 over every job in the system; ``minft``/``minvt`` pin young running jobs.
 
     ``calls`` records, per call, the number of jobs considered and the seconds spent.
+
+    On each call (``remap``) every running and waiting job is packed in priority order
+    with MCB8 (``allockit.heuristics.mcb.mcb_fill``) at the largest yield that packs,
+    found by bisection to ``YIELD_ACCURACY`` (0.01); when no yield packs, the
+    lowest-priority job is dropped (it waits) and the search restarts (Casanova,
+    Stillwell, Vivien 2011; the dropping rule is a modelling choice, see above).
+
+    Parameters
+    ----------
+    minft : float, optional
+        Seconds: a running job submitted less than ``minft`` ago keeps its nodes.
+    minvt : float, optional
+        Seconds: a running job with virtual time (integral of its yield) below
+        ``minvt`` keeps its nodes.
+
+    Examples
+    --------
+    Three one-task jobs on two nodes: the best packing puts two jobs on one node.
+
+    >>> from allockit.instances.workload import Platform, Workload
+    >>> w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0, 0], runtime=[10, 10, 10],
+    ...                        tasks=[1, 1, 1], cpu=[1.0, 1.0, 1.0], mem=[0.4, 0.4, 0.4])
+    >>> s = DfrsState(w, penalty=0.0)
+    >>> for j in range(3):
+    ...     s.submit(j)
+    >>> p = Mcb8Policy()
+    >>> p.remap(s, 0.0)
+    >>> sorted(s.running), s.load.tolist(), p.calls[0][0]
+    ([0, 1, 2], [2.0, 1.0], 3)
     """
 
     def __init__(self, *, minft: float | None = None, minvt: float | None = None) -> None:
@@ -201,6 +230,32 @@ class Mcb8StretchPolicy(Mcb8Policy):
 
     A job's stretch estimate at the next tick, ``period`` seconds ahead, is
     ``(ft + T) / (vt + y T)``; its inverse is affine in the yield ``y``.
+
+    Packing as in ``Mcb8Policy``, but the bisection is on the level of the inverse
+    stretch estimate (1 % relative accuracy): at level ``s`` job ``j`` needs the yield
+    ``(s - a_j) / b_j`` with ``a_j = vt_j / (ft_j + T)`` and ``b_j = T / (ft_j + T)``
+    (``ft`` flow time, ``vt`` virtual time, both in seconds).
+
+    Parameters
+    ----------
+    period : float
+        ``T``: seconds to the next scheduling event (the ``/stretch-per`` period,
+        ``PERIOD_SECONDS`` = 600 s in the simulator).
+    minft, minvt : float, optional
+        Seconds; as in ``Mcb8Policy``.
+
+    Examples
+    --------
+    Two jobs each needing 0.6 of the only node's memory: only one can run.
+
+    >>> from allockit.instances.workload import Platform, Workload
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.6, 0.6])
+    >>> s = DfrsState(w, penalty=0.0)
+    >>> s.submit(0); s.submit(1)
+    >>> Mcb8StretchPolicy(period=600.0).remap(s, 0.0)
+    >>> sorted(s.running), sorted(s.waiting)
+    ([0], [1])
     """
 
     def __init__(

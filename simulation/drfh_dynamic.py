@@ -252,6 +252,22 @@ def _fill_slots(
 def mean_utilization(trace: DynamicTrace) -> np.ndarray:
     """Time-weighted mean utilisation of each resource over the whole run.
 
+    Each row of ``trace.utilization`` holds from its time to the next event's time;
+    the last row (after the last event) has no duration and does not count. Used for
+    the utilisation figures of Wang, Li, Liang (2014), Sec. VI.
+
+    Parameters
+    ----------
+    trace : DynamicTrace
+        A trace from ``simulate_drfh`` (times in seconds, utilisation as fractions of
+        the pool's capacity of each resource).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_resources,)
+        Mean fraction of each resource in use, in [0, 1]; the only row of a one-event
+        trace, or an empty array for an empty trace.
+
     Examples
     --------
     >>> t = DynamicTrace(np.array([0.0, 10.0, 30.0]), np.zeros((3, 1)),

@@ -15,6 +15,27 @@ def bounded_stretch(
 ) -> np.ndarray:
     """``max(C - r, tau) / max(p, tau)`` per job.
 
+    The bounded stretch (flow time over dedicated run time) by which Casanova,
+    Stillwell, Vivien (2011) compare DFRS and batch schedulers (FORMULAS §3; the
+    threshold ``tau = 10 s`` is allockit's choice). ``tau`` keeps jobs shorter than
+    ``tau`` seconds from dominating the maximum.
+
+    Parameters
+    ----------
+    submit : numpy.ndarray, shape (n_jobs,)
+        Release (submission) times ``r`` in seconds.
+    end : numpy.ndarray, shape (n_jobs,)
+        Completion times ``C`` in seconds.
+    runtime : numpy.ndarray, shape (n_jobs,)
+        Run times ``p`` on a dedicated platform, in seconds.
+    tau : float, default TAU (10 s)
+        Threshold in seconds that keeps very short jobs from dominating the metric.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        The bounded stretch of each job (> 0; >= 1 when ``C >= r + p``).
+
     Examples
     --------
     >>> bounded_stretch(np.array([0.0]), np.array([5.0]), np.array([2.0])).tolist()
@@ -27,6 +48,22 @@ def bounded_slowdown(
     submit: np.ndarray, end: np.ndarray, runtime: np.ndarray, tau: float = TAU
 ) -> np.ndarray:
     """``max(1, (C - r) / max(p, tau))`` per job: the bounded slowdown of Feitelson et al.
+
+    Parameters
+    ----------
+    submit : numpy.ndarray, shape (n_jobs,)
+        Release (submission) times ``r`` in seconds.
+    end : numpy.ndarray, shape (n_jobs,)
+        Completion times ``C`` in seconds.
+    runtime : numpy.ndarray, shape (n_jobs,)
+        Run times ``p`` on a dedicated platform, in seconds.
+    tau : float, default TAU (10 s)
+        Threshold in seconds that keeps very short jobs from dominating the metric.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        The bounded slowdown of each job, >= 1.
 
     Examples
     --------
@@ -42,6 +79,36 @@ def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> 
 
     ``D(t)`` sums the CPU needs (``cpu * tasks``) of jobs submitted and not completed;
     ``u(t)`` those of running jobs. Both are step functions of the event times.
+
+    The CPU the platform could have used but did not (Casanova et al. 2011, Sec.
+    6.4.1), integrated from the first to the last event.
+
+    Parameters
+    ----------
+    workload : Workload
+        The jobs (submit times in seconds, ``tasks``, ``cpu`` per task as a fraction of
+        a node) and the platform (``nodes``).
+    start, end : numpy.ndarray, shape (n_jobs,)
+        Start and completion time of each job in seconds (a batch schedule: each job
+        runs at full speed from start to end).
+
+    Returns
+    -------
+    float
+        Node-seconds of unused CPU (>= 0 for a valid schedule).
+
+    Examples
+    --------
+    One node; job 1 arrives at 5 s but waits until job 0 ends at 10 s, while the node
+    could only have run one of them: nothing is lost. A 5 s idle gap is lost.
+
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 5], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    >>> underutilization(w, np.array([0.0, 10.0]), np.array([10.0, 20.0]))
+    0.0
+    >>> underutilization(w, np.array([0.0, 15.0]), np.array([10.0, 25.0]))
+    5.0
     """
     need = workload.cpu * workload.tasks
     # step functions as sorted change points (a sweep line: O(n log n))
@@ -65,6 +132,22 @@ def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> 
 
 def batch_timeline(workload: Workload, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Rows ``(time, allocated CPU, CPU demand)`` after each event of a batch schedule.
+
+    The data of the utilisation plots: allocated CPU counts running jobs, CPU demand
+    counts jobs submitted and not completed; both in nodes (sums of ``cpu * tasks``).
+
+    Parameters
+    ----------
+    workload : Workload
+        The jobs (submit times in seconds, ``tasks``, ``cpu`` per task).
+    start, end : numpy.ndarray, shape (n_jobs,)
+        Start and completion time of each job in seconds.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_events, 3)
+        One row per distinct event time (submissions, starts, ends), sorted, with the
+        levels just after that time.
 
     Examples
     --------

@@ -48,7 +48,36 @@ _VALID = (
 
 @dataclass(frozen=True, slots=True)
 class AlgorithmName:
-    """A parsed algorithm name; ``str()`` gives back its canonical spelling."""
+    """A parsed algorithm name; ``str()`` gives back its canonical spelling.
+
+    Build it with ``parse_algorithm``, which enforces Table 1 of Casanova et al.
+    (2011); the constructor itself checks nothing.
+
+    Attributes
+    ----------
+    on_submit : str or None
+        The submission policy (one of ``ON_SUBMIT``), None for a purely periodic one
+        or a batch baseline.
+    on_completion : bool
+        ``*``: also reschedule when a job completes (see ``on_completion_policy``).
+    periodic : str or None
+        ``"mcb8"`` (``/per``), ``"mcb8-stretch"`` (``/stretch-per``) or None.
+    opt : str
+        ``"min"``, ``"avg"`` or ``"max"``: how leftover CPU is shared (Sec. 4.6).
+    minft, minvt : float or None
+        Seconds: jobs whose flow time (``minft``) or virtual time (``minvt``) is below
+        it are not preempted or migrated; at most one of the two is set.
+    batch : str or None
+        ``"FCFS"`` or ``"EASY"`` for the batch baselines (all other fields unused).
+
+    Examples
+    --------
+    >>> a = AlgorithmName(on_submit="MCB8", on_completion=True, periodic="mcb8")
+    >>> str(a), a.on_completion_policy
+    ('MCB8 */per/opt=min', 'MCB8')
+    >>> str(AlgorithmName(on_submit=None, batch="EASY"))
+    'EASY'
+    """
 
     on_submit: str | None
     on_completion: bool = False
@@ -88,6 +117,30 @@ def _bad(name: str, why: str) -> InvalidInputError:
 def parse_algorithm(name: str) -> AlgorithmName:
     """Parse ``name``; raise ``InvalidInputError`` listing the valid parts otherwise.
 
+    The grammar is in the module docstring. Whitespace around the name and its parts
+    is ignored; ``FCFS`` and ``EASY`` are case-insensitive.
+
+    Parameters
+    ----------
+    name : str
+        An algorithm name such as ``"GreedyPM */per/opt=min/minvt=600"``,
+        ``"MCB8 *"``, ``"/stretch-per/opt=avg"`` or ``"EASY"``.
+
+    Returns
+    -------
+    AlgorithmName
+        The parsed name with its defaults filled in (``opt="max"`` for
+        ``/stretch-per``, ``"min"`` otherwise).
+
+    Raises
+    ------
+    InvalidInputError
+        For an empty name, an unknown submission policy or part, a ``minft``/``minvt``
+        that is not a number of seconds >= 0, both ``minft`` and ``minvt``, or a
+        combination outside Table 1 (a submission policy without ``*`` or ``/per``,
+        ``/stretch-per`` with a submission policy or ``opt=min``, ``opt=max``
+        without ``/stretch-per``). The message lists the valid names.
+
     Examples
     --------
     >>> a = parse_algorithm("GreedyPM */per/opt=min/minvt=600")
@@ -99,6 +152,11 @@ def parse_algorithm(name: str) -> AlgorithmName:
     Traceback (most recent call last):
     ...
     allockit.errors.InvalidInputError: algorithm 'Greedy/weekly': unknown part 'weekly'; ...
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Table 1.
     """
     if not isinstance(name, str) or not name.strip():
         raise _bad(str(name), "empty name")
