@@ -62,6 +62,18 @@ def _run_dfrs(workload: Workload, algorithm: str, **options: Any) -> SimulationR
     return simulate_dfrs(workload, algorithm, **options)
 
 
+def _is_two_tier(name: str) -> bool:
+    from allockit.simulation.two_tier_choices import ALGORITHMS
+
+    return isinstance(name, str) and name.strip().upper() in ALGORITHMS
+
+
+def _run_two_tier(workload: Workload, algorithm: str, **options: Any) -> SimulationResult:
+    from allockit.simulation.two_tier import simulate_two_tier
+
+    return simulate_two_tier(workload, algorithm, **options)
+
+
 #: Family name -> simulator. Families are tried in order; the first that accepts the
 #: algorithm name runs it.
 SIMULATORS: dict[str, Simulator] = {
@@ -84,6 +96,16 @@ SIMULATORS: dict[str, Simulator] = {
         ),
         _is_dfrs,
         _run_dfrs,
+    ),
+    "two-tier": Simulator(
+        MethodSpec(
+            "two-tier",
+            "KEASY, REASY and MEASY on fg/bg VM pairs (MEASY paper); background=False is EASY",
+            ("migration_cost", "bg_threshold", "cpu_info", "background", "draws", "debug"),
+            {k: v for k, v in _IGNORED.items() if k != "seed"},  # seed: the loss/rho draws
+        ),
+        _is_two_tier,
+        _run_two_tier,
     ),
 }
 
@@ -120,11 +142,15 @@ def simulate(workload: Workload, algorithm: str, **options: Any) -> SimulationRe
     workload : Workload
         Jobs in submission order and the platform.
     algorithm : str
-        ``"FCFS"``, ``"EASY"`` or a DFRS name such as ``"GreedyPM */per/opt=min"``.
+        ``"FCFS"``, ``"EASY"``, a DFRS name such as ``"GreedyPM */per/opt=min"``, or
+        ``"KEASY"``, ``"REASY"``, ``"MEASY"`` (two-tier).
     **options
         Batch: ``estimates`` (requested instead of true run times), ``unit`` (``nodes``
         or ``cores``), ``backfill_depth``. DFRS: ``penalty``, ``period``, ``debug``,
-        ``record``. Common: ``time_limit``, ``threads``, ``seed`` (no effect).
+        ``record``. Two-tier (KEASY, REASY, MEASY): ``migration_cost``,
+        ``bg_threshold``, ``cpu_info``, ``background``, ``draws``, ``debug``, and
+        ``seed`` (the random loss and rho draws). Common: ``time_limit``, ``threads``,
+        ``seed`` (no effect on the deterministic families).
 
     Returns
     -------
