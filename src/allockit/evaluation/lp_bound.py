@@ -16,12 +16,29 @@ def lp_bound(instance: VCInstance) -> float | None:
     relaxation is infeasible, hence so is the instance). Without a migration budget this
     is the LP's optimum; with one it is still an upper bound on it.
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+
+    Returns
+    -------
+    float or None
+        ``Y_LP = min(1, H / sum_t a_t)`` in (0, 1], an upper bound on the best minimum
+        yield of any placement; None when the tasks' total memory exceeds ``H``.
+
     Examples
     --------
     >>> lp_bound(VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.5, 0.5, 0.5]))
     1.0
     >>> round(lp_bound(VCInstance.from_lists(hosts=1, cpu=[0.6, 0.6], mem=[0.5, 0.5])), 6)
     0.833333
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 3.1 (the rational relaxation of the MILP).
     """
     tasks = instance.tasks
     if float((tasks * instance.mem).sum()) > instance.hosts:
@@ -34,6 +51,18 @@ def closed_form_allocation(instance: VCInstance) -> tuple[np.ndarray, np.ndarray
 
     Returns ``(e, alpha)`` of shape ``(n_tasks, hosts)`` with ``e = 1/H`` and
     ``alpha = Y_LP * a / H``, or None when the relaxation is infeasible.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        ``e[t, j]``: the share of task ``t`` on host ``j``; ``alpha[t, j]``: the CPU
+        (fraction of a host) it gets there. None if ``lp_bound`` is None.
 
     Examples
     --------
@@ -56,6 +85,18 @@ def relaxed_average_yield(instance: VCInstance) -> np.ndarray | None:
     Spread evenly, the hosts act as one pool of CPU ``H``: every job gets ``Y_LP`` and
     the rest goes to jobs in increasing order of total need (a fractional knapsack).
     None when the relaxation is infeasible.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Yield of each job in [``Y_LP``, 1] (shape ``(n_jobs,)``); None if
+        ``lp_bound`` is None. Their mean is the relaxation's best average yield.
 
     Examples
     --------

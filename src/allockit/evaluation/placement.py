@@ -26,6 +26,20 @@ __all__ = [
 def host_loads(instance: VCInstance, task_hosts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Summed CPU need and memory per host for a task placement.
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+    task_hosts : numpy.ndarray, shape (n_tasks,)
+        Host index in [0, hosts) of every task, tasks listed job by job.
+
+    Returns
+    -------
+    cpu, mem : numpy.ndarray, shape (hosts,)
+        Per host, the summed CPU need ``L_j`` (at yield 1; may exceed 1) and the summed
+        memory, both in fractions of a host.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.25], mem=[0.1, 0.2])
@@ -43,6 +57,22 @@ def migration_cost(instance: VCInstance, task_hosts: np.ndarray) -> tuple[int, f
 
     A task migrates when it ran before (``previous >= 0``) on another host.
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host;
+        ``instance.previous[t]`` is task ``t``'s former host or -1.
+    task_hosts : numpy.ndarray, shape (n_tasks,)
+        Host index in [0, hosts) of every task, tasks listed job by job.
+
+    Returns
+    -------
+    count : int
+        Tasks placed on another host than before.
+    memory : float
+        Their summed memory, in fractions of a host (what the migration budget limits).
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.25, 0.5],
@@ -56,6 +86,24 @@ def migration_cost(instance: VCInstance, task_hosts: np.ndarray) -> tuple[int, f
 
 def placement_violation(instance: VCInstance, task_hosts: np.ndarray) -> str | None:
     """Why ``task_hosts`` is not a valid placement, or None if it is.
+
+    Checked in order: one host per task, host indices in range, memory of every host
+    at most 1 (with tolerance ``MEM_TOL``), and for an adaptation instance the
+    migration budget (memory) and the maximum number of migrations. CPU is never a
+    violation: an overloaded host only lowers the yield.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+    task_hosts : array_like, shape (n_tasks,)
+        The placement to check, a host index per task.
+
+    Returns
+    -------
+    str or None
+        A sentence naming the first violated constraint, or None for a valid placement.
 
     Examples
     --------
@@ -83,6 +131,23 @@ def placement_violation(instance: VCInstance, task_hosts: np.ndarray) -> str | N
 def min_yield_of(instance: VCInstance, task_hosts: np.ndarray) -> float:
     """Best minimum yield of a placement: ``min(1, 1 / max_j L_j)`` (FORMULAS §1).
 
+    ``L_j`` is the summed CPU need of the tasks on host ``j``; sharing each host's CPU
+    in proportion to need gives every job this yield, and no sharing does better.
+    The placement is not validated (see ``placement_violation``).
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+    task_hosts : numpy.ndarray, shape (n_tasks,)
+        Host index in [0, hosts) of every task, tasks listed job by job.
+
+    Returns
+    -------
+    float
+        The minimum yield in (0, 1].
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0, 0, 0])
@@ -104,6 +169,23 @@ def average_yield_phase(
     otherwise (a parallel job spread over hosts) it is the LP
     ``max sum y_i  s.t.  min_yield <= y_i <= 1,  sum_i n_ij a_i y_i <= 1``, solved with
     HiGHS.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+    task_hosts : numpy.ndarray, shape (n_tasks,)
+        Host index in [0, hosts) of every task, tasks listed job by job.
+    min_yield : float
+        The floor every job keeps, normally ``min_yield_of(instance, task_hosts)``;
+        clipped to [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        The yield of each job in [``min_yield``, 1]; all tasks of a job get CPU
+        ``yield * cpu``.
 
     Examples
     --------
@@ -143,6 +225,20 @@ def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
 
     ``coeff[i, j]`` is the CPU job ``i`` uses on host ``j`` at yield 1. Solved with
     HiGHS's low-level API (no model-building layer: it runs inside event loops).
+
+    Parameters
+    ----------
+    coeff : numpy.ndarray, shape (n_jobs, n_hosts)
+        CPU (fraction of a host) each job uses on each host at yield 1, >= 0.
+    floor : float
+        Lower bound of every yield, in [0, 1]; it must be feasible (every host's
+        ``sum_i coeff[i, j] * floor <= 1``), as the minimum yield of a placement is.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        Yields in [``floor``, 1] maximising their sum; all equal to ``floor`` if
+        HiGHS does not report an optimum.
 
     Examples
     --------
@@ -191,6 +287,22 @@ def counts_to_task_hosts(instance: VCInstance, counts: np.ndarray) -> np.ndarray
     Tasks that ran before keep their previous host where the counts allow it, so the
     migrations are the fewest possible for these counts.
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host;
+        ``instance.previous[t]`` is task ``t``'s former host or -1.
+    counts : numpy.ndarray, shape (n_jobs, hosts)
+        Tasks of job ``i`` on host ``j`` (rounded to the nearest integer, as a solver
+        returns them); each row must sum to the job's ``tasks``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_tasks,)
+        Host index per task, tasks listed job by job; tasks without a previous host
+        fill the remaining counts in increasing host order.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5], mem=[0.1], tasks=[3],
@@ -238,6 +350,34 @@ def result_from_placement(
     yield. ``bound`` (an upper bound on the min yield) is tightened with the LP bound
     and never reported below the achieved minimum yield. An invalid placement yields
     status ``error`` naming the violation.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+    task_hosts : numpy.ndarray, shape (n_tasks,)
+        Host index in [0, hosts) of every task, tasks listed job by job.
+    method : str
+        The method name recorded in the result.
+    status : SolveStatus
+        Status to report for a valid placement (``optimal``, ``feasible``, ``time_limit``).
+    bound : float, optional
+        A proven upper bound on the minimum yield from the solver, if any.
+    solver : str, default ""
+        Solver name recorded in the result (``"highs"``, ``"cpsat"``, ...).
+    build_seconds, solve_seconds, setup_seconds : float, default 0.0
+        Seconds spent building the model, solving it, and on one-time set-up
+        (numba kernels), recorded in the result.
+    message : str, default ""
+        Recorded in the result.
+
+    Returns
+    -------
+    VCResult
+        The placement with its min and average yield, per-task CPU, bound and gap
+        (``(bound - min_yield) / bound``), and for an adaptation instance the
+        migration count and memory; status ``error`` and no placement if invalid.
 
     Examples
     --------
@@ -303,7 +443,39 @@ def empty_result(
     message: str = "",
     setup_seconds: float = 0.0,
 ) -> VCResult:
-    """A result without a placement (infeasible, timed out with no incumbent, error)."""
+    """A result without a placement (infeasible, timed out with no incumbent, error).
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
+        (0, 1] and memory per task in [0, 1], as fractions of a host.
+    method : str
+        The method name recorded in the result.
+    status : SolveStatus
+        Usually ``infeasible``, ``time_limit`` or ``error``.
+    bound : float, optional
+        A proven upper bound on the minimum yield, if the solver has one.
+    solver : str, default ""
+        Solver name recorded in the result.
+    build_seconds, solve_seconds, setup_seconds : float, default 0.0
+        Seconds spent building, solving and on one-time set-up.
+    message : str, default ""
+        Why there is no placement.
+
+    Returns
+    -------
+    VCResult
+        Job names and task counts of the instance, no placement and no yields.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5, 0.5], mem=[0.6, 0.6])
+    >>> r = empty_result(inst, method="milp", status=SolveStatus.INFEASIBLE,
+    ...                  message="memory does not fit")
+    >>> str(r.status), r.min_yield, r.task_hosts
+    ('infeasible', None, None)
+    """
     return VCResult(
         method=method,
         status=status,

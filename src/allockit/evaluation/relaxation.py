@@ -26,12 +26,34 @@ def solve_relaxation_highs(
     model-building cost on large instances. Returns ``(Y, e)`` with ``e`` of shape
     ``(n_tasks, hosts)``, or None when the LP is infeasible or not solved.
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts and jobs (CPU need per task in (0, 1], memory per task in [0, 1], as
+        fractions of a host). Migration limits, if any, are not modelled.
+    threads : int, default 1
+        HiGHS threads.
+    time_limit : float, optional
+        Seconds; a solve stopped by it returns None.
+
+    Returns
+    -------
+    tuple (float, numpy.ndarray) or None
+        ``Y``: the LP's optimal minimum yield (an upper bound on the MILP's), and
+        ``e[t, j]`` in [0, 1]: the fraction of task ``t`` on host ``j`` (rows sum to 1),
+        the probabilities RRND/RRNZ round. None if HiGHS does not reach an optimum.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.5, 0.5, 0.5])
     >>> y, e = solve_relaxation_highs(inst)
     >>> round(y, 6), e.shape, bool(np.allclose(e.sum(axis=1), 1))
     (1.0, (3, 2), True)
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 3.1 (the MILP and its rational relaxation), Sec. 3.2 (RRND).
     """
     import highspy
 
