@@ -28,6 +28,38 @@ def _hard_limit(task: Task, grace: float) -> float | None:
 def run_serial(
     tasks: Sequence[Task], emit: Callable[[TaskRow], None], grace: float
 ) -> None:
+    """Run the tasks one after another in this process (the ``serial`` backend).
+
+    A task's time limit is enforced with ``SIGALRM`` (Unix, main thread only): past
+    ``time_limit + grace`` seconds the task is interrupted and recorded with status
+    ``time_limit``. Meant for debugging: a crash of a task's native code ends the sweep.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The tasks, run in order.
+    emit : callable
+        Called with each ``TaskRow`` as soon as its task ends (``run_sweep`` writes it
+        to the results store).
+    grace : float
+        Seconds allowed past a task's ``time_limit`` before it is stopped.
+
+    Raises
+    ------
+    ValueError
+        From ``signal.signal`` if a task has a time limit and this is not the main
+        thread. (The ``TimeoutError`` raised by the alarm handler is caught: it
+        becomes the task's ``time_limit`` row.)
+
+    Examples
+    --------
+    >>> rows = []
+    >>> run_serial([Task(kind="sleep", instance_id="a", instance={}, method="-"),
+    ...             Task(kind="fail", instance_id="b", instance={}, method="-")],
+    ...            rows.append, grace=5.0)
+    >>> [(r.instance, r.ok, r.status) for r in rows]
+    [('a', True, 'done'), ('b', False, 'failed')]
+    """
     for task in tasks:
         limit = _hard_limit(task, grace)
 
@@ -98,6 +130,32 @@ class _Worker:
 def run_local(
     tasks: Sequence[Task], emit: Callable[[TaskRow], None], workers: int, grace: float
 ) -> None:
+    """Run the tasks on a pool of worker processes (the ``local`` backend).
+
+    Each worker is a ``python -m allockit.runner.worker`` child fed pickled tasks; rows
+    are emitted in completion order. A worker whose task overruns ``time_limit +
+    grace`` seconds is killed and replaced (the row has status ``time_limit``); a
+    worker that dies (segfault, out of memory) becomes a failed row and is replaced.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The tasks, handed out in order.
+    emit : callable
+        Called with each ``TaskRow`` as soon as its task ends.
+    workers : int
+        Most worker processes (>= 1); never more than there are tasks.
+    grace : float
+        Seconds allowed past a task's ``time_limit`` before its worker is killed.
+
+    Examples
+    --------
+    >>> rows = []
+    >>> run_local([Task(kind="sleep", instance_id="a", instance={}, method="-")],
+    ...           rows.append, workers=1, grace=5.0)
+    >>> [(r.instance, r.ok, r.status) for r in rows]
+    [('a', True, 'done')]
+    """
     from multiprocessing.connection import wait
 
     pool = [_Worker() for _ in range(max(1, min(workers, len(tasks))))]
@@ -143,6 +201,26 @@ def execute_task_guarded(task: Task, grace: float = 5.0) -> TaskRow:
 
     Used on Dask workers, whose tasks run in threads that cannot be interrupted. A task
     without a time limit runs directly.
+
+    Parameters
+    ----------
+    task : Task
+        The task to run.
+    grace : float, default 5.0
+        Seconds allowed past the task's ``time_limit`` before the child is killed.
+
+    Returns
+    -------
+    TaskRow
+        The task's own row; a ``time_limit`` row if it overran; a failed row if the
+        child process died.
+
+    Examples
+    --------
+    >>> row = execute_task_guarded(Task(kind="sleep", instance_id="a", instance={},
+    ...                                 method="-", time_limit=10))
+    >>> row.ok, row.status
+    (True, 'done')
     """
     if task.time_limit is None:
         return execute_task(task)
@@ -168,6 +246,44 @@ def execute_task_guarded(task: Task, grace: float = 5.0) -> TaskRow:
 def run_dask(
     tasks: Sequence[Task], emit: Callable[[TaskRow], None], scheduler: Any, grace: float
 ) -> None:
+    """Run the tasks on a ``dask.distributed`` cluster (the ``dask`` backend).
+
+    Every task is submitted at once as ``execute_task_guarded(task, grace)`` (so a
+    task with a time limit runs in a child process that can be killed); rows are
+    emitted in completion order. A future that fails (lost worker, cancellation)
+    becomes a failed row. A client created here is closed at the end.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The tasks.
+    emit : callable
+        Called with each ``TaskRow`` as soon as its task ends.
+    scheduler : str or distributed.Client
+        A scheduler address such as ``"tcp://10.0.0.1:8786"``, or a connected client.
+    grace : float
+        Seconds allowed past a task's ``time_limit`` before it is stopped.
+
+    Raises
+    ------
+    SolverUnavailableError
+        If ``dask.distributed`` is not installed (``pip install 'allockit[dask]'``).
+    InvalidInputError
+        If ``scheduler`` is empty.
+
+    Examples
+    --------
+    With a running cluster (not run here):
+
+    >>> run_dask(tasks, rows.append, "tcp://127.0.0.1:8786", grace=5.0)  # doctest: +SKIP
+
+    Without a scheduler:
+
+    >>> run_dask([], print, None, grace=5.0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: the dask backend needs a scheduler address (--scheduler)
+    """
     import importlib.util
 
     if importlib.util.find_spec("distributed") is None:

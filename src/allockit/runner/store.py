@@ -135,10 +135,41 @@ class ResultStore:
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
     """All rows of a results store as dicts, ``params`` and ``outputs`` decoded.
 
+    Parameters
+    ----------
+    path : str or Path
+        The SQLite file written by ``ResultStore`` (``run_sweep``'s ``store``).
+
+    Returns
+    -------
+    list of dict
+        One dict per task, sorted by key, with the store's columns (``key``, ``sweep``,
+        ``kind``, ``instance``, ``method``, ``params``, ``seed``, ``ok``, ``status``,
+        ``outputs``, ``error``, ``wall_seconds``, ``finished_at``, ``host``,
+        ``allockit_version``, ``solver_versions``) plus ``seconds`` (= ``wall_seconds``);
+        ``params``, ``outputs`` and ``solver_versions`` are dicts, ``ok`` a bool.
+
     Raises
     ------
     InvalidInputError
         If the file does not exist or is not a results store.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+    >>> with ResultStore(path) as store:
+    ...     store.write({"key": "k1", "sweep": "s", "kind": "demo", "instance": "i",
+    ...                  "method": "m", "params": {"tol": 0.1}, "seed": 0, "ok": True,
+    ...                  "status": "optimal", "outputs": {"min_yield": 0.8},
+    ...                  "error": None, "wall_seconds": 0.5})
+    >>> [row] = read_rows(path)
+    >>> row["params"], row["outputs"], row["ok"], row["seconds"]
+    ({'tol': 0.1}, {'min_yield': 0.8}, True, 0.5)
+    >>> read_rows(os.path.join(tempfile.mkdtemp(), "missing.db"))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: results store '...missing.db' does not exist
     """
     path = Path(path)
     if not path.exists():
@@ -162,7 +193,41 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
 
 
 def flat_rows(path: str | Path) -> list[dict[str, Any]]:
-    """Rows with ``params.*`` and ``outputs`` keys flattened into columns (for export)."""
+    """Rows with ``params.*`` and ``outputs`` keys flattened into columns (for export).
+
+    Each parameter becomes a column ``param_<name>``; each output becomes a column of
+    its own name (``out_<name>`` if that clashes with a store column holding another
+    value; an output equal to its column, such as ``status``, is dropped). Lists and
+    dicts are JSON-encoded, so every value fits a CSV cell.
+
+    Parameters
+    ----------
+    path : str or Path
+        The results store.
+
+    Returns
+    -------
+    list of dict
+        One flat dict per task, sorted by key.
+
+    Raises
+    ------
+    InvalidInputError
+        If the file does not exist or is not a results store (from ``read_rows``).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+    >>> with ResultStore(path) as store:
+    ...     store.write({"key": "k1", "sweep": "s", "kind": "demo", "instance": "i",
+    ...                  "method": "m", "params": {"tol": 0.1}, "seed": 0, "ok": True,
+    ...                  "status": "optimal", "outputs": {"status": "optimal",
+    ...                  "hosts": [0, 1]}, "error": None, "wall_seconds": 0.5})
+    >>> [row] = flat_rows(path)
+    >>> row["param_tol"], row["status"], row["hosts"]
+    (0.1, 'optimal', '[0, 1]')
+    """
     out = []
     for row in read_rows(path):
         flat = {k: v for k, v in row.items() if k not in ("params", "outputs", "solver_versions")}
@@ -182,10 +247,37 @@ def flat_rows(path: str | Path) -> list[dict[str, Any]]:
 def read_dataframe(path: str | Path) -> Any:
     """The flattened rows as a pandas DataFrame.
 
+    Parameters
+    ----------
+    path : str or Path
+        The results store.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task, the columns of ``flat_rows``.
+
     Raises
     ------
     SolverUnavailableError
-        If pandas is not installed (``pip install pandas``).
+        If pandas is not installed (``pip install 'allockit[dataframe]'``).
+    InvalidInputError
+        If the file does not exist or is not a results store.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+    >>> with ResultStore(path) as store:
+    ...     store.write({"key": "k1", "sweep": "s", "kind": "demo", "instance": "i",
+    ...                  "method": "m", "params": {}, "seed": 0, "ok": True,
+    ...                  "status": "optimal", "outputs": {"min_yield": 0.8},
+    ...                  "error": None, "wall_seconds": 0.5})
+
+    Skipped by the doctest run, as pandas is an optional dependency:
+
+    >>> read_dataframe(path)[["instance", "min_yield"]].values.tolist()  # doctest: +SKIP
+    [['i', 0.8]]
     """
     import importlib.util
 
