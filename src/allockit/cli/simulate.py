@@ -9,6 +9,7 @@ from allockit.cli.common import (
     nonnegative_float,
     positive_float,
     print_json,
+    seed_int,
     write_dict_csv,
 )
 from allockit.cli.workloads import platform_options, workload_from_args
@@ -26,7 +27,32 @@ def _options(family: str, args: argparse.Namespace) -> dict:
         return options
     if family == "dfrs":
         return {"penalty": args.penalty, "period": args.period}
+    if family == "two-tier":
+        return {
+            "migration_cost": args.migration_cost,
+            "bg_threshold": args.bg_threshold,
+            "cpu_info": args.cpu_info,
+            "background": not args.no_background,
+            "draws": args.draws,
+            "debug": args.debug,
+            "seed": args.seed,
+        }
     return {}
+
+
+def _two_tier_platform(workload, args: argparse.Namespace):
+    """Two-tier: ``--nodes``/``--cores`` override the file's platform (P processors)."""
+    import dataclasses
+
+    nodes, cores = getattr(args, "nodes", None), getattr(args, "cores", None)
+    if nodes is None and cores is None:
+        return workload
+    platform = dataclasses.replace(
+        workload.platform,
+        nodes=nodes or workload.platform.nodes,
+        cores=cores or workload.platform.cores,
+    )
+    return workload.replace(platform=platform)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -35,6 +61,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     family = simulator_for(args.algorithm).spec.name  # a bad name fails before reading
     workload = workload_from_args(args.file, args)
+    if family == "two-tier":
+        workload = _two_tier_platform(workload, args)
     result = simulate(workload, args.algorithm, **_options(family, args))
     summary = result.summary()
     if args.bound:
@@ -49,6 +77,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         from allockit.experiments.plots import plot_simulation
 
         summary["plots"] = [str(p) for p in plot_simulation(result, args.plot)]
+        if family == "two-tier":
+            from allockit.experiments.plots_measy import plot_tiers
+
+            summary["plots"].append(str(plot_tiers(result, args.plot)))
     print_json(summary)
     return EXIT_OK
 
@@ -60,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--algorithm",
         default="EASY",
-        help="FCFS, EASY (default) or a DFRS name such as 'GreedyPM */per/opt=min/minvt=600'",
+        help="FCFS, EASY (default), a DFRS name such as 'GreedyPM */per/opt=min/minvt=600', "
+        "or a two-tier scheduler KEASY, REASY, MEASY",
     )
     p.add_argument(
         "--penalty",
@@ -110,4 +143,64 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: unlimited; 0 is FCFS)",
     )
     p.add_argument("--jobs-csv", default=None, metavar="OUT", help="one CSV row per job")
+    _two_tier_options(p)
+
+
+def _two_tier_options(p: argparse.ArgumentParser) -> None:
+    """The options of the two-tier schedulers (KEASY, REASY, MEASY)."""
+    from allockit.simulation.two_tier_choices import (
+        BG_THRESHOLD,
+        CPU_INFO,
+        DRAWS,
+        MIGRATION_COST_SECONDS,
+    )
+
+    g = p.add_argument_group("two-tier schedulers (KEASY, REASY, MEASY)")
+    g.add_argument(
+        "--migration-cost",
+        type=nonnegative_float,
+        default=MIGRATION_COST_SECONDS,
+        metavar="S",
+        help="MEASY: seconds a migrated job makes no progress, >= 0 "
+        f"(default: {MIGRATION_COST_SECONDS:g})",
+    )
+    g.add_argument(
+        "--bg-threshold",
+        type=nonnegative_float,
+        default=BG_THRESHOLD,
+        metavar="X",
+        help="a bg process only under an idle fg VM or an fg process of CPU usage below X "
+        f"(a fraction, >= 0; above 1 admits any) (default: {BG_THRESHOLD:g})",
+    )
+    g.add_argument(
+        "--cpu-info",
+        choices=list(CPU_INFO),
+        default="known",
+        help="what the scheduler knows of CPU usage: the file's values, or none (every "
+        "process seen at 100 %%) (default: known)",
+    )
+    g.add_argument(
+        "--no-background",
+        action="store_true",
+        help="no bg tier: KEASY, REASY and MEASY then give EASY's schedule (default: bg on)",
+    )
+    g.add_argument(
+        "--draws",
+        choices=list(DRAWS),
+        default="job",
+        help="granularity of the random fg loss and bg efficiency draws: one per job, "
+        "per process, or per placement in a VM (default: job)",
+    )
+    g.add_argument(
+        "--seed",
+        type=seed_int,
+        default=0,
+        metavar="N",
+        help="seed of the two-tier random draws, an integer in 0..2^63-1 (default: 0)",
+    )
+    g.add_argument(
+        "--debug",
+        action="store_true",
+        help="check the two-tier invariants after every event (slower)",
+    )
     p.set_defaults(func=cmd_simulate)
