@@ -7,6 +7,9 @@ How a workload's extra information is stored (allockit's choice): in header comm
 so one file holds everything. ``; allockit-Platform: nodes=N cores=C node_memory=B``
 gives the platform and one ``; allockit-Job: ID TASKS CPU MEM`` line per job gives its
 task count, CPU need and memory (fractions of a node). Other SWF tools ignore comments.
+Feedback between jobs is stored in the standard fields 17 (preceding job number) and 18
+(think time from the preceding job, s), read into ``Workload.preceding`` /
+``Workload.think_time`` (-1 in the file is "none").
 """
 
 from __future__ import annotations
@@ -335,10 +338,13 @@ def jobs_to_workload(
     """The kept records of ``trace`` as a Workload, sorted by submit time.
 
     ``tasks``, ``cpu`` and ``mem`` are given per record; the submit, run and requested
-    times, ids, users and queues come from the trace (requested time -1 becomes NaN).
+    times, ids, users, queues, preceding jobs and think times come from the trace
+    (requested and think time -1 become NaN, a preceding job number <= 0 becomes -1).
     """
     requested = trace.column("time_req")
     submit = trace.column("submit")
+    preceding = trace.column("preceding")
+    think = trace.column("think")
     order = np.argsort(submit[keep], kind="stable")
 
     def pick(values: np.ndarray) -> np.ndarray:
@@ -355,6 +361,8 @@ def jobs_to_workload(
         requested_time=pick(np.where(requested > 0, requested, np.nan)),
         user=pick(trace.column("user").astype(np.int64)),
         queue=pick(trace.column("queue").astype(np.int64)),
+        preceding=pick(np.where(preceding > 0, preceding, -1).astype(np.int64)),
+        think_time=pick(np.where(think >= 0, think, np.nan)),
     )
 
 
@@ -362,7 +370,8 @@ def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTra
     """An SWF trace of a workload, its platform and per-job extras in header comments.
 
     Field 5 and 8 hold the task count, field 4 the run time, field 9 the requested time
-    (-1 when absent), field 10 the memory per task in KB; unknown fields are -1.
+    (-1 when absent), field 10 the memory per task in KB, fields 17 and 18 the preceding
+    job and the think time (-1 when absent); unknown fields are -1.
 
     Examples
     --------
@@ -396,6 +405,8 @@ def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTra
     data[:, 10] = 1
     data[:, 11] = workload.user
     data[:, 14] = workload.queue
+    data[:, 16] = workload.preceding
+    data[:, 17] = np.where(np.isnan(workload.think_time), -1, workload.think_time)
     trace_header = []
     for line in comments:
         match = _HEADER.match(line)

@@ -13,8 +13,10 @@ from allockit.errors import InvalidInputError
 
 __all__ = ["Platform", "Workload"]
 
-_FLOAT_FIELDS = ("submit", "runtime", "cpu", "mem", "requested_time")
-_INT_FIELDS = ("ids", "tasks", "user", "queue")
+_FLOAT_FIELDS = ("submit", "runtime", "cpu", "mem", "requested_time", "think_time")
+_INT_FIELDS = ("ids", "tasks", "user", "queue", "preceding")
+# Optional per-job fields that ``to_dict`` writes only when some job sets them.
+_OPTIONAL = {"preceding": -1, "think_time": math.nan}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,13 @@ class Workload:
     ``requested_time[k]`` (NaN when absent), and ``user`` / ``queue`` (-1 when absent).
     Jobs are kept in submission order.
 
+    Feedback (SWF fields 17 and 18): ``preceding[k]`` is the id of a job that must end
+    before job ``k`` is submitted (-1: none) and ``think_time[k]`` the seconds between
+    that end and the submission (NaN: none). A simulator that honours them submits job
+    ``k`` at ``end(preceding) + think_time``; ``submit[k]`` then holds the open-arrival
+    approximation (the time it would be submitted if nothing waited), which simulators
+    that ignore feedback use as is.
+
     Examples
     --------
     >>> w = Workload.from_jobs(Platform(nodes=4), submit=[0, 10], runtime=[100, 50],
@@ -85,6 +94,8 @@ class Workload:
     requested_time: np.ndarray = field(default=None)  # type: ignore[assignment]
     user: np.ndarray = field(default=None)  # type: ignore[assignment]
     queue: np.ndarray = field(default=None)  # type: ignore[assignment]
+    preceding: np.ndarray = field(default=None)  # type: ignore[assignment]
+    think_time: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if not isinstance(self.platform, Platform):
@@ -92,7 +103,13 @@ class Workload:
         n = np.asarray(self.submit).reshape(-1).size
         missing = np.full(n, np.nan)
         none = np.full(n, -1)
-        defaults = {"requested_time": missing, "user": none, "queue": none}
+        defaults = {
+            "requested_time": missing,
+            "user": none,
+            "queue": none,
+            "preceding": none,
+            "think_time": missing,
+        }
         for name in _FLOAT_FIELDS + _INT_FIELDS:
             value = getattr(self, name)
             if value is None:
@@ -137,6 +154,16 @@ class Workload:
         )
         if np.unique(self.ids).size != self.ids.size:
             raise InvalidInputError("job ids must be unique")
+        bad(
+            (self.preceding < -1) | (self.preceding == self.ids),
+            "preceding must be -1 or the id of another job",
+            self.preceding,
+        )
+        bad(
+            ~np.isnan(self.think_time) & (~np.isfinite(self.think_time) | (self.think_time < 0)),
+            "think_time must be NaN (none) or finite and >= 0",
+            self.think_time,
+        )
 
     # ------------------------------------------------------------------ derived data
     @property
@@ -206,6 +233,8 @@ class Workload:
         ids=None,
         user=None,
         queue=None,
+        preceding=None,
+        think_time=None,
     ) -> Workload:
         """Build from per-job sequences (ids default to 1..n); sorts by submit time."""
         submit = np.asarray(submit, dtype=float)
@@ -227,16 +256,34 @@ class Workload:
             requested_time=pick(requested_time, np.nan),
             user=pick(user, -1),
             queue=pick(queue, -1),
+            preceding=pick(preceding, -1),
+            think_time=pick(think_time, np.nan),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: the platform and one list per field."""
+        """JSON form: the platform and one list per field.
+
+        ``preceding`` and ``think_time`` are written only when some job has them.
+        """
         out: dict[str, Any] = {"problem": "workload", "platform": self.platform.to_dict()}
-        for name in _INT_FIELDS:
-            out[name] = getattr(self, name).tolist()
-        for name in _FLOAT_FIELDS:
-            out[name] = [None if math.isnan(v) else v for v in getattr(self, name).tolist()]
+        for name in _INT_FIELDS + _FLOAT_FIELDS:
+            values = getattr(self, name)
+            if name in _OPTIONAL and self._unset(name):
+                continue
+            if name in _INT_FIELDS:
+                out[name] = values.tolist()
+            else:
+                out[name] = [None if math.isnan(v) else v for v in values.tolist()]
         return out
+
+    def _unset(self, name: str) -> bool:
+        values = getattr(self, name)
+        return bool(np.isnan(values).all() if name in _FLOAT_FIELDS else (values == -1).all())
+
+    @property
+    def has_feedback(self) -> bool:
+        """True when some job waits for a preceding job (SWF field 17)."""
+        return not self._unset("preceding")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Workload:
