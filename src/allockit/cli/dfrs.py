@@ -80,7 +80,28 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the DFRS subcommands to the top-level parser."""
+    """Add the DFRS subcommands to the top-level parser.
+
+    ``bound FILE``: the Theorem 1 lower bound on the optimal maximum bounded stretch
+    of an SWF workload (``allockit.models.stretch_bound``). ``dfrs-experiment
+    table2|table3|table4|fig1``: reproduce the DFRS paper's tables through the runner
+    (``allockit.experiments.dfrs``). Each sets ``func`` to the command to run.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level parser's subcommands, as returned by
+        ``parser.add_subparsers()`` (``allockit.cli.build_parser`` passes its own).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="allockit")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["dfrs-experiment", "table2", "--quick", "--loads", "0.5,0.9"])
+    >>> args.experiment, args.quick, args.loads, args.penalty, args.period, args.func.__name__
+    ('table2', True, '0.5,0.9', 300.0, 600.0, 'cmd_experiment')
+    """
     p = sub.add_parser("bound", help="lower bound on the optimal maximum stretch (Theorem 1)")
     p.add_argument("file", help="SWF workload (plain or .gz)")
     platform_options(p)

@@ -52,7 +52,28 @@ def cmd_fairness(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the DRFH subcommands to the top-level parser."""
+    """Add the DRFH subcommands to the top-level parser.
+
+    ``drfh FILE --method NAME``: allocate a DRFH instance file and print the result
+    (``allockit.drfh.allocate``). ``fairness --method NAME``: property-test a
+    mechanism with hypothesis (``allockit.fairness.check``). Each sets ``func`` to the
+    command to run.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level parser's subcommands, as returned by
+        ``parser.add_subparsers()`` (``allockit.cli.build_parser`` passes its own).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="allockit")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["drfh", "instance.json", "--method", "slots", "--slots", "8"])
+    >>> args.file, args.method, args.slots, args.func.__name__
+    ('instance.json', 'slots', 8, 'cmd_drfh')
+    """
     p = sub.add_parser("drfh", help="fair multi-resource allocation on heterogeneous servers")
     p.add_argument("file", help="DRFH instance JSON")
     p.add_argument("--method", default="lp", help=f"{_METHODS} (default: lp)")

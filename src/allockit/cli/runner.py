@@ -78,7 +78,27 @@ def cmd_results_export(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the runner subcommands to the top-level parser."""
+    """Add the runner subcommands to the top-level parser.
+
+    ``sweep SPEC.toml``: run the grid a TOML file describes, resumably
+    (``allockit.runner.run_sweep``). ``results export DB --csv F | --parquet F``:
+    flatten a results store for analysis. Each sets ``func`` to the command to run.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level parser's subcommands, as returned by
+        ``parser.add_subparsers()`` (``allockit.cli.build_parser`` passes its own).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="allockit")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["results", "export", "sweep.db", "--csv", "rows.csv"])
+    >>> args.db, args.csv, args.parquet, args.func.__name__
+    ('sweep.db', 'rows.csv', None, 'cmd_results_export')
+    """
     p = sub.add_parser("sweep", help="run a sweep described in a TOML file (resumable)")
     p.add_argument("spec", help="sweep TOML file (see the README's Sweeps section)")
     p.add_argument(

@@ -182,7 +182,28 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the VCSched subcommands to the top-level parser."""
+    """Add the VCSched subcommands to the top-level parser.
+
+    ``solve FILE``: solve one instance file (``allockit.vcsched.solve``).
+    ``compare INPUTS...`` and ``demo``: run methods on many instances and print the
+    paper's Table 1. ``generate vcsched|vcsched-set``: the paper's instance generator
+    (Sec. 4.1). Each sets ``func`` to the command to run.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level parser's subcommands, as returned by
+        ``parser.add_subparsers()`` (``allockit.cli.build_parser`` passes its own).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="allockit")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["solve", "inst.json", "--method", "mcb8", "--time-limit", "10"])
+    >>> args.file, args.method, args.time_limit, args.threads, args.func.__name__
+    ('inst.json', 'mcb8', 10.0, None, 'cmd_solve')
+    """
     p = sub.add_parser("solve", help="solve a VCSched instance file; prints the result as JSON")
     p.add_argument("file", help="VCSched instance JSON file")
     p.add_argument(

@@ -13,7 +13,42 @@ __all__ = ["register", "workload_from_args"]
 
 
 def workload_from_args(path: str, args: argparse.Namespace):
-    """The workload in ``path`` with the ``--nodes``/``--cores``/``--skip-bad`` options."""
+    """The workload in ``path`` with the ``--nodes``/``--cores``/``--skip-bad`` options.
+
+    A thin wrapper of ``allockit.instances.workload_files.read_workload`` for the
+    commands that read an SWF file (``bound``, ``simulate``, ``workload stats``).
+    Options missing from ``args`` take their defaults.
+
+    Parameters
+    ----------
+    path : str
+        SWF workload file (plain or gzip).
+    args : argparse.Namespace
+        Parsed options; reads ``nodes`` and ``cores`` (override the file's platform),
+        ``skip_bad`` (skip malformed lines) and ``node_memory`` (GiB) when present.
+
+    Returns
+    -------
+    Workload
+        The jobs (submit and run times in seconds, tasks, CPU and memory per task as
+        fractions of a node) and the platform.
+
+    Raises
+    ------
+    InvalidInputError
+        Raised by ``read_workload`` if the file cannot be read or is malformed.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "tiny.swf")
+    >>> _ = path.write_text("; MaxNodes: 4\\n"
+    ...     "1 0 0 100 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\\n"
+    ...     "2 60 0 50 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\\n")
+    >>> w = workload_from_args(str(path), argparse.Namespace(nodes=8))
+    >>> w.n_jobs, w.platform.nodes, w.submit.tolist(), w.tasks.tolist()
+    (2, 8, [0.0, 60.0], [2, 1])
+    """
     from allockit.instances.workload_files import read_workload
 
     return read_workload(
@@ -131,7 +166,28 @@ def platform_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the workload subcommands to the top-level parser."""
+    """Add the workload subcommands to the top-level parser.
+
+    ``workload lublin``: a synthetic DFRS workload (Lublin-Feitelson model) as SWF on
+    stdout. ``workload hpc2n TRACE``: the DFRS paper's conversion of the HPC2N trace
+    (Sec. 5.3.1), split into weekly files. ``workload stats FILE``: summary statistics
+    as JSON. Each sets ``func`` to the command to run.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level parser's subcommands, as returned by
+        ``parser.add_subparsers()`` (``allockit.cli.build_parser`` passes its own).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="allockit")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["workload", "lublin", "--jobs", "50", "--load", "0.7"])
+    >>> args.jobs, args.nodes, args.seed, args.load, args.func.__name__
+    (50, 128, 0, 0.7, 'cmd_lublin')
+    """
     p = sub.add_parser("workload", help="generate, convert and describe SWF workloads")
     wl = p.add_subparsers(dest="kind", required=True)
     w = wl.add_parser("lublin", help="synthetic DFRS workload (Lublin-Feitelson), SWF on stdout")
