@@ -19,6 +19,18 @@ def load_kernels(*names: str) -> float:
     This is the one-time cost a heuristic's first call pays (importing numba, compiling
     or loading the cached kernels); results report it as ``setup_seconds``.
 
+    Parameters
+    ----------
+    *names : str
+        Kernel names in ``allockit.heuristics.kernels`` (``"greedy_kernel"``,
+        ``"mcb_fill_kernel"``, ...) to compile or load now; none warms none.
+
+    Returns
+    -------
+    float
+        Seconds spent importing and warming; 0.0 when the kernels module was already
+        imported and the named kernels already warm.
+
     Examples
     --------
     >>> load_kernels("greedy_kernel") >= 0.0, load_kernels("greedy_kernel")
@@ -37,6 +49,23 @@ def load_kernels(*names: str) -> float:
 
 def task_order(instance: VCInstance, job_order: np.ndarray) -> np.ndarray:
     """Task indices listing the tasks of each job together, jobs in ``job_order``.
+
+    Tasks are numbered job by job (job 0's tasks first); the heuristics sort jobs and
+    then place their tasks in this order.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts and jobs (CPU need per task in (0, 1], memory per task in [0, 1], as
+        fractions of a host).
+    job_order : numpy.ndarray
+        Job indices in the order wanted (a permutation of ``range(n_jobs)``, or a
+        subset).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Task indices, the tasks of each job consecutive and in their own order.
 
     Examples
     --------
@@ -65,6 +94,41 @@ def finish(
     The status is ``optimal`` when the placement reaches the LP bound (then it is proven
     optimal), ``feasible`` otherwise, and ``infeasible`` with ``reason`` when the
     heuristic's rule failed.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts and jobs (CPU need per task in (0, 1], memory per task in [0, 1], as
+        fractions of a host).
+    task_hosts : numpy.ndarray or None
+        The heuristic's host per task, or None if it found no placement.
+    method : str
+        Method name recorded in the result (``"mcb8"``, ``"gr"``, ...).
+    started : float
+        ``time.perf_counter()`` when the heuristic started; the time since is
+        ``solve_seconds``.
+    reason : str, default ""
+        Why there is no placement (the result's message when ``task_hosts`` is None).
+    setup_seconds : float, default 0.0
+        One-time cost paid before ``started`` (see ``load_kernels``).
+
+    Returns
+    -------
+    VCResult
+        Scored by ``allockit.evaluation.result_from_placement`` (solver
+        ``"heuristic"``), or an empty ``infeasible`` result.
+
+    Examples
+    --------
+    >>> import time
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0, 0])
+    >>> r = finish(inst, np.array([0, 1]), method="demo", started=time.perf_counter())
+    >>> str(r.status), r.min_yield, r.bound
+    ('optimal', 1.0, 1.0)
+    >>> r = finish(inst, None, method="demo", started=time.perf_counter(),
+    ...            reason="demo: memory does not fit")
+    >>> str(r.status), r.message
+    ('infeasible', 'demo: memory does not fit')
     """
     seconds = time.perf_counter() - started
     if task_hosts is None:

@@ -70,6 +70,24 @@ def _drfh_tasks(instance: DRFHInstance, best: bool, method: str) -> DRFHResult:
 def first_fit(instance: DRFHInstance) -> DRFHResult:
     """First-Fit DRFH: serve the user with the lowest ``G_i / w_i``; first fitting server.
 
+    Tasks are indivisible: one task at a time goes to the active user with the lowest
+    weighted global dominant share, on the first machine (classes expanded, in input
+    order) with room for it in every resource. A user whose task fits nowhere is done.
+    The loop is a compiled numba kernel (Wang, Li, Liang 2014, Sec. V-B).
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource, count) and users (demand per task in
+        the same units, weight, optional task cap; uncapped users take all they can).
+
+    Returns
+    -------
+    DRFHResult
+        Status ``feasible``; whole tasks per user, global dominant shares
+        ``G_i = tasks_i * d_i`` (``d_i`` the per-task dominant share of the pool) and
+        resources per class entry.
+
     Examples
     --------
     >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
@@ -84,6 +102,24 @@ def first_fit(instance: DRFHInstance) -> DRFHResult:
 def best_fit(instance: DRFHInstance) -> DRFHResult:
     """Best-Fit DRFH: like First-Fit, on the fitting server minimising
     ``H(i, l) = || D_i / D_i1 - c_l / c_l1 ||_1`` (``c_l`` the server's free resources).
+
+    ``H`` compares the shape of the task's demand with the shape of the machine's free
+    capacity (both normalised by the first resource); the best fit keeps the
+    machines' leftovers balanced and typically packs more tasks than First-Fit on
+    heterogeneous servers (Wang, Li, Liang 2014, Sec. V-B; FORMULAS §2).
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource, count) and users (demand per task in
+        the same units, weight, optional task cap; uncapped users take all they can).
+
+    Returns
+    -------
+    DRFHResult
+        Status ``feasible``; whole tasks per user, global dominant shares
+        ``G_i = tasks_i * d_i`` (``d_i`` the per-task dominant share of the pool) and
+        resources per class entry.
 
     Examples
     --------
@@ -101,6 +137,22 @@ def per_server_drf(instance: DRFHInstance) -> DRFHResult:
 
     On each machine, tasks go one at a time to the user with the lowest weighted
     *local* dominant share (share of that machine) whose task fits, until none fits.
+
+    Not Pareto optimal on heterogeneous servers: the baseline the DRFH paper argues
+    against (Wang, Li, Liang 2014, Fig. 2).
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource, count) and users (demand per task in
+        the same units, weight, optional task cap; uncapped users take all they can).
+
+    Returns
+    -------
+    DRFHResult
+        Status ``feasible``; whole tasks per user, global dominant shares
+        ``G_i = tasks_i * d_i`` (``d_i`` the per-task dominant share of the pool) and
+        resources per class entry.
 
     Examples
     --------
@@ -142,6 +194,27 @@ def slots(instance: DRFHInstance, *, per_largest: int = 14) -> DRFHResult:
     nothing); slots go one at a time to the user with the fewest (weighted) slots, as a
     fair slot scheduler does. 14 slots per largest server was the paper's best (Table II).
 
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource, count) and users (demand per task in
+        the same units, weight, optional task cap; uncapped users take all they can).
+
+    per_largest : int, default 14
+        Slots per largest server (>= 1); the slot size is the largest capacity of each
+        resource divided by it.
+
+    Returns
+    -------
+    DRFHResult
+        Status ``feasible``; whole tasks per user (one per slot). Its ``message`` says
+        so when some users' tasks exceed a slot and get nothing.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``per_largest`` is not an integer >= 1.
+
     Examples
     --------
     >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
@@ -149,6 +222,10 @@ def slots(instance: DRFHInstance, *, per_largest: int = 14) -> DRFHResult:
     ...     "users": [{"name": "u", "demand": [0.05, 0.05]}]})
     >>> slots(inst, per_largest=10).tasks.tolist()
     [20.0]
+    >>> slots(inst, per_largest=0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: per_largest must be >= 1; got 0
     """
     if isinstance(per_largest, bool) or int(per_largest) < 1:
         raise InvalidInputError(f"per_largest must be >= 1; got {per_largest!r}")

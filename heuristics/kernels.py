@@ -465,6 +465,18 @@ def warm_up(*names: str) -> float:
     report the seconds as ``setup_seconds``, apart from ``solve_seconds``. A kernel
     already warm in this process costs nothing.
 
+    Parameters
+    ----------
+    *names : str
+        Kernels to warm, among ``"greedy_kernel"``, ``"greedy_backtrack_kernel"``,
+        ``"mcb_fill_kernel"`` and ``"greedy_fill_kernel"`` (the ones with warm-up
+        inputs; another name raises ``KeyError``).
+
+    Returns
+    -------
+    float
+        Seconds spent compiling or loading; 0.0 if all were already warm.
+
     Examples
     --------
     >>> warm_up("greedy_kernel") >= 0.0, warm_up("greedy_kernel")

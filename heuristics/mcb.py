@@ -50,6 +50,26 @@ def mcb_pack(
     sorted by ``key`` (stable, by task index on ties). A fresh host (equal free CPU
     and memory) starts from the CPU-heavy list (a documented choice).
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts and jobs (CPU need per task in (0, 1], memory per task in [0, 1], as
+        fractions of a host).
+    target : float
+        The yield every job must get, in [0, 1]; 0 packs on memory alone.
+    key : {"sum", "diff", "ratio", "max"}, default "max"
+        Sort key of the two task lists: CPU + memory, their difference, their ratio
+        (larger over smaller) or their maximum. Not validated here: an unknown key
+        sorts as ``"max"`` (``mcb`` checks it).
+    descending : bool, default True
+        Sort order; ``key="max", descending=True`` is MCB8.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Host index per task (tasks listed job by job), or None if some task fits on
+        no host.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
@@ -77,6 +97,26 @@ def mcb_fill(
     The packing step of ``mcb_pack`` for hosts that start with ``free_cpu`` /
     ``free_mem`` instead of being empty (the online DFRS schedulers keep some tasks
     where they are and pack the others around them). Returns a host per task, or None.
+
+    Parameters
+    ----------
+    cpu_req : numpy.ndarray, shape (n_tasks,)
+        CPU each task needs at the target yield, in fractions of a host.
+    mem : numpy.ndarray, shape (n_tasks,)
+        Memory of each task, in fractions of a host.
+    free_cpu, free_mem : numpy.ndarray, shape (n_hosts,)
+        CPU and memory still free on each host.
+    key : {"sum", "diff", "ratio", "max"}, default "max"
+        Sort key of the two task lists: CPU + memory, their difference, their ratio
+        (larger over smaller) or their maximum. Not validated here: an unknown key
+        sorts as ``"max"`` (``mcb`` checks it).
+    descending : bool, default True
+        Sort order; ``key="max", descending=True`` is MCB8.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Host index per task, or None if some task fits nowhere.
 
     Examples
     --------
@@ -118,10 +158,30 @@ def largest_target(
     With ``zero_first`` target 0 is tried first and its failure ends the search at
     once (the online schedulers then drop a job: one packing instead of a bisection).
 
+    Parameters
+    ----------
+    pack : callable
+        ``pack(target) -> placement or None``; monotone: if a target packs, smaller
+        ones do too.
+    hi : float
+        Largest target to try (the LP bound for the static MCB, <= 1).
+    done : callable
+        ``done(lo, hi) -> bool``: stops the bisection (``hi - lo < tol``, ...).
+    zero_first : bool, default False
+        Try target 0 first and give up at once if it fails.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The placement of the largest accepted target found (``hi`` itself, the last
+        successful midpoint, or 0), or None if even target 0 fails.
+
     Examples
     --------
     >>> fits = lambda t: np.zeros(1, dtype=int) if t <= 0.3 else None
     >>> largest_target(fits, 1.0, lambda lo, hi: hi - lo < 0.01) is not None
+    True
+    >>> largest_target(lambda t: None, 1.0, lambda lo, hi: hi - lo < 0.01) is None
     True
     """
     zero = pack(0.0) if zero_first else None
