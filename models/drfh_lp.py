@@ -27,6 +27,24 @@ def _normalised(instance: DRFHInstance) -> tuple[np.ndarray, np.ndarray, np.ndar
 def build_drfh_lp(instance: DRFHInstance) -> Any:
     """The DRFH LP (7) as a Pyomo model: max g, sum_i g_il d_ir <= c_lr, sum_l g_il = w_i g.
 
+    ``g_il`` is user ``i``'s dominant share (a fraction of the pool's total of its
+    dominant resource) on server class ``l``, ``d_ir`` its demand normalised to 1 on
+    the dominant resource and ``c_lr`` class ``l``'s capacity as a share of the total.
+    The Pyomo reference of the HiGHS model ``drfh_lp`` solves; task caps are ignored.
+    Solve it with ``allockit.solver.solve_pyomo``.
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource and count) and users (demand per task
+        in the same units, weight ``w_i > 0``, optional task cap).
+
+    Returns
+    -------
+    pyomo.environ.ConcreteModel
+        Variables ``gil[i, l]`` and ``g``, constraints ``capacity[l, r]`` and
+        ``equal[i]``, objective ``max g``.
+
     Examples
     --------
     >>> from allockit.solver import solve_pyomo
@@ -37,6 +55,11 @@ def build_drfh_lp(instance: DRFHInstance) -> Any:
     >>> _ = solve_pyomo(m)
     >>> round(m.g.value, 6)
     0.714286
+
+    References
+    ----------
+    .. [1] W. Wang, B. Li, B. Liang (2014), Dominant resource fairness in cloud
+       computing systems with heterogeneous servers, INFOCOM, Sec. IV, LP (7).
     """
     import pyomo.environ as pyo
 
@@ -141,6 +164,51 @@ def result_from_shares(
     """Package per-class dominant shares ``g[i, l]`` as a ``DRFHResult``.
 
     With ``split`` every class entry is split evenly into its servers.
+
+    A user's tasks are ``G_i / D_i*`` (``G_i = sum_l g_il``, ``D_i*`` its per-task
+    dominant share of the pool), fractional in general; its resources on class ``l``
+    are ``g_il`` times its normalised demand, in input units.
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource and count) and users (demand per task
+        in the same units, weight ``w_i > 0``, optional task cap).
+    g : numpy.ndarray, shape (n_users, n_classes)
+        Global dominant share of each user on each class, >= 0.
+    method : str
+        Method name recorded in the result.
+    status : SolveStatus
+        Status recorded in the result.
+    seconds : float
+        Wall time recorded in the result.
+    split : bool, default False
+        Report the allocation per server (each class entry split evenly into its
+        ``count`` servers, named ``name#k``) instead of per class.
+    message : str, default ""
+        Recorded in the result.
+
+    Returns
+    -------
+    DRFHResult
+        Tasks, dominant shares, allocation and utilisation (fraction of each
+        resource's total in use).
+
+    Examples
+    --------
+    One user with demand (0.2, 0.1) and half of two unit servers' CPU:
+
+    >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+    ...     "servers": [{"name": "s", "capacity": [1, 1], "count": 2}],
+    ...     "users": [{"name": "u", "demand": [0.2, 0.1]}]})
+    >>> r = result_from_shares(inst, np.array([[0.5]]), method="demo",
+    ...                        status=SolveStatus.OPTIMAL, seconds=0.0)
+    >>> r.tasks.tolist(), r.allocation.tolist(), r.utilization.tolist()
+    ([5.0], [[[1.0, 0.5]]], [0.5, 0.25])
+    >>> r = result_from_shares(inst, np.array([[0.5]]), method="demo",
+    ...                        status=SolveStatus.OPTIMAL, seconds=0.0, split=True)
+    >>> r.server_names, r.allocation.tolist()
+    (('s#0', 's#1'), [[[0.5, 0.25], [0.5, 0.25]]])
     """
     D, d, _ = _normalised(instance)
     total = instance.total
@@ -172,6 +240,29 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     Every user gets global dominant share ``w_i g`` with ``g`` as large as the servers
     allow. Task limits are ignored here (see ``progressive_filling``).
 
+    Solved with HiGHS directly (no Pyomo; ``build_drfh_lp`` is the reference model).
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource and count) and users (demand per task
+        in the same units, weight ``w_i > 0``, optional task cap).
+    split : bool, default False
+        Report the allocation per server (each class entry split evenly into its
+        ``count`` servers, named ``name#k``) instead of per class.
+
+    Returns
+    -------
+    DRFHResult
+        Status ``optimal``; fractional tasks per user, dominant shares ``w_i g`` and
+        the allocation.
+
+    Raises
+    ------
+    RuntimeError
+        If HiGHS does not reach an optimum (not expected: ``g = 0`` is feasible and
+        the LP is bounded).
+
     Examples
     --------
     >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
@@ -180,6 +271,11 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     >>> r = drfh_lp(inst)
     >>> [round(float(t), 6) for t in r.tasks], [round(float(g), 6) for g in r.dominant_share]
     ([10.0, 10.0], [0.714286, 0.714286])
+
+    References
+    ----------
+    .. [1] W. Wang, B. Li, B. Liang (2014), Dominant resource fairness in cloud
+       computing systems with heterogeneous servers, INFOCOM, Sec. IV, LP (7).
     """
     start = time.perf_counter()
     solved = _DRFHLP(instance).solve(np.inf)
@@ -207,6 +303,28 @@ def progressive_filling(
     there; when the servers stop ``g`` before any cap, the remaining users are frozen at
     ``w_i g`` and filling ends.
 
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Server classes (capacity per resource and count) and users (demand per task
+        in the same units, weight ``w_i > 0``, optional task cap).
+    split : bool, default False
+        Report the allocation per server (each class entry split evenly into its
+        ``count`` servers, named ``name#k``) instead of per class.
+    tol : float, default 1e-9
+        Relative and absolute tolerance for deciding that a user reached its cap.
+
+    Returns
+    -------
+    DRFHResult
+        Status ``optimal``; fractional tasks per user (at most its cap), dominant
+        shares and allocation; ``message`` gives the number of LP rounds.
+
+    Raises
+    ------
+    RuntimeError
+        If an LP round fails (not expected: the previous round's point is feasible).
+
     Examples
     --------
     >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
@@ -215,6 +333,11 @@ def progressive_filling(
     ...               {"name": "u2", "demand": [1, 0.2]}]})
     >>> [round(float(t), 6) for t in progressive_filling(inst).tasks]
     [4.0, 11.2]
+
+    References
+    ----------
+    .. [1] W. Wang, B. Li, B. Liang (2014), Dominant resource fairness in cloud
+       computing systems with heterogeneous servers, INFOCOM, Sec. V-A.
     """
     start = time.perf_counter()
     cap = instance.tasks * instance.dominant

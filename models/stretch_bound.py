@@ -218,6 +218,28 @@ def stretch_lp_solution(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """A solution of the Theorem 1 system: interval endpoints and ``alpha[j, t]``, or None.
 
+    Solved with HiGHS (interior point) for the fixed ``stretch``. The solution is what
+    ``allockit.proofs.theorem1.build_schedule`` turns into an explicit schedule.
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs (submit time ``r_j`` and run time ``p_j`` in seconds, ``|T_j|`` tasks of
+        CPU need ``c_j``, a fraction of a node) and the number of nodes ``|P|``.
+        Memory is ignored.
+    stretch : float
+        The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
+    tau : float, default TAU (10 s)
+        Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+
+    Returns
+    -------
+    tuple (numpy.ndarray, numpy.ndarray) or None
+        ``ends``: the sorted distinct release dates and deadlines in seconds (interval
+        ``t`` is ``[ends[t], ends[t + 1]]``); ``alpha``, shape ``(n_jobs, n_intervals)``:
+        the fraction of each job done in each interval, in [0, 1]. None when the
+        system is infeasible.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform
@@ -226,6 +248,11 @@ def stretch_lp_solution(
     >>> ends, alpha = stretch_lp_solution(w, 1.0)
     >>> ends.tolist(), alpha.tolist()
     ([0.0, 50.0], [[1.0]])
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Theorem 1.
     """
     solved = _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False, full=True)
     if solved is None:
@@ -237,6 +264,27 @@ def stretch_lp_solution(
 def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) -> bool:
     """Whether the Theorem 1 system has a solution for maximum stretch ``stretch``.
 
+    By Theorem 1, a solution exists if and only if some schedule (with free
+    preemption and migration, memory ignored) meets every job's deadline
+    ``r_j + S max(p_j, tau)``; so a False is a proof that no scheduler reaches a
+    maximum bounded stretch of ``stretch``.
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs (submit time ``r_j`` and run time ``p_j`` in seconds, ``|T_j|`` tasks of
+        CPU need ``c_j``, a fraction of a node) and the number of nodes ``|P|``.
+        Memory is ignored.
+    stretch : float
+        The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
+    tau : float, default TAU (10 s)
+        Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+
+    Returns
+    -------
+    bool
+        False for ``stretch < 1`` (or NaN) without solving.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform
@@ -244,6 +292,11 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
     >>> stretch_feasible(w, 1.99), stretch_feasible(w, 2.0)
     (False, True)
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Theorem 1.
     """
     if not stretch >= 1:
         return False
@@ -286,6 +339,9 @@ def stretch_bound(
     Parameters
     ----------
     workload : Workload
+        Jobs (submit time ``r_j`` and run time ``p_j`` in seconds, ``|T_j|`` tasks of
+        CPU need ``c_j``, a fraction of a node) and the number of nodes ``|P|``.
+        Memory is ignored.
     method : {"exact", "bisection"}
         ``bisection`` stops when the relative width of the bracket is below ``tol``
         (the value returned is the feasible upper end); ``exact`` solves one LP in ``S``
@@ -298,11 +354,14 @@ def stretch_bound(
     Returns
     -------
     StretchBound
+        ``value``: the bound (>= 1), with the final bracket ``[lower, upper]``, the
+        number of LPs solved and the seconds.
 
     Raises
     ------
     InvalidInputError
-        For an unknown method, an empty workload or a bad tolerance.
+        For an unknown method, an empty workload, ``tol`` outside (0, 1), or a
+        workload for which no stretch up to 1e12 is feasible.
 
     Examples
     --------
@@ -311,6 +370,11 @@ def stretch_bound(
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
     >>> round(stretch_bound(w).value, 9), round(stretch_bound(w, method="bisection").value, 3)
     (2.0, 2.0)
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Theorem 1.
     """
     if method not in ("exact", "bisection"):
         raise InvalidInputError(f"method must be 'exact' or 'bisection'; got {method!r}")
@@ -355,6 +419,23 @@ def build_stretch_lp(workload: Workload, stretch: float, *, tau: float = TAU) ->
 
     The objective is a constant; solving it tells feasibility. ``alpha[j, t]`` exists only
     for the intervals inside ``[r_j, d_j]``.
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs (submit time ``r_j`` and run time ``p_j`` in seconds, ``|T_j|`` tasks of
+        CPU need ``c_j``, a fraction of a node) and the number of nodes ``|P|``.
+        Memory is ignored.
+    stretch : float
+        The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
+    tau : float, default TAU (10 s)
+        Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+
+    Returns
+    -------
+    pyomo.environ.ConcreteModel
+        Variables ``alpha[j, t]`` in [0, 1]; constraints ``complete[j]`` (each job done),
+        ``within[j, t]`` (``alpha p_j <= len(t)``) and ``power[t]`` (node capacity).
 
     Examples
     --------

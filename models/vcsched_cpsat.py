@@ -18,7 +18,26 @@ SCALE = 10**8
 
 @dataclass(frozen=True, slots=True)
 class CpsatModel:
-    """A built CP-SAT model and its ``n[i][j]`` and ``L`` variables."""
+    """A built CP-SAT model and its ``n[i][j]`` and ``L`` variables.
+
+    Attributes
+    ----------
+    model : ortools.sat.python.cp_model.CpModel
+        The model (minimises ``load``).
+    n : list of list of IntVar
+        ``n[i][j]``: tasks of job ``i`` on host ``j``.
+    load : IntVar
+        ``L``: the largest host CPU load, scaled by ``SCALE`` (at least ``SCALE``).
+    rounding : str
+        ``"down"`` (a relaxation) or ``"up"`` (a restriction), see ``build_cpsat``.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.1, 0.1])
+    >>> built = build_cpsat(inst, rounding="up")
+    >>> built.rounding, len(built.n), len(built.n[0])
+    ('up', 2, 2)
+    """
 
     model: Any
     n: list[list[Any]]
@@ -40,7 +59,26 @@ def build_cpsat(instance: VCInstance, *, rounding: str = "down") -> CpsatModel:
     ``SCALE``) is a valid lower bound on the true optimum and "infeasible" is a true
     proof. ``rounding="up"`` rounds memory and budget use up and capacities stay exact,
     so the model is a *restriction*: every solution is truly feasible. The caller
-    re-checks every placement on the original data (see ``solve_vcsched_exact``).
+    re-checks every placement on the original data (see
+    ``allockit.models.vcsched_solve.solve_cpsat_form``).
+
+    Identical hosts are ordered by non-increasing load (symmetry breaking) unless the
+    instance is an adaptation; migration limits add ``u[i][j]`` move counters.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+    rounding : {"down", "up"}, default "down"
+        How the scaled data are rounded to integers (see above).
+
+    Returns
+    -------
+    CpsatModel
+        The model and its variables; solve it with ``allockit.solver.solve_cpsat``.
+        The optimal ``load / SCALE`` is ``L*``, and the yield ``1 / max(1, L*)``.
 
     Examples
     --------

@@ -35,6 +35,25 @@ def build_load_milp(
     solve drivers use it to get a placement feasible on the exact data when the
     solver's feasibility tolerance let a slightly infeasible one through.
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+    symmetry_breaking : bool, default True
+        Add the symmetry-breaking constraints described above.
+    margin : float, default 0.0
+        Amount (fraction of a host's memory) subtracted from the right-hand sides of
+        the memory and migration-budget rows.
+
+    Returns
+    -------
+    pyomo.environ.ConcreteModel
+        Variables ``n[i, j]`` and ``L`` (>= 1), constraints ``all_tasks``, ``host_mem``,
+        ``host_load`` (and the adaptation and symmetry rows), objective ``min L``.
+        Solve it with ``allockit.solver.solve_pyomo``.
+
     Examples
     --------
     >>> from allockit.solver import solve_pyomo
@@ -132,7 +151,36 @@ def build_load_milp(
 
 
 def extract_load_counts(model: Any, instance: VCInstance) -> np.ndarray:
-    """Tasks of each job on each host, ``(n_jobs, hosts)``, from a solved model."""
+    """Tasks of each job on each host, ``(n_jobs, hosts)``, from a solved model.
+
+    Values are rounded to the nearest integer (solvers return integers up to their
+    tolerance); unset variables count 0. ``counts_to_task_hosts`` turns the counts
+    into a host per task.
+
+    Parameters
+    ----------
+    model : pyomo.environ.ConcreteModel
+        A model from ``build_load_milp`` whose solution was loaded.
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_jobs, hosts)
+        ``counts[i, j]``: tasks of job ``i`` on host ``j``.
+
+    Examples
+    --------
+    >>> from allockit.solver import solve_pyomo
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    >>> m = build_load_milp(inst)
+    >>> _ = solve_pyomo(m)
+    >>> counts = extract_load_counts(m, inst)
+    >>> counts.sum(axis=0).tolist(), counts.sum(axis=1).tolist()
+    ([2, 1], [1, 1, 1])
+    """
     return np.array(
         [
             [round(model.n[i, j].value or 0.0) for j in range(instance.hosts)]

@@ -20,19 +20,27 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False, margin: float
     With a migration budget or count (paper Sec. 6) a task that ran before on host
     ``p`` pays its memory (or 1) when placed elsewhere; new jobs pay nothing.
 
+    ``margin`` tightens the memory and migration-budget rows by that amount; the
+    solve drivers use it to get a placement feasible on the exact data when the
+    solver's feasibility tolerance let a slightly infeasible one through.
+
     Parameters
     ----------
     instance : VCInstance
-    relax : bool
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+    relax : bool, default False
         Make ``e`` continuous in [0, 1]: the rational LP relaxation (paper Sec. 3.1).
+    margin : float, default 0.0
+        Amount (fraction of a host's memory) subtracted from the right-hand sides of
+        the memory and migration-budget rows.
 
     Returns
     -------
     pyomo.environ.ConcreteModel
-
-    ``margin`` tightens the memory and migration-budget rows by that amount; the
-    solve drivers use it to get a placement feasible on the exact data when the
-    solver's feasibility tolerance let a slightly infeasible one through.
+        Variables ``e[t, j]``, ``alpha[t, j]`` and ``Y``; objective ``max Y``. Solve it
+        with ``allockit.solver.solve_pyomo``.
 
     Examples
     --------
@@ -110,7 +118,36 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False, margin: float
 
 
 def extract_paper_placement(model: Any, instance: VCInstance) -> np.ndarray:
-    """Host of every task from a solved ``build_paper_milp`` model (largest ``e``)."""
+    """Host of every task from a solved ``build_paper_milp`` model (largest ``e``).
+
+    For the MILP, ``e`` is binary up to the solver's tolerance, so the largest entry
+    is the host. For the relaxation it picks each task's largest share (ties: the
+    lowest host), which is not in general a valid placement.
+
+    Parameters
+    ----------
+    model : pyomo.environ.ConcreteModel
+        A model from ``build_paper_milp`` whose solution was loaded.
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_tasks,)
+        Host index per task, tasks listed job by job.
+
+    Examples
+    --------
+    >>> from allockit.solver import solve_pyomo
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    >>> m = build_paper_milp(inst)
+    >>> _ = solve_pyomo(m)
+    >>> hosts = extract_paper_placement(m, inst)
+    >>> hosts.shape, sorted(np.bincount(hosts, minlength=2).tolist())   # two jobs share a host
+    ((3,), [1, 2])
+    """
     e = np.array(
         [
             [model.e[t, j].value or 0.0 for j in range(instance.hosts)]

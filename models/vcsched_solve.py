@@ -29,6 +29,23 @@ __all__ = [
 def obviously_infeasible(instance: VCInstance) -> str | None:
     """A one-line proof of infeasibility from memory alone, or None.
 
+    Two necessary conditions: every task fits a host's memory (``mem <= 1``) and the
+    tasks' total memory fits all hosts. The exact solvers check them before building
+    a model, so a trivially infeasible instance is answered at once.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+
+    Returns
+    -------
+    str or None
+        The violated condition as a sentence, or None when neither is violated (which
+        does not prove feasibility).
+
     Examples
     --------
     >>> obviously_infeasible(VCInstance.from_lists(hosts=2, cpu=[0.5], mem=[1.5]))
@@ -184,12 +201,50 @@ def solve_load_milp(
 ) -> VCResult:
     """Solve VCSched exactly with the min-max-load MILP and HiGHS.
 
+    The model is ``build_load_milp`` (tasks counted per host, minimise the largest
+    host load ``L``; the best minimum yield is ``1 / max(1, L)``). A placement that
+    HiGHS's feasibility tolerance let through but that breaks memory on the exact
+    data triggers one re-solve with the memory rows tightened by ``RETRY_MARGIN``.
+    This is the ``"milp"`` method of ``allockit.vcsched.solve``.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+    time_limit : float, optional
+        Seconds (> 0) of solver time (a retry gets what is left, at least 0.01 s); on
+        expiry the incumbent is returned with status ``time_limit`` (or no placement
+        if there is none).
+    threads : int, optional
+        Solver threads (>= 1; default: the solver's choice).
+    rel_gap : float, default DEFAULT_REL_GAP (1e-6)
+        Relative gap under which the solve counts as optimal.
+    symmetry_breaking : bool, default True
+        Add the identical-host symmetry-breaking constraints (see ``build_load_milp``).
+    method : str, default "milp"
+        Method name recorded in the result.
+
+    Returns
+    -------
+    VCResult
+        Status ``optimal`` only when optimality holds on the original data (the
+        placement is re-evaluated exactly and compared with the proven bound);
+        ``feasible``, ``time_limit``, ``infeasible`` (with the reason) or ``error``
+        otherwise. Placement, min and average yield, bound, gap and timings.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
     >>> r = solve_load_milp(inst)
     >>> str(r.status), round(r.min_yield, 6), round(r.bound, 6)
     ('optimal', 0.833333, 0.833333)
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 3.1 (restated as a min-max load in FORMULAS §1).
     """
     import pyomo.environ  # noqa: F401  (import outside the timed build)
 
@@ -222,11 +277,46 @@ def solve_paper_milp(
 ) -> VCResult:
     """Solve VCSched exactly with the paper's (e, alpha, Y) MILP and HiGHS.
 
+    The model is ``build_paper_milp`` (one binary per task and host). It is larger and
+    slower than ``solve_load_milp`` but states the paper's model literally; both must
+    agree. Re-checked and retried with a margin like ``solve_load_milp``. This is the
+    ``"milp-paper"`` method of ``allockit.vcsched.solve``.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+    time_limit : float, optional
+        Seconds (> 0) of solver time (a retry gets what is left, at least 0.01 s); on
+        expiry the incumbent is returned with status ``time_limit`` (or no placement
+        if there is none).
+    threads : int, optional
+        Solver threads (>= 1; default: the solver's choice).
+    rel_gap : float, default DEFAULT_REL_GAP (1e-6)
+        Relative gap under which the solve counts as optimal.
+    method : str, default "milp-paper"
+        Method name recorded in the result.
+
+    Returns
+    -------
+    VCResult
+        Status ``optimal`` only when optimality holds on the original data (the
+        placement is re-evaluated exactly and compared with the proven bound);
+        ``feasible``, ``time_limit``, ``infeasible`` (with the reason) or ``error``
+        otherwise. Placement, min and average yield, bound, gap and timings.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
     >>> round(solve_paper_milp(inst).min_yield, 6)
     0.833333
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 3.1, eqs. 3-11.
     """
     import pyomo.environ  # noqa: F401  (import outside the timed build)
 
@@ -262,6 +352,37 @@ def solve_cpsat_form(
     placement that is feasible on the exact data. If rounding made that placement
     infeasible, the rounded-up model (a restriction) is solved for a truly feasible one;
     optimality is claimed only if it meets the relaxation's bound.
+
+    This is the ``"cpsat"`` method of ``allockit.vcsched.solve``.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+    time_limit : float, optional
+        Seconds (> 0) of solver time (a retry gets what is left, at least 0.01 s); on
+        expiry the incumbent is returned with status ``time_limit`` (or no placement
+        if there is none).
+    threads : int, optional
+        Solver threads (>= 1; default: 1 CP-SAT worker).
+    rel_gap : float, default DEFAULT_REL_GAP (1e-6)
+        Relative gap under which the exact re-check confirms optimality (widened by
+        ``n_tasks / SCALE`` for the integer rounding). It is not passed to CP-SAT,
+        which stops at its own proven optimum or at the time limit.
+    seed : int, default 0
+        CP-SAT's random seed.
+    method : str, default "cpsat"
+        Method name recorded in the result.
+
+    Returns
+    -------
+    VCResult
+        Status ``optimal`` only when optimality holds on the original data (the
+        placement is re-evaluated exactly and compared with the proven bound);
+        ``feasible``, ``time_limit``, ``infeasible`` (with the reason) or ``error``
+        otherwise. Placement, min and average yield, bound, gap and timings.
 
     Examples
     --------
@@ -364,12 +485,40 @@ def solve_lp(
     sum of job yields. The result is fractional: ``task_hosts`` is None and
     ``fraction[t, j]`` is the share of task ``t`` on host ``j``.
 
+    The LP is ``build_paper_milp(instance, relax=True)``, solved with HiGHS via Pyomo.
+    This is the ``"lp"`` method of ``allockit.vcsched.solve``.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
+        per task, tasks per job, as fractions of a host); for an adaptation instance,
+        the previous placement and the migration budget or count.
+    time_limit : float, optional
+        Seconds (> 0) for each of the two phases.
+    threads : int, optional
+        HiGHS threads (>= 1; default: HiGHS's choice).
+    method : str, default "lp"
+        Method name recorded in the result.
+
+    Returns
+    -------
+    VCResult
+        Status ``optimal`` with ``min_yield = bound = Y_LP`` (an upper bound on any
+        placement's minimum yield), the phase-2 job yields and ``fraction``; or the
+        solver's status (``infeasible``, ``time_limit``, ...) and no yields.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
     >>> r = solve_lp(inst)
     >>> str(r.status), round(r.min_yield, 6), round(r.avg_yield, 6)
     ('optimal', 1.0, 1.0)
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 3.1 (the rational relaxation).
     """
     import pyomo.environ as pyo
 
