@@ -27,6 +27,27 @@ def exchange_violations(
     ``y_i < 1`` and ``y_k > floor``. This function lists the pairs (and ``(i, i)`` for a
     job left short on a host with spare CPU).
 
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts and jobs (CPU need per task in (0, 1], as a fraction of a host); every
+        job's tasks must sit on one host (the first task's host is used).
+    task_hosts : numpy.ndarray, shape (n_tasks,)
+        Host index per task.
+    floor : float
+        The minimum yield every job keeps, in [0, 1].
+    yields : numpy.ndarray, shape (n_jobs,)
+        The yields to check, e.g. from ``allockit.evaluation.average_yield_phase``.
+    tol : float, default 1e-9
+        Slack on spare CPU, on ``y < 1``, ``y > floor`` and on comparing CPU needs.
+
+    Returns
+    -------
+    list of tuple (int, int)
+        ``(i, k)``: moving CPU from job ``k`` to the smaller job ``i`` on the same host
+        raises the sum of yields; ``(i, i)``: job ``i`` is below 1 although its host
+        has spare CPU. Empty when the yields are optimal for this placement.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5, 0.75], mem=[0, 0])
@@ -34,6 +55,11 @@ def exchange_violations(
     [(0, 1)]
     >>> exchange_violations(inst, np.array([0, 0]), 0.5, np.array([1.0, 2 / 3]))
     []
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 3.5.
     """
     job_host = np.asarray(task_hosts)[np.r_[0, np.cumsum(instance.tasks)[:-1]]]
     cost = instance.tasks * instance.cpu

@@ -20,6 +20,22 @@ class ClosedFormCertificate:
     the certificate holds). ``upper_bound`` is ``min(1, H / sum_t a_t)``, derived by
     adding the host CPU rows (``sum_tj alpha <= H``) and the yield rows
     (``sum_tj alpha >= Y sum_i t_i a_i``); ``Y <= 1`` follows from ``alpha <= a``.
+
+    Attributes
+    ----------
+    value : float
+        The minimum yield the explicit allocation achieves (``lp_bound``).
+    upper_bound : float
+        ``min(1, H / sum_t a_t)``: no solution of the relaxation does better.
+    violations : tuple of str
+        The constraints the allocation breaks, by name (``"host CPU <= 1"``, ...).
+
+    Examples
+    --------
+    >>> ClosedFormCertificate(value=0.5, upper_bound=0.5, violations=()).holds
+    True
+    >>> ClosedFormCertificate(value=0.5, upper_bound=0.5, violations=("alpha <= e",)).holds
+    False
     """
 
     value: float
@@ -37,12 +53,33 @@ def closed_form_certificate(instance: VCInstance) -> ClosedFormCertificate | Non
 
     Returns None when total memory exceeds the hosts (the relaxation is infeasible).
 
+    The explicit solution spreads every task evenly over the hosts (``e = 1/H``,
+    ``alpha = Y_LP a / H``); checking it against every row and comparing its value
+    with the upper bound proves that ``Y_LP = min(1, H / sum_t a_t)`` is the
+    relaxation's optimum.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts and jobs (CPU need per task in (0, 1], memory per task in [0, 1], as
+        fractions of a host).
+
+    Returns
+    -------
+    ClosedFormCertificate or None
+        ``holds`` is True when the allocation is feasible and meets the bound.
+
     Examples
     --------
     >>> cert = closed_form_certificate(
     ...     VCInstance.from_lists(hosts=2, cpu=[0.9, 0.9, 0.9], mem=[0.5, 0.5, 0.5]))
     >>> cert.holds, round(cert.value, 6)
     (True, 0.740741)
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 3.1 (the rational relaxation).
     """
     allocation = closed_form_allocation(instance)
     if allocation is None:

@@ -15,6 +15,21 @@ __all__ = ["equipartition", "max_stretch", "theorem3_instance", "theorem4_instan
 def equipartition(release: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Completion times under EquiPartition (processor sharing) on one node.
 
+    Simulated exactly from event to event (a release or a completion): between events
+    each of the ``k`` released, unfinished jobs progresses at rate ``1/k``.
+
+    Parameters
+    ----------
+    release : numpy.ndarray, shape (n_jobs,)
+        Release times (seconds, or any time unit).
+    size : numpy.ndarray, shape (n_jobs,)
+        Processing times alone on the node (same unit), > 0.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        Completion time of each job.
+
     Examples
     --------
     >>> equipartition(np.array([0.0, 0.0]), np.array([1.0, 3.0])).tolist()
@@ -42,7 +57,26 @@ def equipartition(release: np.ndarray, size: np.ndarray) -> np.ndarray:
 
 
 def max_stretch(release: np.ndarray, size: np.ndarray, completion: np.ndarray) -> float:
-    """Largest (completion - release) / size."""
+    """Largest (completion - release) / size.
+
+    The (unbounded) maximum stretch of a schedule on one node.
+
+    Parameters
+    ----------
+    release, size, completion : numpy.ndarray, shape (n_jobs,)
+        Release times, processing times (> 0) and completion times, in one time unit.
+
+    Returns
+    -------
+    float
+        The maximum stretch (>= 1 for a valid schedule).
+
+    Examples
+    --------
+    >>> release, size = np.array([0.0, 0.0]), np.array([1.0, 3.0])
+    >>> max_stretch(release, size, equipartition(release, size))
+    2.0
+    """
     return float(np.max((completion - release) / size))
 
 
@@ -52,6 +86,31 @@ def theorem3_instance(n: int, lam: float) -> tuple[np.ndarray, np.ndarray]:
     Under EquiPartition the unit job finishes at time ``n`` (stretch ``n``) while
     shortest-first keeps every stretch below ``1 + 1/(lam - 1)``, so the ratio tends to
     ``n`` as ``lam`` grows: no online non-clairvoyant algorithm is better than ``|J|``.
+
+    Parameters
+    ----------
+    n : int
+        Number of jobs, >= 1.
+    lam : float
+        Ratio of consecutive sizes, > 1.
+
+    Returns
+    -------
+    release, size : numpy.ndarray, shape (n,)
+        Release times (all 0) and sizes ``lam**0 ... lam**(n - 1)``.
+
+    Examples
+    --------
+    >>> release, size = theorem3_instance(3, 10.0)
+    >>> size.tolist(), max_stretch(release, size, equipartition(release, size))
+    ([1.0, 10.0, 100.0], 3.0)
+    >>> round(max_stretch(release, size, np.cumsum(size)), 6)   # shortest first
+    1.11
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Theorem 3.
     """
     return np.zeros(n), lam ** np.arange(n, dtype=float)
 
@@ -62,6 +121,30 @@ def theorem4_instance(n: int) -> tuple[np.ndarray, np.ndarray]:
     Jobs 1 and 2 are released at 0 with size ``n - 1``; job ``i >= 3`` is released when
     job ``i - 1`` would end if run alone, with size ``(n - 1) / (i - 1)``. Under
     EquiPartition every job completes at ``r_n + n``.
+
+    Parameters
+    ----------
+    n : int
+        Number of jobs, >= 2.
+
+    Returns
+    -------
+    release, size : numpy.ndarray, shape (n,)
+        Release times and sizes.
+
+    Examples
+    --------
+    >>> release, size = theorem4_instance(4)
+    >>> release.tolist(), size.tolist()
+    ([0.0, 0.0, 3.0, 4.5], [3.0, 3.0, 1.5, 1.0])
+    >>> done = equipartition(release, size)
+    >>> done.tolist(), max_stretch(release, size, done)
+    ([8.5, 8.5, 8.5, 8.5], 4.0)
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Theorem 4.
     """
     size = np.array([n - 1.0, n - 1.0] + [(n - 1.0) / (i - 1) for i in range(3, n + 1)])
     release = np.zeros(n)

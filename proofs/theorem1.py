@@ -23,7 +23,23 @@ __all__ = ["Piece", "build_schedule", "check_schedule"]
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """Task ``task`` of job ``job`` runs at full speed on ``node`` during [start, end)."""
+    """Task ``task`` of job ``job`` runs at full speed on ``node`` during [start, end).
+
+    "Full speed" is the task's CPU need ``c_j``: a piece of length ``L`` does ``L``
+    units of the task's work ``p_j c_j`` (times in seconds).
+
+    Attributes
+    ----------
+    job, task, node : int
+        Job index, task index within the job, node index.
+    start, end : float
+        Seconds.
+
+    Examples
+    --------
+    >>> Piece(job=0, task=1, node=2, start=0.0, end=5.0)
+    Piece(job=0, task=1, node=2, start=0.0, end=5.0)
+    """
 
     job: int
     task: int
@@ -35,6 +51,27 @@ class Piece:
 def build_schedule(workload: Workload, ends: np.ndarray, alpha: np.ndarray) -> list[Piece]:
     """The proof's schedule for an LP solution (``ends`` of the intervals, ``alpha``).
 
+    In each interval the tasks' work is laid out node after node, wrapping to the next
+    node when one's time line is full (McNaughton's wrap-around rule; see the module
+    docstring).
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs (submit time ``r_j`` and run time ``p_j`` in seconds, ``|T_j|`` tasks of
+        CPU need ``c_j``, a fraction of a node) and the number of nodes.
+    ends : numpy.ndarray, shape (n_intervals + 1,)
+        Sorted interval endpoints in seconds, as returned by
+        ``allockit.models.stretch_bound.stretch_lp_solution``.
+    alpha : numpy.ndarray, shape (n_jobs, n_intervals)
+        Fraction of each job done in each interval.
+
+    Returns
+    -------
+    list of Piece
+        The schedule; valid (see ``check_schedule``) when ``alpha`` solves the
+        Theorem 1 system.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform
@@ -42,6 +79,11 @@ def build_schedule(workload: Workload, ends: np.ndarray, alpha: np.ndarray) -> l
     ...                        cpu=[1.0], mem=[0.1])
     >>> build_schedule(w, np.array([0.0, 50.0]), np.array([[1.0]]))
     [Piece(job=0, task=0, node=0, start=0.0, end=50.0)]
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Theorem 1.
     """
     pieces: list[Piece] = []
     work = workload.runtime * workload.cpu  # per task, over the whole job
@@ -70,6 +112,35 @@ def check_schedule(
     Checks: each task gets exactly ``p_j c_j`` work; nothing before ``r_j`` or after the
     deadline ``r_j + stretch * max(p_j, tau)``; only the platform's nodes are used; a node
     runs one piece at a time; a task never runs on two nodes at once.
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs (submit time ``r_j`` and run time ``p_j`` in seconds, ``|T_j|`` tasks of
+        CPU need ``c_j``, a fraction of a node) and the number of nodes.
+    pieces : list of Piece
+        The schedule to check.
+    stretch : float
+        The maximum bounded stretch it must meet.
+    tau : float, default 10.0
+        Bounded-stretch threshold in seconds (the value of ``allockit.constants.TAU``).
+    tol : float, default 1e-6
+        Tolerance in seconds on windows and overlaps (relative on the work done).
+
+    Returns
+    -------
+    list of str
+        One sentence per violation; empty for a valid schedule.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0], runtime=[50], tasks=[1],
+    ...                        cpu=[1.0], mem=[0.1])
+    >>> check_schedule(w, [Piece(0, 0, 0, 0.0, 50.0)], stretch=1.0)
+    []
+    >>> check_schedule(w, [Piece(0, 0, 1, 10.0, 60.0)], stretch=1.0)
+    ['job 0 runs outside its window', 'node 1 does not exist']
     """
     problems: list[str] = []
     need = workload.runtime * workload.cpu

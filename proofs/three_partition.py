@@ -31,11 +31,34 @@ def reduction_instance(s: Sequence[int], bound: int) -> VCInstance:
     ``m``, every host carries exactly ``B``; ``B/4 < s_i < B/2`` forces three jobs per
     host.
 
+    Parameters
+    ----------
+    s : sequence of int
+        The ``3m`` integers ``s_i``, each with ``B/4 < s_i < B/2``, summing to ``m B``.
+    bound : int
+        The target ``B`` of each group.
+
+    Returns
+    -------
+    VCInstance
+        ``m`` hosts and one single-task job per integer, CPU need ``s_i / B``, memory 0.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``s`` is empty or not of length ``3m``, does not sum to ``m B``, or some
+        ``s_i`` is outside ``(B/4, B/2)``.
+
     Examples
     --------
     >>> inst = reduction_instance([5, 5, 5, 5, 5, 5], 15)
     >>> inst.hosts, inst.cpu.tolist()[:2]
     (2, [0.3333333333333333, 0.3333333333333333])
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 2.4.
     """
     m = _check(s, bound)
     return VCInstance.from_lists(hosts=m, cpu=[x / bound for x in s], mem=[0.0] * len(s))
@@ -43,6 +66,27 @@ def reduction_instance(s: Sequence[int], bound: int) -> VCInstance:
 
 def is_yes_instance(s: Sequence[int], bound: int) -> bool:
     """Decide 3-Partition by enumeration (small instances only).
+
+    Backtracking: the smallest remaining integer is grouped with every pair that
+    completes ``B``; exponential in ``m``.
+
+    Parameters
+    ----------
+    s : sequence of int
+        The ``3m`` integers ``s_i``, each with ``B/4 < s_i < B/2``, summing to ``m B``.
+    bound : int
+        The target ``B`` of each group.
+
+    Returns
+    -------
+    bool
+        True if ``s`` splits into ``m`` triples each summing to ``B``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``s`` is empty or not of length ``3m``, does not sum to ``m B``, or some
+        ``s_i`` is outside ``(B/4, B/2)``.
 
     Examples
     --------
@@ -69,10 +113,27 @@ def is_yes_instance(s: Sequence[int], bound: int) -> bool:
 def enumerate_three_partition(m: int, bound: int) -> Iterator[tuple[int, ...]]:
     """Every multiset of ``3m`` integers in ``(B/4, B/2)`` summing to ``m*B``.
 
+    All valid 3-Partition inputs of that size, for exhaustive tests of the reduction.
+    The number grows fast: keep ``m`` and ``B`` small.
+
+    Parameters
+    ----------
+    m : int
+        Number of triples, >= 1.
+    bound : int
+        The target ``B``.
+
+    Returns
+    -------
+    Iterator[tuple of int]
+        Non-decreasing tuples of ``3m`` integers, in lexicographic order.
+
     Examples
     --------
     >>> sorted(enumerate_three_partition(1, 12))
     [(4, 4, 4)]
+    >>> next(enumerate_three_partition(2, 20))
+    (6, 6, 6, 6, 7, 9)
     """
     lo = bound // 4 + 1
     hi = (bound - 1) // 2 if bound % 2 == 0 else bound // 2
