@@ -270,11 +270,24 @@ class DRFHInstance:
 def google_server_mix() -> np.ndarray:
     """The Google cluster's server classes: rows of (count, cpu, memory), Table I.
 
+    Read from the bundled ``data/google_server_mix.csv``. CPU and memory are
+    normalised to the largest server (1.0), as in the trace.
+
+    Returns
+    -------
+    numpy.ndarray, shape (10, 3)
+        One row per class: number of servers, CPU capacity, memory capacity.
+
     Examples
     --------
     >>> mix = google_server_mix()
     >>> int(mix[:, 0].sum()), mix.shape
     (12583, (10, 3))
+
+    References
+    ----------
+    .. [1] W. Wang, B. Li, B. Liang (2014), Dominant resource fairness in cloud
+       computing systems with heterogeneous servers, INFOCOM, Table I.
     """
     from importlib.resources import files
 
@@ -291,6 +304,33 @@ def google_servers(
     ``n=None`` gives the whole pool (12,583 servers in 10 classes); otherwise ``n`` servers
     are drawn with probabilities proportional to the class counts, and identical servers
     are grouped into classes.
+
+    Parameters
+    ----------
+    n : int, optional
+        Number of servers to draw (>= 1); None for the whole pool.
+    seed : int, numpy.random.Generator or None
+        Randomness of the draw (unused when ``n`` is None).
+
+    Returns
+    -------
+    list of dict
+        ``{"name": "classK", "capacity": [cpu, memory], "count": c}`` for every class
+        drawn at least once (``K`` its row in ``google_server_mix``); capacities
+        normalised to the largest server.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``n < 1``.
+
+    Examples
+    --------
+    >>> google_servers(5, seed=0)
+    [{'name': 'class0', 'capacity': [0.5, 0.5], 'count': 2}, \
+{'name': 'class1', 'capacity': [0.5, 0.25], 'count': 3}]
+    >>> len(google_servers())
+    10
     """
     mix = google_server_mix()
     if n is None:
@@ -321,6 +361,44 @@ def random_users(
     Demands are drawn log-uniformly between ``min_share`` and ``max_share`` of the largest server
     per resource (CPU- and memory-heavy users alike); weights uniformly in ``weights``;
     task counts log-uniformly in ``tasks`` (None: unbounded).
+
+    With the Google mix the largest server is 1.0 in both resources, so a demand is
+    also a fraction of the largest server; the users fit ``google_servers``.
+
+    Parameters
+    ----------
+    n : int
+        Number of users, named ``u0``, ``u1``, ...
+    seed : int, numpy.random.Generator or None
+        Randomness of the draw.
+    max_share, min_share : float, defaults 0.05 and 0.01
+        Range of each resource's demand per task, ``0 < min_share <= max_share``.
+    tasks : tuple (int, int) or None, default (10, 1000)
+        Range of task counts (the upper end is not reached: counts are truncated);
+        None gives every user unbounded tasks.
+    weights : tuple (float, float), default (1.0, 1.0)
+        Range of the weights (all 1 by default).
+
+    Returns
+    -------
+    list of dict
+        ``{"name", "demand": [cpu, memory], "weight", "tasks"}`` per user, the
+        ``users`` list of ``DRFHInstance.from_dict`` (demands rounded to 6 decimals).
+
+    Raises
+    ------
+    InvalidInputError
+        If not ``0 < min_share <= max_share``.
+
+    Examples
+    --------
+    >>> random_users(2, seed=0)
+    [{'name': 'u0', 'demand': [0.027875, 0.015437], 'weight': 1.0, 'tasks': 163}, \
+{'name': 'u1', 'demand': [0.010682, 0.01027], 'weight': 1.0, 'tasks': 287}]
+    >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+    ...     "servers": google_servers(20, seed=1), "users": random_users(3, seed=1)})
+    >>> inst.n_users
+    3
     """
     rng = as_generator(seed)
     if not 0 < min_share <= max_share:

@@ -21,7 +21,28 @@ COVS = (0.25, 0.75)
 
 @dataclass(frozen=True, slots=True)
 class SetSpec:
-    """One of the paper's instance sets: hosts, job counts and instances per spec."""
+    """One of the paper's instance sets: hosts, job counts and instances per spec.
+
+    A set crosses every job count with the 9 memory slacks (0.1 ... 0.9) and the two
+    coefficients of variation (0.25, 0.75) of CPU and of memory, with ``per_spec``
+    random instances per combination.
+
+    Attributes
+    ----------
+    hosts : int
+        Hosts of every instance.
+    jobs : tuple of int
+        Job counts.
+    per_spec : int
+        Instances per (jobs, slack, cov_cpu, cov_mem) combination.
+
+    Examples
+    --------
+    >>> SETS["small"].size, SETS["large"].size
+    (1440, 10800)
+    >>> SetSpec(hosts=2, jobs=(3,), per_spec=1).size
+    36
+    """
 
     hosts: int
     jobs: tuple[int, ...]
@@ -72,10 +93,35 @@ def generate_vcsched(
     Lublin-Feitelson size model (1..``max_tasks``) and ``tasks`` in ``mu`` is the total
     task count, so the slack keeps its meaning (a documented choice).
 
+    Parameters
+    ----------
+    hosts : int
+        Identical hosts (>= 1), each of CPU and memory capacity 1.
+    jobs : int
+        Number of jobs (>= 1), named ``j0``, ``j1``, ...
+    slack : float
+        Memory slack in [0, 1): ``1 - (expected total memory) / hosts``; small slack
+        means memory is tight.
+    cov_cpu, cov_mem : float
+        Coefficients of variation (>= 0) of the CPU needs and of the memory.
+    parallel : bool, default False
+        Draw a task count per job from the Lublin-Feitelson size model; otherwise
+        every job has one task.
+    max_tasks : int, default 64
+        Largest task count of a parallel job.
+    seed : int, numpy.random.Generator or None
+        Randomness of the draw.
+
+    Returns
+    -------
+    VCInstance
+        CPU need and memory per task in (0, 1], as fractions of a host.
+
     Raises
     ------
     InvalidInputError
-        For hosts or jobs < 1, slack outside [0, 1), or a negative cov.
+        For hosts or jobs < 1, slack outside [0, 1), or a negative cov (or if 10,000
+        rounds of resampling leave values outside (0, 1]).
 
     Examples
     --------
@@ -83,6 +129,11 @@ def generate_vcsched(
     >>> b = generate_vcsched(hosts=4, jobs=8, slack=0.5, cov_cpu=0.25, cov_mem=0.25, seed=7)
     >>> a == b, a.n_jobs, bool((a.cpu > 0).all() and (a.cpu <= 1).all())
     (True, 8, True)
+
+    References
+    ----------
+    .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
+       virtual clusters, Sec. 4.1.
     """
     if hosts < 1:
         raise InvalidInputError(f"hosts must be >= 1; got {hosts}")
@@ -108,6 +159,25 @@ def iter_vcsched_set(
 
     Each instance has its own seed derived from ``seed`` and its position, so any single
     instance can be regenerated alone. Stems read ``h4-j6-s0.1-cc0.25-cm0.25-r0``.
+
+    Parameters
+    ----------
+    name : {"small", "large"}
+        The set (see ``SETS``): 1,440 instances on 4 hosts or 10,800 on 64 hosts.
+    seed : int, default 0
+        Base seed; instance ``k`` uses ``numpy.random.default_rng([seed, k])``.
+    parallel : bool, default False
+        Parallel jobs (Lublin-Feitelson task counts), see ``generate_vcsched``.
+
+    Returns
+    -------
+    Iterator[tuple[str, VCInstance]]
+        Stems (hosts, jobs, slack, the two covs, replicate) and instances, lazily.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown set name (on the first ``next``, as this is a generator).
 
     Examples
     --------

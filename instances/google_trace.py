@@ -44,6 +44,30 @@ def users_from_task_events(paths: Iterable[str | Path], *, min_tasks: int = 1) -
     Tasks without a positive request are skipped; users with fewer than ``min_tasks``
     tasks are dropped. Malformed rows raise ``InvalidInputError`` with the row number.
 
+    A user with no task that both started and finished in the files gets a run time
+    of 300 s; run times are at least 1 s. The resulting users feed the dynamic DRFH
+    simulation (``allockit.simulation.drfh_dynamic``).
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        ``task_events`` CSV files (plain or ``.gz``), read in order as one stream.
+    min_tasks : int, default 1
+        Users with fewer submitted tasks (with positive requests) are dropped.
+
+    Returns
+    -------
+    list of UserArrival
+        Sorted by user name: name, first submission time (s), median (CPU, memory)
+        request per task (fractions of the largest machine), number of tasks, median
+        task run time (s).
+
+    Raises
+    ------
+    InvalidInputError
+        If a file cannot be read, or a row has fewer than 11 columns, a bad timestamp
+        or event type, or a bad request (the row number counts across all files).
+
     Examples
     --------
     >>> import tempfile, os

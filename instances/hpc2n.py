@@ -24,6 +24,21 @@ def hpc2n_workload(trace: SWFTrace, *, nodes: int = 120) -> Workload:
     runs ``procs`` tasks of CPU need 0.5 (one core). Memory is capped at one node. Jobs
     without a positive run time or processor count are dropped.
 
+    Parameters
+    ----------
+    trace : SWFTrace
+        The HPC2N trace as read by ``allockit.instances.swf.read_swf``. The allocated
+        processors (field 5) are used, or the requested ones (field 8) when missing.
+    nodes : int, default 120
+        Number of nodes of the platform (the HPC2N cluster had 120).
+
+    Returns
+    -------
+    Workload
+        Submit and run times in seconds, tasks, CPU need per task (0.5 or 1 of a
+        node) and memory per task (fraction of a node's 2 GB), on ``nodes`` dual-core
+        nodes.
+
     Examples
     --------
     >>> from allockit.instances.swf import read_swf
@@ -32,6 +47,11 @@ def hpc2n_workload(trace: SWFTrace, *, nodes: int = 120) -> Workload:
     >>> w = hpc2n_workload(t)
     >>> w.tasks.tolist(), w.cpu.tolist(), [round(m, 4) for m in w.mem.tolist()]
     ([2, 3], [1.0, 0.5], [0.2, 0.1])
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Sec. 5.3.1.
     """
     run = trace.column("run")
     procs = trace.column("procs")
@@ -54,6 +74,27 @@ def split_weeks(workload: Workload, *, length: float = WEEK) -> list[Workload]:
     Segment ``k`` holds the jobs submitted in ``[t0 + k*length, t0 + (k+1)*length)``
     (``t0`` the first submission), with times shifted so the segment starts at 0. Empty
     segments are dropped.
+
+    Because empty segments are dropped, an index into the returned list is the
+    segment number only if no earlier segment was empty. The DFRS experiments use
+    one-week segments of the HPC2N trace (``length=WEEK``).
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs sorted by submit time (seconds), as workloads are.
+    length : float, default WEEK (604,800 s)
+        Length of a segment in seconds, > 0.
+
+    Returns
+    -------
+    list of Workload
+        The non-empty segments, in time order; empty for an empty workload.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``length`` is not > 0.
 
     Examples
     --------

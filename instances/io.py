@@ -24,10 +24,26 @@ _PROBLEMS = {"vcsched": VCInstance}
 def instance_from_json(text: str) -> VCInstance:
     """Parse one instance from JSON text, dispatching on its ``problem`` field.
 
+    Only ``"vcsched"`` is dispatched here (DRFH files, ``"problem": "drfh"``, are read
+    with ``read_drfh_instance``).
+
+    Parameters
+    ----------
+    text : str
+        A JSON object as written by ``instance_to_json``: ``{"problem": "vcsched",
+        "hosts": H, "jobs": [{"name", "cpu", "mem", "tasks", "previous"}, ...],
+        "migration_budget": ...}``.
+
+    Returns
+    -------
+    VCInstance
+        The validated instance.
+
     Raises
     ------
     InvalidInputError
-        On malformed JSON (with line and column) or an invalid instance.
+        On malformed JSON (with line and column), a value that is not an object, an
+        unknown ``problem``, or an invalid instance (the message names the field).
 
     Examples
     --------
@@ -53,6 +69,18 @@ def instance_from_json(text: str) -> VCInstance:
 def read_json(path: str | Path, what: str = "input") -> Any:
     """The JSON value in file ``path``; unreadable files and bad JSON name the file.
 
+    Parameters
+    ----------
+    path : str or Path
+        A UTF-8 JSON file.
+    what : str, default "input"
+        What the file holds, for the error message (``"instance"``, ``"sweep"``, ...).
+
+    Returns
+    -------
+    Any
+        The parsed JSON value (dict, list, str, number, bool or None).
+
     Raises
     ------
     InvalidInputError
@@ -60,6 +88,13 @@ def read_json(path: str | Path, what: str = "input") -> Any:
 
     Examples
     --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "drfh.json")
+    >>> _ = path.write_text('{"resources": ["cpu", "mem"], '
+    ...     '"servers": [{"capacity": [1, 1], "count": 2}], '
+    ...     '"users": [{"name": "a", "demand": [0.2, 0.1]}]}')
+    >>> read_json(path)["resources"]
+    ['cpu', 'mem']
     >>> read_json("/nonexistent.json", "instance")
     Traceback (most recent call last):
     ...
@@ -81,10 +116,35 @@ def read_json(path: str | Path, what: str = "input") -> Any:
 def read_drfh_instance(path: str | Path) -> Any:
     """Read a DRFH instance (``DRFHInstance``) from a JSON file.
 
+    The file is ``DRFHInstance.to_dict()``'s JSON: ``resources``, ``servers`` (capacity
+    per resource, optional ``name`` and ``count``) and ``users`` (``demand`` per task,
+    optional ``name``, ``weight`` and ``tasks``); ``problem`` is optional.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+
+    Returns
+    -------
+    DRFHInstance
+        The validated instance.
+
     Raises
     ------
     InvalidInputError
         If the file cannot be read or holds an invalid instance.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "drfh.json")
+    >>> _ = path.write_text('{"resources": ["cpu", "mem"], '
+    ...     '"servers": [{"capacity": [1, 1], "count": 2}], '
+    ...     '"users": [{"name": "a", "demand": [0.2, 0.1]}]}')
+    >>> inst = read_drfh_instance(path)
+    >>> inst.user_names, inst.count.tolist()
+    (('a',), [2])
     """
     from allockit.instances.drfh import DRFHInstance
 
@@ -94,10 +154,30 @@ def read_drfh_instance(path: str | Path) -> Any:
 def read_instance(path: str | Path) -> VCInstance:
     """Read one instance from a JSON file.
 
+    Parameters
+    ----------
+    path : str or Path
+        A UTF-8 JSON file in ``instance_to_json``'s format (a VCSched instance).
+
+    Returns
+    -------
+    VCInstance
+        The validated instance.
+
     Raises
     ------
     InvalidInputError
         If the file cannot be read or holds an invalid instance; the message names it.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "bad.json")
+    >>> _ = path.write_text('{"problem": "vcsched", "hosts": 0, "jobs": []}')
+    >>> read_instance(path)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: bad.json: VCInstance.hosts must be >= 1; got 0
     """
     path = Path(path)
     try:
@@ -113,6 +193,16 @@ def read_instance(path: str | Path) -> VCInstance:
 def instance_to_json(instance: VCInstance) -> str:
     """JSON text of an instance (round-trips through ``instance_from_json``).
 
+    Parameters
+    ----------
+    instance : VCInstance
+        The instance to serialise.
+
+    Returns
+    -------
+    str
+        ``instance.to_dict()`` as JSON, indented by one space.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5], mem=[0.25])
@@ -123,5 +213,24 @@ def instance_to_json(instance: VCInstance) -> str:
 
 
 def write_instance(instance: VCInstance, path: str | Path) -> None:
-    """Write an instance as JSON."""
+    """Write an instance as JSON.
+
+    The file (UTF-8, overwritten) holds ``instance_to_json(instance)`` and a newline.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        The instance to write.
+    path : str or Path
+        The file to write; its directory must exist.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "inst.json")
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.25], mem=[0.25, 0.5])
+    >>> write_instance(inst, path)
+    >>> read_instance(path) == inst
+    True
+    """
     Path(path).write_text(instance_to_json(instance) + "\n", encoding="utf-8")

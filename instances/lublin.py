@@ -36,7 +36,36 @@ CYCLIC_DAY_START = 11
 
 @dataclass(frozen=True, slots=True)
 class JobTypeParams:
-    """One parameter set of the model (sizes, runtimes, arrivals)."""
+    """One parameter set of the model (sizes, runtimes, arrivals).
+
+    The names are the reference program's (``m_lublin99.c``), lower-cased; the values
+    of the three sets are ``BATCH``, ``INTERACTIVE`` and ``TYPELESS``
+    (``LUBLIN_TSAFRIR_MODELS.md`` §1). Gammas have shape ``a`` and *scale* ``b``.
+
+    Attributes
+    ----------
+    serial_prob, pow2_prob : float
+        Probability of a one-node job, and of a power-of-two parallel job.
+    ulow, umed, uhi, uprob : float
+        ``log2`` of a parallel job's size is ``U(ulow, umed)`` with probability
+        ``uprob``, else ``U(umed, uhi)``.
+    a1, b1, a2, b2 : float
+        The two gammas of ``ln(runtime in s)`` (a hyper-gamma).
+    pa, pb : float
+        Probability of the first runtime gamma: ``pa * size + pb``, clipped to [0, 1].
+    aarr, barr : float
+        Gamma of ``ln(inter-arrival time in s)`` at rush hours (shape used:
+        ``aarr * arar``).
+    anum, bnum : float
+        Gamma whose CDF gives the daily cycle of arrivals (``daily_cycle_weights``).
+    arar : float
+        The "arrive-rush-all ratio" multiplying ``aarr``.
+
+    Examples
+    --------
+    >>> BATCH.serial_prob, INTERACTIVE.uhi, TYPELESS.aarr * TYPELESS.arar
+    (0.2927, 5.5, 10.46048...)
+    """
 
     serial_prob: float
     pow2_prob: float
@@ -123,6 +152,39 @@ class LublinModel:
     ``nodes`` sets the largest job (``uhi = log2(nodes)``, ``umed = uhi - 2.5`` as the
     reference code advises, applied to every parameter set). ``start_hour`` is the hour
     of day of time 0.
+
+    ``params()`` returns the (interactive, batch) sets in use: with ``two_types`` the
+    interactive and batch sets, otherwise the typeless set twice. With
+    ``adapt_sizes`` the size range follows ``nodes``: ``uhi = log2(nodes)`` and
+    ``umed = max(ulow, uhi - 2.5)`` for the batch and typeless sets (unchanged at 128
+    nodes, their reference size), while the interactive set keeps its own smaller
+    ``uhi`` (5.5) when that is below ``log2(nodes)``.
+
+    Attributes
+    ----------
+    nodes : int, default 128
+        Nodes of the machine (>= 1); no job is larger.
+    two_types : bool, default True
+        Interactive and batch jobs with their own parameters, or one typeless set.
+    batch, interactive, typeless : JobTypeParams
+        The parameter sets (defaults ``BATCH``, ``INTERACTIVE``, ``TYPELESS``).
+    start_hour : int, default 0
+        Hour of day of time 0, in [0, 24).
+    adapt_sizes : bool, default True
+        Adapt the size range to ``nodes`` as described above.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``nodes < 1`` or ``start_hour`` is outside [0, 24).
+
+    Examples
+    --------
+    >>> interactive, batch = LublinModel(nodes=64).params()
+    >>> batch.uhi, batch.umed, interactive.uhi, interactive.umed
+    (6.0, 3.5, 5.5, 3.0)
+    >>> LublinModel().params()[1] is BATCH
+    True
     """
 
     nodes: int = 128
@@ -194,11 +256,31 @@ def _gamma_p(a: float, x: float) -> float:
 def daily_cycle_weights(params: JobTypeParams) -> np.ndarray:
     """Arrival-rate weight of each half-hour bucket of the day (mean 1).
 
+    Bucket ``b`` is the half hour starting ``b * 1800`` s after midnight; its weight is
+    the mass of the gamma(``anum``, ``bnum``) distribution on a unit interval around a
+    bucket index that starts at 11 and wraps round (``LUBLIN_TSAFRIR_MODELS.md`` §2.1).
+    Arrivals are a renewal process in time warped by these weights.
+
+    Parameters
+    ----------
+    params : JobTypeParams
+        Uses ``anum`` and ``bnum``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (48,)
+        Relative arrival rate per bucket, mean 1.
+
     Examples
     --------
     >>> w = daily_cycle_weights(BATCH)
     >>> int(np.argmax(w)), int(np.argmin(w)), round(float(w.mean()), 6)
     (26, 9, 1.0)
+
+    References
+    ----------
+    .. [1] U. Lublin, D. G. Feitelson (2003), The workload on parallel supercomputers:
+       modeling the characteristics of rigid jobs, JPDC 63(11).
     """
     weights = np.zeros(BUCKETS)
     for i in range(CYCLIC_DAY_START, CYCLIC_DAY_START + BUCKETS):
@@ -270,11 +352,44 @@ def generate_lublin(
     Returns a dict of arrays ``submit``, ``size``, ``runtime``, ``type`` (0 interactive,
     1 batch; all 0 in typeless mode), in submission order.
 
+    Sizes follow the two-stage log-uniform model, runtimes the size-correlated
+    hyper-gamma (capped at ``exp(12)`` s) and arrivals the daily-cycle renewal
+    process of each job type; submit times are whole seconds from the first stream's
+    clock at 0 (the first job is not at time 0).
+
+    Parameters
+    ----------
+    n_jobs : int
+        Number of jobs, >= 0.
+    model : LublinModel, optional
+        Configuration (default ``LublinModel()``: 128 nodes, two job types).
+    seed : int, numpy.random.Generator or None
+        Randomness of the draw.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``submit`` (s, non-decreasing), ``size`` (nodes, int, in [1, nodes]),
+        ``runtime`` (whole seconds >= 1) and ``type`` (int).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``n_jobs < 0``.
+
     Examples
     --------
     >>> jobs = generate_lublin(500, seed=1)
     >>> len(jobs["submit"]), bool((np.diff(jobs["submit"]) >= 0).all())
     (500, True)
+    >>> {k: v.tolist() for k, v in generate_lublin(3, seed=1).items()}
+    {'submit': [192.0, 665.0, 742.0], 'size': [4, 4, 128], 'runtime': [10.0, 39.0, 19851.0], \
+'type': [0, 1, 1]}
+
+    References
+    ----------
+    .. [1] U. Lublin, D. G. Feitelson (2003), The workload on parallel supercomputers:
+       modeling the characteristics of rigid jobs, JPDC 63(11).
     """
     if n_jobs < 0:
         raise InvalidInputError(f"n_jobs must be >= 0; got {n_jobs}")
@@ -318,11 +433,45 @@ def dfrs_synthetic(
     55 % of the jobs, else ``10 x`` % with ``x`` uniform in {2, ..., 10}. With ``load``
     the inter-arrival times are scaled to that offered load.
 
+    Each Lublin job of size ``k`` becomes a job of ``k`` tasks (one per node it asked
+    for); submit times are shifted so that the first job arrives at 0.
+
+    Parameters
+    ----------
+    n_jobs : int, default 1000
+        Number of jobs, >= 1.
+    nodes : int, default 128
+        Quad-core nodes of the platform (the DFRS paper used 128).
+    load : float, optional
+        Target offered load (> 0; ``Workload.offered_load``); None keeps the model's
+        arrival times.
+    seed : int, numpy.random.Generator or None
+        Randomness of the jobs and of the memory draws.
+    model : LublinModel, optional
+        Job model (default ``LublinModel(nodes=nodes)``).
+
+    Returns
+    -------
+    Workload
+        Submit and run times in seconds, tasks, CPU need (0.25 or 1 of a node) and
+        memory (fraction of a node) per task; ``queue`` holds the Lublin job type.
+
+    Raises
+    ------
+    InvalidInputError
+        For a bad model or load (raised by ``LublinModel``, ``generate_lublin`` or
+        ``Workload.with_load``).
+
     Examples
     --------
     >>> w = dfrs_synthetic(300, nodes=64, load=0.5, seed=2)
     >>> w.n_jobs, round(w.offered_load(), 6), sorted(set(w.cpu.tolist()))
     (300, 0.5, [0.25, 1.0])
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Sec. 5.3.2.
     """
     rng = as_generator(seed)
     model = model or LublinModel(nodes=nodes)

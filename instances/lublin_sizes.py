@@ -19,6 +19,33 @@ class SizeModel:
     ``uhi`` is log2 of the largest size; the reference code's guidance
     ``umed = uhi - 2.5`` is the default. For VCSched's parallel jobs (1..64 tasks,
     Stillwell et al. 2009 Sec. 5.2) ``uhi = 6``.
+
+    Attributes
+    ----------
+    serial_prob : float, default 0.244
+        Probability of a serial job (size 1), in [0, 1].
+    pow2_prob : float, default 0.576
+        Probability of a power-of-two job, in [0, 1]; ``serial_prob + pow2_prob <= 1``.
+    ulow, umed, uhi : float, defaults 0.8, 3.5, 6.0
+        ``log2`` of sizes: ``par`` is ``U(ulow, umed)`` or ``U(umed, uhi)``;
+        ``ulow <= umed <= uhi``.
+    uprob : float, default 0.86
+        Probability of the lower range ``U(ulow, umed)``, in [0, 1].
+
+    Raises
+    ------
+    InvalidInputError
+        If ``ulow <= umed <= uhi`` fails, a probability is outside [0, 1], or
+        ``serial_prob + pow2_prob > 1``.
+
+    Examples
+    --------
+    >>> SizeModel(uhi=3.0, umed=2.0).uprob
+    0.86
+    >>> SizeModel(umed=7.0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: SizeModel needs ulow <= umed <= uhi; got 0.8, 7.0, 6.0
     """
 
     serial_prob: float = 0.244
@@ -55,11 +82,42 @@ def sample_sizes(
     probability ``pow2_prob`` (same uniform draw as the serial test) round ``par`` to
     an integer (a power-of-two job); the size is ``floor(2**par + 0.5)``.
 
+    Sizes above ``max_size`` are clipped to it. Used for the task counts of VCSched's
+    parallel jobs (``allockit.instances.generators.generate_vcsched``).
+
+    Parameters
+    ----------
+    n : int
+        Number of sizes, >= 0.
+    model : SizeModel, optional
+        The parameters (default ``SizeModel()``: the typeless set with ``uhi = 6``).
+    max_size : int, default 64
+        Largest size.
+    seed : int, numpy.random.Generator or None
+        Randomness of the draw.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Sizes in ``[1, max_size]``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``n < 0``.
+
     Examples
     --------
     >>> sizes = sample_sizes(2000, seed=1)
     >>> int(sizes.min()), int(sizes.max()) <= 64, 0.2 < float((sizes == 1).mean()) < 0.3
     (1, True, True)
+    >>> sample_sizes(8, seed=1).tolist()
+    [2, 4, 1, 3, 8, 4, 4, 8]
+
+    References
+    ----------
+    .. [1] U. Lublin, D. G. Feitelson (2003), The workload on parallel supercomputers:
+       modeling the characteristics of rigid jobs, JPDC 63(11).
     """
     if n < 0:
         raise InvalidInputError(f"n must be >= 0; got {n}")
