@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from allockit.cli import dfrs, drfh, runner, simulate, vcsched, workloads
+from allockit.cli import dfrs, drfh, measy, runner, simulate, vcsched, workloads
 from allockit.cli.common import EXIT_DEPENDENCY, EXIT_INVALID
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.version import __version__
@@ -21,7 +21,7 @@ from allockit.version import __version__
 __all__ = ["build_parser", "main"]
 
 #: The subcommand modules, in the order of ``allockit --help``.
-FAMILIES = (vcsched, runner, workloads, dfrs, simulate, drfh)
+FAMILIES = (vcsched, runner, workloads, dfrs, simulate, drfh, measy)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,230 @@
+"""MEASY subcommand: ``measy-experiment`` (Figs 6-14 of the MEASY paper, real traces)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from allockit.cli.common import (
+    EXIT_OK,
+    EXIT_TASKS_FAILED,
+    number_list,
+    positive_int,
+    print_json,
+    seed_int,
+)
+from allockit.constants import RUNNER_BACKENDS
+
+__all__ = ["register"]
+
+_FIGURES = ("fig6", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "fig14")
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    """``allockit measy-experiment FIGURE``: run the figure's tasks, aggregate, print.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        0 when every task completed, 3 when some failed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from allockit.cli import build_parser
+    >>> d = tempfile.mkdtemp()
+    >>> args = build_parser().parse_args(["measy-experiment", "fig8", "--model", "lublin",
+    ...     "--jobs", "30", "--processors", "16", "--loads", "0.8", "--backend", "serial",
+    ...     "--store", os.path.join(d, "s.db")])
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     code = cmd_experiment(args)
+    >>> code
+    0
+    """
+    from allockit.experiments.measy import (
+        FIGURES,
+        aggregate,
+        experiment_tasks,
+        measy_sets,
+        paper_claims,
+        to_markdown,
+    )
+    from allockit.runner import read_rows, run_sweep
+
+    figures = [*_FIGURES, "traces"] if args.figure == "all" else [args.figure]
+    sets = measy_sets(
+        quick=args.quick,
+        jobs=args.jobs,
+        loads=None if args.loads is None else number_list("--loads", args.loads),
+        costs=None if args.costs is None else number_list("--costs", args.costs),
+        processors=args.processors,
+        seed=args.seed,
+        model=args.model,
+        traces=args.traces,
+        trace_jobs=args.trace_jobs,
+    )
+    if args.figure == "all" and not sets.traces:
+        figures.remove("traces")
+    per_figure = {figure: experiment_tasks(figure, sets) for figure in figures}
+    tasks = [task for figure in figures for task in per_figure[figure]]
+    summary = run_sweep(
+        tasks,
+        args.store,
+        backend=args.backend,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        sweep=f"measy-{args.figure}",
+        progress=args.progress,
+    )
+    rows = read_rows(args.store)
+    tables = [aggregate(figure, rows, per_figure[figure]) for figure in figures]
+    out: dict[str, Any] = {
+        "experiment": args.figure,
+        "sweep": summary.to_dict(),
+        "models": list(sets.models),
+        "tables": tables,
+    }
+    if {"fig6", "fig7"} & set(figures):
+        out["improvement_over_easy"] = paper_claims(tables)
+    if args.markdown:
+        text = "\n".join(to_markdown(table) for table in tables)
+        Path(args.markdown).write_text(text, encoding="utf-8")
+        out["markdown"] = args.markdown
+    if args.plot:
+        from allockit.experiments.plots_measy import plot_measy_figure
+
+        if len(tables) == 1:
+            out["plots"] = [str(plot_measy_figure(tables[0], args.plot))]
+        else:  # several figures: --plot names a folder
+            folder = Path(args.plot)
+            out["plots"] = [
+                str(plot_measy_figure(t, folder / f"{t['figure']}.png")) for t in tables
+            ]
+    out["titles"] = {figure: FIGURES[figure]["title"] for figure in figures}
+    print_json(out)
+    return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``measy-experiment`` to the top-level parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level parser's subcommands.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> register(p.add_subparsers())
+    >>> p.parse_args(["measy-experiment", "fig6", "--quick"]).quick
+    True
+    """
+    p = sub.add_parser(
+        "measy-experiment",
+        help="reproduce Figs 6-14 of the MEASY paper (two-tier VM scheduling), or run the "
+        "same comparison on the real traces",
+    )
+    p.add_argument(
+        "figure",
+        choices=[*_FIGURES, "traces", "all"],
+        help="fig6/fig7 response time and slowdown vs load (FWload/JWload), fig8 "
+        "migrations, fig9/fig10 no CPU information, fig11/fig12 100 %% CPU usage, "
+        "fig13/fig14 migration cost, traces the real traces, all of them",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="10,000 FWload and 5,000 JWload jobs, loads 0.6 and 0.9, 5 costs, 5,000 jobs "
+        "per trace (minutes on 2 cores)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=None,
+        help="jobs of each synthetic workload, >= 1 (default: the paper's 200,000 FWload "
+        "and 100,000 JWload)",
+    )
+    p.add_argument(
+        "--loads",
+        default=None,
+        help="comma-separated offered loads, > 0 (default: 0.5,0.6,0.7,0.8,0.9; quick: 0.6,0.9)",
+    )
+    p.add_argument(
+        "--costs",
+        default=None,
+        help="comma-separated migration costs of fig13/fig14 in seconds, >= 0 "
+        "(default: 0,20,60,120,240,480,900,1200,1500,1800,2400)",
+    )
+    p.add_argument(
+        "--processors",
+        type=positive_int,
+        default=None,
+        help="processors of the synthetic runs, >= 1 (default: 320)",
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_int,
+        default=None,
+        help="workload and simulation seed, 0..2^63-1 (default: 0)",
+    )
+    p.add_argument(
+        "--model",
+        choices=["paper", "lublin"],
+        default=None,
+        help="paper: FWload (Feitelson 1996) and JWload (Jann 1997); lublin: the "
+        "Lublin-Feitelson model with the paper's rules for both, a stand-in (default: paper)",
+    )
+    p.add_argument(
+        "--traces",
+        default=None,
+        metavar="DIR",
+        help="folder of the real SWF traces (default: $ALLOCKIT_TRACES, else "
+        "../shared/data/traces)",
+    )
+    p.add_argument(
+        "--trace-jobs",
+        type=positive_int,
+        default=None,
+        help="first jobs of each real trace, >= 1 (default: all, 50,000 for LLNL-Thunder "
+        "and 20,000 for CEA-Curie; quick: 5,000)",
+    )
+    p.add_argument(
+        "--store",
+        default="measy-experiments.db",
+        help="results store, resumable (default: measy-experiments.db)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=list(RUNNER_BACKENDS),
+        default="local",
+        help="where tasks run (default: local)",
+    )
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="local worker processes, >= 1 (default: one per core)",
+    )
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="tables beside the paper's")
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="PNG",
+        help="the figure as PNG (a folder of figN.png for 'all')",
+    )
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        default=None,
+        help="force the progress bar (default: when stderr is a terminal)",
+    )
+    p.set_defaults(func=cmd_experiment)
