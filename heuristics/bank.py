@@ -305,6 +305,7 @@ def bank_round(
     policy: BankPolicy | None = None,
     balance: Any = None,
     weights: Any = None,
+    needy: Any = None,
 ) -> BankRound:
     """One round of the bank algorithm on arrays (the six steps of the module docstring).
 
@@ -322,6 +323,10 @@ def bank_round(
         Balances carried from the last round (zero by default).
     weights : array (N,), optional
         Nodes each row stands for (1 by default).
+    needy : array (N, S) of bool, optional
+        Step 2's needy marks, when the caller knows better than ``u >= r - needy_tol``
+        (a manager of managers: a class is needy in a child group when it is needy on
+        one of the group's nodes; ``allockit.simulation.cluster``).
 
     Returns
     -------
@@ -371,7 +376,12 @@ def bank_round(
     # step 1: deposit allocated-but-unused tickets
     deposited_unused = w @ np.maximum(r - u, 0.0)
     # step 2: initial values
-    needy = u >= r - policy.needy_tol
+    if needy is None:
+        needy = u >= r - policy.needy_tol
+    else:
+        needy = np.asarray(needy, dtype=bool)
+        if needy.shape != r.shape:
+            raise InvalidInputError(f"needy must have shape {r.shape}; got {needy.shape}")
     R = np.clip(np.where(needy, u + policy.c, u - policy.c), 0.0, float(TICKETS))
     has_needy = needy.any(axis=0)
     # step 3: take from the over-allocated, give to the needy under-allocated

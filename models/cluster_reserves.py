@@ -160,8 +160,12 @@ class CRProblem:
         floor: float = 1.0,
         k_cap: float = K_CAP,
         k_gain: float = K_GAIN,
+        idle: Any = None,
     ) -> CRProblem:
         """Prepare a round from ``r`` (N, S), ``u`` (N, S) and ``D`` (S,) in percent.
+
+        ``idle`` (N, S) overrides the marks ``r > u`` (a manager of managers: a class is
+        idle in a child group unless it is short of tickets on one of its nodes).
 
         Raises
         ------
@@ -188,7 +192,12 @@ class CRProblem:
                 f"floor must be >= 0 with S * floor <= 100; got {floor!r} for S={s}"
             )
         floor = float(floor)
-        idle = r > u
+        if idle is None:
+            idle = r > u
+        else:
+            idle = np.array(idle, dtype=bool)
+            if idle.shape != r.shape:
+                raise InvalidInputError(f"idle must have shape {r.shape}; got {idle.shape}")
         lower = np.full((n, s), floor)
         upper = np.where(idle, np.maximum(u, floor), CAPACITY)
         anchor = u + adjustment(u, d, cap=k_cap, gain=k_gain)
@@ -515,6 +524,7 @@ def solve_cluster_reserves(
     step3: bool = True,
     time_limit: float | None = None,
     threads: int | None = None,
+    idle: Any = None,
 ) -> CRSolution:
     """Run steps 1-3 on arrays (the simulator's entry point; no instance checks).
 
@@ -536,6 +546,9 @@ def solve_cluster_reserves(
         Seconds for both steps together.
     threads : int, optional
         HiGHS threads (``"highspy"``, ``"pyomo"``).
+    idle : array (N, S) of bool, optional
+        Overrides the marks ``r > u`` that cap a class at its usage (step 1) and let
+        step 3 give to it (``CRProblem.from_arrays``).
 
     Returns
     -------
@@ -556,7 +569,9 @@ def solve_cluster_reserves(
     if backend not in BACKENDS:
         raise InvalidInputError(f"backend must be one of {list(BACKENDS)}; got {backend!r}")
     t0 = time.perf_counter()
-    problem = CRProblem.from_arrays(allocation, usage, targets, weights=weights, floor=floor)
+    problem = CRProblem.from_arrays(
+        allocation, usage, targets, weights=weights, floor=floor, idle=idle
+    )
     build = time.perf_counter() - t0
     previous = np.asarray(allocation, dtype=float)
     if backend == "pyomo":
