@@ -16,6 +16,12 @@ memory alone (yield 0); when even that fails the lowest-priority job is dropped 
 search restarts (job sets whose total memory exceeds the cluster are skipped without
 packing: they would fail anyway); jobs protected by ``minft``/``minvt`` keep their nodes
 if they keep running (they are pre-placed and the others are packed around them).
+
+Beyond the paper, ``hold`` (seconds, off by default) keeps a job that was started,
+resumed or migrated less than ``hold`` seconds ago running on its nodes through every
+MCB8 remap: such jobs are packed first and pre-placed. It stops the thrashing of
+periodic MCB8 under overload (a resumed job paying the penalty and then paused at the
+next period), see ``benchmarks/dfrs_thrashing.py``.
 """
 
 from __future__ import annotations
@@ -166,22 +172,44 @@ class Mcb8Policy:
     ([0, 1, 2], [2.0, 1.0], 3)
     """
 
-    def __init__(self, *, minft: float | None = None, minvt: float | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        minft: float | None = None,
+        minvt: float | None = None,
+        hold: float | None = None,
+    ) -> None:
         self.minft = minft
         self.minvt = minvt
+        self.hold = hold
         self.calls: list[tuple[int, float]] = []
 
     def protected(self, state: DfrsState, j: int, now: float) -> bool:
         """``minft``/``minvt``: a young running job keeps its nodes if it keeps running."""
         if self.minvt is not None and state.vt[j] < self.minvt:
             return True
+        if self.held(state, j, now):
+            return True
         return self.minft is not None and now - state.submit_time[j] < self.minft
 
+    def held(self, state: DfrsState, j: int, now: float) -> bool:
+        """``hold``: a job started, resumed or moved less than ``hold`` s ago stays put."""
+        return self.hold is not None and now - state.last_move[j] < self.hold
+
     def remap(self, state: DfrsState, now: float) -> None:
-        """Pack every job by priority, dropping the lowest until it fits; apply it."""
+        """Pack every job by priority, dropping the lowest until it fits; apply it.
+
+        With ``hold``, the running jobs within their hold come first (by priority) and
+        keep their nodes: they are neither paused nor moved.
+        """
         jobs = state.by_priority(state.running | state.waiting, now)
         if not jobs:
             return
+        if self.hold is not None:
+            held = [j for j in jobs if j in state.running and self.held(state, j, now)]
+            if held:
+                rest = set(held)
+                jobs = held + [j for j in jobs if j not in rest]
         began = time.perf_counter()
         pinned = {j for j in state.running if self.protected(state, j, now)}
         keep = jobs[: memory_prefix(state, jobs)]
@@ -259,9 +287,14 @@ class Mcb8StretchPolicy(Mcb8Policy):
     """
 
     def __init__(
-        self, *, period: float, minft: float | None = None, minvt: float | None = None
+        self,
+        *,
+        period: float,
+        minft: float | None = None,
+        minvt: float | None = None,
+        hold: float | None = None,
     ) -> None:
-        super().__init__(minft=minft, minvt=minvt)
+        super().__init__(minft=minft, minvt=minvt, hold=hold)
         self.period = period
         self._a = self._b = None
 

@@ -81,6 +81,7 @@ class DfrsState:
         self.ever_ran = np.zeros(n, dtype=bool)
         self.vt = np.zeros(n)
         self.penalty_until = np.full(n, -math.inf)
+        self.last_move = np.full(n, -math.inf)  # last start, resume or migration
         self.yields = np.zeros(n)
         self.predicted = np.full(n, math.inf)
         self.start = np.full(n, np.nan)
@@ -161,6 +162,7 @@ class DfrsState:
         self.waiting.discard(j)
         self.running.add(j)
         self.status[j] = RUNNING
+        self.last_move[j] = now
         if self.ever_ran[j]:
             self.penalty_until[j] = now + self.penalty
             self.bytes_preempt += self.footprint(j)  # restore
@@ -186,6 +188,7 @@ class DfrsState:
         new_row = np.bincount(new, minlength=self.nodes)
         moved = int(self.tasks[j] - np.minimum(old_row, new_row).sum())
         if moved:
+            self.last_move[j] = now
             self.n_migrate[j] += 1
             self.bytes_migrate += 2 * self.footprint(j, moved)  # save + restore
             self.penalty_until[j] = now + self.penalty

@@ -91,7 +91,7 @@ SIMULATORS: dict[str, Simulator] = {
         MethodSpec(
             "dfrs",
             "DFRS algorithms of Table 1 (Greedy family, MCB8, MCB8-stretch)",
-            ("penalty", "period", "debug", "record"),
+            ("penalty", "period", "debug", "record", "hold"),
             _IGNORED,
         ),
         _is_dfrs,

@@ -26,7 +26,10 @@ def _options(family: str, args: argparse.Namespace) -> dict:
             options["backfill_depth"] = args.backfill_depth
         return options
     if family == "dfrs":
-        return {"penalty": args.penalty, "period": args.period}
+        options = {"penalty": args.penalty, "period": args.period}
+        if args.hold is not None:
+            options["hold"] = args.hold
+        return options
     if family == "two-tier":
         return {
             "migration_cost": args.migration_cost,
@@ -108,6 +111,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=PERIOD_SECONDS,
         metavar="S",
         help=f"DFRS MCB8 period in seconds, > 0 (default: {PERIOD_SECONDS:g})",
+    )
+    p.add_argument(
+        "--hold",
+        type=nonnegative_float,
+        default=None,
+        metavar="S",
+        help="DFRS, not in the paper: a job started, resumed or moved less than S seconds "
+        "ago is neither paused nor moved by MCB8 (default: off)",
     )
     p.add_argument(
         "--bound", action="store_true", help="add the stretch lower bound and the degradation"
