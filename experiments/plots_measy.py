@@ -157,10 +157,12 @@ def plot_measy_figure(table: dict[str, Any], path: str | Path) -> Path:
             }.get(key)
             ci = [points[x].get(ci_key) if ci_key else None for x in order]
             if ci_key and all(c and None not in c for c in ci):
-                low = [y - c[0] for y, c in zip(ys, ci, strict=True)]
+                # the interval is around the post-warm-up batch-means estimate, the point
+                # is the mean over all jobs: bars are clipped at the point
+                low = [max(0.0, y - c[0]) for y, c in zip(ys, ci, strict=True)]
                 if key == "mean_bounded_slowdown":  # log axis: keep the bars above 0
                     low = [min(d, 0.9 * y) for d, y in zip(low, ys, strict=True)]
-                high = [c[1] - y for y, c in zip(ys, ci, strict=True)]
+                high = [max(0.0, c[1] - y) for y, c in zip(ys, ci, strict=True)]
                 ax.errorbar(xv, ys, yerr=[low, high], marker="o", ms=3, capsize=2, label=name)
             else:
                 ax.plot(xv, ys, marker="o", ms=3, label=name)
