@@ -158,7 +158,9 @@ def main() -> None:
     parser.add_argument("--runs", default="easy,base,p3600,hold3600")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    runs = list(CANDIDATES) if args.runs == "candidates" else args.runs.split(",")
+    runs = []
+    for name in args.runs.split(","):
+        runs.extend(CANDIDATES if name == "candidates" else [name])
     label = "whole trace" if args.whole else f"weeks {args.weeks}"
     print(f"HPC2N {label}; best algorithm = {BEST}, penalty 300 s", flush=True)
     print(
