@@ -77,6 +77,26 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     the paper's sets (``h4-j6-s0.1-cc0.25-cm0.75-r0``) also give hosts, jobs, slack and
     the two coefficients of variation.
 
+    A row counts as solved when its task succeeded and it reports a minimum yield with
+    status ``optimal``, ``feasible`` or ``time_limit``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Results-store rows (``allockit.runner.read_rows``) of VCSched tasks: each with
+        ``instance``, ``method``, ``ok``, ``outputs`` (``VCResult.to_dict`` fields:
+        ``status``, ``min_yield``, ``avg_yield``, ``bound``, ``gap``, ``build_seconds``,
+        ``solve_seconds``, ``message``) and optionally ``wall_seconds`` and ``error``.
+
+    Returns
+    -------
+    list of dict
+        Per row: ``instance``, ``method``, ``status``, ``min_yield`` and ``avg_yield``
+        (None unless solved), ``bound``, ``gap``, ``seconds`` (build + solve, or the
+        wall time), ``degradation`` (percent below the best, None for failures and
+        bounds), ``failed``, ``error``; plus ``hosts``, ``jobs``, ``slack``,
+        ``cov_cpu``, ``cov_mem`` for paper-set stems.
+
     Examples
     --------
     >>> rows = [
@@ -128,7 +148,45 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSummary]:
-    """Per method: degradation from best (average, max), failures, means, run times."""
+    """Per method: degradation from best (average, max), failures, means, run times.
+
+    The statistics of the VCSched paper's Table 1 (Stillwell et al. 2009):
+    average and maximum percent degradation from the best method on each instance,
+    over the instances the method solved.
+
+    Parameters
+    ----------
+    flat : list of dict
+        Rows from ``comparison_rows``.
+    methods : list of str
+        Methods to summarise, in the order of the table; a method without rows gets a
+        line with 0 instances.
+
+    Returns
+    -------
+    list of MethodSummary
+        One per method: instances, failures, average and maximum degradation (percent,
+        None if nothing solved), mean minimum and average yields over the solved
+        instances, mean and maximum seconds over all instances.
+
+    Examples
+    --------
+    >>> stem = "h4-j6-s0.1-cc0.25-cm0.75-r0"
+    >>> rows = [
+    ...   {"instance": stem, "method": "milp", "ok": True,
+    ...    "outputs": {"status": "optimal", "min_yield": 0.8, "avg_yield": 0.9,
+    ...                "solve_seconds": 0.15}},
+    ...   {"instance": stem, "method": "mcb8", "ok": True,
+    ...    "outputs": {"status": "feasible", "min_yield": 0.6, "avg_yield": 0.85,
+    ...                "solve_seconds": 0.002}},
+    ...   {"instance": stem, "method": "gr", "ok": True,
+    ...    "outputs": {"status": "infeasible", "min_yield": None, "solve_seconds": 0.001}}]
+    >>> summaries = summarize(comparison_rows(rows), ["milp", "mcb8", "gr"])
+    >>> [(s.method, s.failures, s.max_degradation is None) for s in summaries]
+    [('milp', 0, False), ('mcb8', 0, False), ('gr', 1, True)]
+    >>> round(summaries[1].avg_degradation, 6)
+    25.0
+    """
     by_method: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in flat:
         by_method[row["method"]].append(row)
@@ -155,7 +213,41 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
 
 
 def format_table(summaries: list[MethodSummary]) -> str:
-    """The summaries as a fixed-width text table."""
+    """The summaries as a fixed-width text table.
+
+    Degradations in percent (2 decimals), yields with 4 decimals, seconds; ``-``
+    where a value is missing.
+
+    Parameters
+    ----------
+    summaries : list of MethodSummary
+        The lines, in order (from ``summarize``).
+
+    Returns
+    -------
+    str
+        A header, a rule and one line per method.
+
+    Examples
+    --------
+    >>> stem = "h4-j6-s0.1-cc0.25-cm0.75-r0"
+    >>> rows = [
+    ...   {"instance": stem, "method": "milp", "ok": True,
+    ...    "outputs": {"status": "optimal", "min_yield": 0.8, "avg_yield": 0.9,
+    ...                "solve_seconds": 0.15}},
+    ...   {"instance": stem, "method": "mcb8", "ok": True,
+    ...    "outputs": {"status": "feasible", "min_yield": 0.6, "avg_yield": 0.85,
+    ...                "solve_seconds": 0.002}},
+    ...   {"instance": stem, "method": "gr", "ok": True,
+    ...    "outputs": {"status": "infeasible", "min_yield": None, "solve_seconds": 0.001}}]
+    >>> summaries = summarize(comparison_rows(rows), ["milp", "mcb8", "gr"])
+    >>> print(format_table(summaries))
+    method          n  fail  avg %deg  max %deg  min yield  avg yield    mean s     max s
+    -------------------------------------------------------------------------------------
+    milp            1     0      0.00      0.00     0.8000     0.9000    0.1500     0.150
+    mcb8            1     0     25.00     25.00     0.6000     0.8500    0.0020     0.002
+    gr              1     1         -         -          -          -    0.0010     0.001
+    """
 
     def num(v: float | None, fmt: str) -> str:
         return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)

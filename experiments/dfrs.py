@@ -156,6 +156,38 @@ class TraceSets:
     ``unscaled``), and the HPC2N ``weeks`` (indices into the 181 non-empty weeks of the
     trace at ``hpc2n``). The paper: 100 seeds, loads 0.1-0.9, all weeks, 1,000 jobs on
     128 nodes.
+
+    Attributes
+    ----------
+    seeds : tuple of int
+        Seeds of the synthetic traces (>= 0).
+    loads : tuple of float
+        Offered loads of the scaled traces (> 0).
+    weeks : tuple of int
+        HPC2N week indices (>= 0), used only when ``hpc2n`` is set.
+    jobs : int
+        Jobs per synthetic trace (>= 1).
+    nodes : int
+        Quad-core nodes of the synthetic platform (>= 1).
+    unscaled : bool
+        Also use the synthetic traces with their own arrival times.
+    hpc2n : str or None
+        Path of the HPC2N SWF trace; None skips the real traces.
+
+    Raises
+    ------
+    InvalidInputError
+        For negative or non-integer seeds or weeks, loads that are not finite and > 0,
+        or ``jobs``/``nodes`` < 1.
+
+    Examples
+    --------
+    >>> sets = TraceSets(seeds=(0,), loads=(0.5,), weeks=(), jobs=30, nodes=8,
+    ...                  unscaled=False)
+    >>> sets.specs(["scaled", "unscaled", "real"])
+    [('lublin-s0-l0.5', {'set': 'scaled', 'seed': 0, 'load': 0.5, 'jobs': 30, 'nodes': 8})]
+    >>> len(TraceSets().specs(["scaled", "unscaled"]))   # the paper's 100 x 9 + 100
+    1000
     """
 
     seeds: tuple[int, ...] = tuple(range(100))
@@ -221,10 +253,32 @@ def resolve_hpc2n(path: str | None) -> str | None:
     Returns None when none is given and the default does not exist (the real-world
     column is then skipped).
 
+    Parameters
+    ----------
+    path : str or None
+        An explicit path (the ``--hpc2n`` option), or None.
+
+    Returns
+    -------
+    str or None
+        The chosen path (the default made absolute), or None.
+
     Raises
     ------
     InvalidInputError
-        If an explicitly given path does not exist.
+        If an explicitly given path (or ``$ALLOCKIT_HPC2N``) does not exist.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> trace = pathlib.Path(tempfile.mkdtemp(), "hpc2n.swf")
+    >>> _ = trace.write_text("1 0 0 60 2 -1 -1 2 100 -1 1 1 -1 -1 1 -1 -1 -1\\n")
+    >>> resolve_hpc2n(str(trace)) == str(trace)
+    True
+    >>> resolve_hpc2n("/nonexistent/hpc2n.swf")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --hpc2n: no such file '/nonexistent/hpc2n.swf'
     """
     import os
 
@@ -250,6 +304,27 @@ def trace_sets(
 
     ``seeds`` is a count (seeds 0 .. seeds-1). Week indices are checked against the
     trace's number of weeks.
+
+    Parameters
+    ----------
+    quick : bool, default False
+        Start from ``TraceSets.quick`` (2 seeds, 5 loads, 3 weeks) instead of the
+        paper's sets.
+    hpc2n : str, optional
+        Path of the HPC2N trace (None: no real traces).
+    seeds : int, optional
+        Number of synthetic traces per load (>= 1).
+    loads : tuple of float, optional
+        Offered loads of the scaled traces.
+    weeks : tuple of int, optional
+        HPC2N week indices (into the trace's non-empty weeks).
+    jobs, nodes : int, optional
+        Jobs per synthetic trace and nodes of the synthetic platform.
+
+    Returns
+    -------
+    TraceSets
+        The sets to pass to ``experiment_tasks``.
 
     Raises
     ------
@@ -294,7 +369,34 @@ def _hpc2n_weeks(path: str) -> list[Any]:
 
 
 def hpc2n_week_count(path: str) -> int:
-    """How many non-empty weeks the HPC2N trace at ``path`` has (181 for the real one)."""
+    """How many non-empty weeks the HPC2N trace at ``path`` has (181 for the real one).
+
+    The trace is read, converted (``hpc2n_workload``) and split (``split_weeks``) once
+    per process and path (cached).
+
+    Parameters
+    ----------
+    path : str
+        An SWF file in the HPC2N format (plain or gzip).
+
+    Returns
+    -------
+    int
+        The number of non-empty one-week segments, the valid week indices' bound.
+
+    Examples
+    --------
+    A three-job trace whose jobs fall in weeks 0, 1 and 3 (week 2 is empty):
+
+    >>> import pathlib, tempfile
+    >>> trace = pathlib.Path(tempfile.mkdtemp(), "tiny.swf")
+    >>> _ = trace.write_text(
+    ...     "1 0 0 60 2 -1 -1 2 100 -1 1 1 -1 -1 1 -1 -1 -1\\n"
+    ...     "2 700000 0 60 2 -1 -1 2 100 -1 1 1 -1 -1 1 -1 -1 -1\\n"
+    ...     "3 2000000 0 60 2 -1 -1 2 100 -1 1 1 -1 -1 1 -1 -1 -1\\n")
+    >>> hpc2n_week_count(str(trace))
+    3
+    """
     return len(_hpc2n_weeks(path))
 
 
@@ -319,12 +421,65 @@ def _build(spec_json: str) -> Any:
 
 
 def build_workload(spec: dict[str, Any]) -> Any:
-    """The workload a trace spec describes (cached per process)."""
+    """The workload a trace spec describes (cached per process).
+
+    Parameters
+    ----------
+    spec : dict
+        A trace spec from ``TraceSets.specs``: ``{"set": "scaled", "seed", "load",
+        "jobs", "nodes"}``, ``{"set": "unscaled", "seed", "jobs", "nodes"}`` or
+        ``{"set": "real", "path", "week"}``.
+
+    Returns
+    -------
+    Workload
+        ``dfrs_synthetic(jobs, nodes=nodes, load=load, seed=seed)`` for a synthetic
+        trace, or the HPC2N week (times shifted to start at the week's beginning).
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown ``set`` or a week index outside the trace.
+
+    Examples
+    --------
+    >>> w = build_workload({"set": "scaled", "seed": 0, "load": 0.5, "jobs": 30, "nodes": 8})
+    >>> w.n_jobs, w.platform.nodes, round(w.offered_load(), 6)
+    (30, 8, 0.5)
+    """
     return _build(json.dumps(spec, sort_keys=True))
 
 
 def run_dfrs_task(task: Task) -> dict[str, Any]:
-    """Runner task kind ``dfrs``: simulate ``task.method`` (or compute the bound)."""
+    """Runner task kind ``dfrs``: simulate ``task.method`` (or compute the bound).
+
+    ``task.instance`` is a trace spec (see ``build_workload``). Method ``"bound"``
+    computes the Theorem 1 lower bound on the maximum bounded stretch
+    (``allockit.models.stretch_bound``); ``"FCFS"`` and ``"EASY"`` run the batch
+    simulator (param ``unit``, optional ``backfill_depth``); any other name is a DFRS
+    algorithm (params ``penalty`` and ``period``, seconds).
+
+    Parameters
+    ----------
+    task : Task
+        A task of kind ``"dfrs"`` (from ``experiment_tasks``).
+
+    Returns
+    -------
+    dict
+        ``status`` (``"done"``), ``jobs`` and ``offered_load``, plus ``bound`` and
+        ``lps`` for the bound, or the simulation's ``summary()`` metrics
+        (``max_stretch``, ``underutilization``, costs, ...).
+
+    Examples
+    --------
+    >>> sets = TraceSets(seeds=(0,), loads=(0.5,), weeks=(), jobs=30, nodes=8,
+    ...                  unscaled=False)
+    >>> bound_task = experiment_tasks("table4", sets)[0]
+    >>> out = run_dfrs_task(bound_task)
+    >>> out["status"], out["jobs"], round(out["bound"], 4)
+    ('done', 30, 1.1557)
+    """
     workload = build_workload(task.instance)
     base = {"jobs": workload.n_jobs, "offered_load": workload.offered_load()}
     if task.method == "bound":
@@ -357,7 +512,46 @@ def experiment_tasks(
     penalty: float = PENALTY_SECONDS,
     period: float = PERIOD_SECONDS,
 ) -> list[Task]:
-    """The runner tasks of ``experiment`` (table2, table3, table4 or fig1)."""
+    """The runner tasks of ``experiment`` (table2, table3, table4 or fig1).
+
+    For every trace of the experiment's sets: one ``bound`` task, then one task per
+    algorithm of the experiment (Table 3 keeps only the scaled traces with load >=
+    0.7). Tasks with equal keys are shared between experiments in one results store.
+
+    Parameters
+    ----------
+    experiment : {"table2", "table3", "table4", "fig1"}
+        Which table or figure of the paper.
+    sets : TraceSets
+        The traces to use.
+    penalty : float, default PENALTY_SECONDS (300 s)
+        Rescheduling penalty of the DFRS algorithms, in seconds.
+    period : float, default PERIOD_SECONDS (600 s)
+        Period of the periodic DFRS algorithms, in seconds.
+
+    Returns
+    -------
+    list of Task
+        Tasks of kind ``"dfrs"``, trace by trace.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown experiment.
+
+    Examples
+    --------
+    >>> sets = TraceSets(seeds=(0,), loads=(0.5,), weeks=(), jobs=30, nodes=8,
+    ...                  unscaled=False)
+    >>> tasks = experiment_tasks("table2", sets)
+    >>> len(tasks), tasks[1].method, tasks[1].params
+    (21, 'FCFS', {'penalty': 300.0, 'period': 600.0, 'unit': 'nodes'})
+
+    References
+    ----------
+    .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
+       scheduling vs. batch scheduling, Sec. 6, Tables 2-4 and Fig. 1.
+    """
     if experiment not in EXPERIMENTS:
         raise InvalidInputError(
             f"experiment must be one of {sorted(EXPERIMENTS)}; got {experiment!r}"
@@ -392,7 +586,52 @@ def _stats(values: list[float]) -> dict[str, float]:
 
 
 def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]) -> dict[str, Any]:
-    """Summarise finished rows into the experiment's table (only this experiment's tasks)."""
+    """Summarise finished rows into the experiment's table (only this experiment's tasks).
+
+    A trace's *degradation from bound* is an algorithm's maximum bounded stretch over
+    the trace's lower bound (so >= 1); per algorithm and trace set it is summarised
+    (average, standard deviation, maximum, count), with the normalised
+    underutilisation and the Table 3 costs, and for the scaled set the average
+    degradation per load (Fig. 1). A trace without its bound row is left out.
+
+    Parameters
+    ----------
+    experiment : str
+        The experiment the tasks belong to (its algorithms make the table's rows).
+    rows : iterable of dict
+        Results-store rows (``allockit.runner.read_rows``); rows of other tasks are
+        ignored.
+    tasks : list of Task
+        ``experiment_tasks(experiment, sets)``: gives each trace's spec.
+
+    Returns
+    -------
+    dict
+        ``{"experiment", "failed_tasks", "rows": {algorithm: {set: {"degradation",
+        "underutilization", "costs", "degradation_by_load"}}}}``, each statistic a
+        dict with ``avg``, ``std``, ``max`` and ``n`` (NaN and 0 when empty).
+
+    Raises
+    ------
+    KeyError
+        For an unknown ``experiment``, or a row missing a field.
+
+    Examples
+    --------
+    >>> sets = TraceSets(seeds=(0,), loads=(0.5,), weeks=(), jobs=30, nodes=8,
+    ...                  unscaled=False)
+    >>> tasks = experiment_tasks("table4", sets)
+    >>> costs = dict.fromkeys(COST_KEYS, 0.0)
+    >>> rows = [{"key": t.key, "ok": True, "instance": t.instance_id, "method": t.method,
+    ...          "outputs": {"bound": 2.0} if t.method == "bound" else
+    ...                     {"max_stretch": 6.0, "underutilization": 0.25, **costs}}
+    ...         for t in tasks]
+    >>> table = aggregate("table4", rows, tasks)
+    >>> table["rows"]["EASY"]["scaled"]["degradation"]
+    {'avg': 3.0, 'std': 0.0, 'max': 3.0, 'n': 1}
+    >>> table["rows"]["EASY"]["scaled"]["degradation_by_load"]
+    {'0.5': 3.0}
+    """
     wanted = {t.key for t in tasks}
     spec_of = {t.instance_id: t.instance for t in tasks}
     bound: dict[str, float] = {}
@@ -440,7 +679,40 @@ def _fmt(value: float, digits: int = 1) -> str:
 
 
 def to_markdown(table: dict[str, Any]) -> str:
-    """The table with the paper's published numbers side by side."""
+    """The table with the paper's published numbers side by side.
+
+    Table 2: average (maximum) degradation per trace set, ours then the paper's;
+    Table 3: the costs on the scaled traces (bandwidths in GB/s); Table 4: average
+    normalised underutilisation; Fig. 1: average degradation per load.
+
+    Parameters
+    ----------
+    table : dict
+        The output of ``aggregate``.
+
+    Returns
+    -------
+    str
+        A GitHub-flavoured markdown table, ending with a newline.
+
+    Examples
+    --------
+    >>> sets = TraceSets(seeds=(0,), loads=(0.5,), weeks=(), jobs=30, nodes=8,
+    ...                  unscaled=False)
+    >>> tasks = experiment_tasks("table4", sets)
+    >>> costs = dict.fromkeys(COST_KEYS, 0.0)
+    >>> rows = [{"key": t.key, "ok": True, "instance": t.instance_id, "method": t.method,
+    ...          "outputs": {"bound": 2.0} if t.method == "bound" else
+    ...                     {"max_stretch": 6.0, "underutilization": 0.25, **costs}}
+    ...         for t in tasks]
+    >>> table = aggregate("table4", rows, tasks)
+    >>> print(to_markdown(table), end="")
+    | Algorithm | Set | ours | paper | n |
+    |---|---|---:|---:|---:|
+    | EASY | scaled | 0.250 | 0.384 | 1 |
+    | GreedyP */per/opt=min/minvt=600 | scaled | 0.250 | 0.607 | 1 |
+    | GreedyPM */per/opt=min/minvt=600 | scaled | 0.250 | 0.608 | 1 |
+    """
     experiment = table["experiment"]
     lines: list[str] = []
     rows = table["rows"]
@@ -515,7 +787,35 @@ def to_markdown(table: dict[str, Any]) -> str:
 
 
 def plot_fig1(table: dict[str, Any], path: str | Path) -> Path:
-    """Fig. 1: average degradation from bound vs load (log scale)."""
+    """Fig. 1: average degradation from bound vs load (log scale).
+
+    One line per algorithm with scaled-trace data.
+
+    Parameters
+    ----------
+    table : dict
+        The output of ``aggregate`` (``"fig1"`` for the paper's algorithms).
+    path : str or Path
+        The PNG file to write; its directory is created if needed.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    SolverUnavailableError
+        If matplotlib is not installed (``pip install 'allockit[plot]'``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> table = {"rows": {"EASY": {"scaled": {"degradation_by_load": {"0.5": 3.0,
+    ...                                                               "0.9": 10.0}}}}}
+    >>> plot_fig1(table, Path(tempfile.mkdtemp(), "fig1.png")).name
+    'fig1.png'
+    """
     from allockit.experiments.plots import _pyplot
 
     plt = _pyplot()

@@ -42,6 +42,39 @@ def plot_comparison(flat: list[dict[str, Any]], out_dir: str | Path) -> list[Pat
 
     Needs instances named as in the paper's sets (slack and job count in the stem);
     returns the PNG files written.
+
+    One line per method (dashed for the ``lp`` bound), points averaged over the
+    instances with the same slack or job count; yields only over solved instances.
+    A figure without data is not written.
+
+    Parameters
+    ----------
+    flat : list of dict
+        Rows from ``allockit.experiments.compare.comparison_rows`` (with ``slack`` and
+        ``jobs``).
+    out_dir : str or Path
+        Directory for the PNG files, created if needed.
+
+    Returns
+    -------
+    list of Path
+        Among ``min_yield_vs_slack.png``, ``avg_yield_vs_slack.png``,
+        ``failures_vs_slack.png`` and ``runtime_vs_jobs.png``, those written.
+
+    Raises
+    ------
+    SolverUnavailableError
+        If matplotlib is not installed (``pip install 'allockit[plot]'``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> flat = [{"method": m, "failed": False, "slack": slack, "jobs": 6, "min_yield": y,
+    ...          "avg_yield": y, "seconds": 0.01}
+    ...         for m, y in (("milp", 0.8), ("mcb8", 0.7)) for slack in (0.1, 0.5)]
+    >>> [p.name for p in plot_comparison(flat, tempfile.mkdtemp())]
+    ['min_yield_vs_slack.png', 'avg_yield_vs_slack.png', 'failures_vs_slack.png', \
+'runtime_vs_jobs.png']
     """
     plt = _pyplot()
     out = Path(out_dir)
@@ -102,6 +135,39 @@ def plot_simulation(result: Any, out_dir: str | Path) -> list[Path]:
     of time; for DFRS runs also the allocated CPU that made progress and the part given
     to jobs serving a penalty) and ``stretch.png`` (the empirical
     distribution of the bounded stretch, log scale). Returns the paths written.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A simulation's result (``allockit.simulation``): uses ``algorithm``,
+        ``timeline``, ``stretch``, ``max_stretch`` and ``extra["progress_timeline"]``.
+    out_dir : str or Path
+        Directory for the PNG files, created if needed.
+
+    Returns
+    -------
+    list of Path
+        ``utilization.png`` and ``stretch.png``.
+
+    Raises
+    ------
+    SolverUnavailableError
+        If matplotlib is not installed (``pip install 'allockit[plot]'``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from allockit.instances.workload import Platform, Workload
+    >>> from allockit.simulation.result import SimulationResult
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.4, 0.4])
+    >>> r = SimulationResult.from_schedule(
+    ...     w, "FCFS", np.array([0.0, 100.0]), np.array([100.0, 200.0]),
+    ...     underutilization=0.0, seconds=0.01,
+    ...     timeline=np.array([[0.0, 1.0, 2.0], [100.0, 1.0, 1.0], [200.0, 0.0, 0.0]]))
+    >>> [p.name for p in plot_simulation(r, tempfile.mkdtemp())]
+    ['utilization.png', 'stretch.png']
     """
     import numpy as np
 

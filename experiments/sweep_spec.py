@@ -33,7 +33,51 @@ _FIELDS = {
 
 @dataclass(frozen=True, slots=True)
 class SweepSpec:
-    """A parsed sweep file (see the README's "Sweeps" section for the format)."""
+    """A parsed sweep file (see the README's "Sweeps" section for the format).
+
+    Build it with ``load_spec``; ``tasks()`` expands the grid for
+    ``allockit.runner.run_sweep``.
+
+    Attributes
+    ----------
+    name : str
+        Sweep name recorded in every row (default: the file's stem).
+    output : Path
+        The results store (SQLite), relative paths resolved against the file.
+    methods : tuple of str
+        VCSched method names (``allockit.vcsched.METHOD_SPECS``).
+    instances : tuple of str
+        Instance files, directories or glob patterns, relative to ``base``.
+    generate : dict
+        ``[generate]`` table: ``set`` (``"small"`` or ``"large"``), optional ``seed``,
+        ``parallel`` and ``every`` (keep every k-th instance of the set).
+    params : dict of str to list
+        Method options crossed into a grid (each value a list of choices); every
+        option goes to every method.
+    seeds : tuple of int or None
+        Seeds of the randomised methods (default ``(None,)``).
+    time_limit : float or None
+        Seconds per task.
+    backend : str
+        ``"local"``, ``"serial"`` or ``"dask"``.
+    workers : int or None
+        Local worker processes.
+    scheduler : str or None
+        Dask scheduler address.
+    grace : float
+        Seconds past a task's time limit before it is stopped.
+    base : Path
+        Directory of the sweep file.
+
+    Examples
+    --------
+    >>> spec = SweepSpec(name="demo", output=Path("demo.db"), methods=("mcb8", "sg"),
+    ...                  generate={"set": "small", "every": 720}, seeds=(0,))
+    >>> [(t.instance_id, t.method) for t in spec.tasks()][:2]
+    [('h4-j6-s0.1-cc0.25-cm0.25-r0', 'mcb8'), ('h4-j6-s0.1-cc0.25-cm0.25-r0', 'sg')]
+    >>> len(spec.tasks())
+    4
+    """
 
     name: str
     output: Path
@@ -90,10 +134,49 @@ class SweepSpec:
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and check a sweep TOML file; relative paths are relative to the file.
 
+    Fields: ``methods`` and ``output`` (required), ``name``, ``instances``,
+    ``[generate]``, ``[params]``, ``seeds``, ``time_limit``, ``backend``, ``workers``,
+    ``scheduler``, ``grace``. The instances themselves are read when ``tasks()`` is
+    called, so missing instance files are reported then.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML file.
+
+    Returns
+    -------
+    SweepSpec
+        The parsed sweep.
+
     Raises
     ------
     InvalidInputError
-        On malformed TOML or an unknown or invalid field (named in the message).
+        On an unreadable file, malformed TOML, an unknown field, a missing ``methods``
+        or ``output``, an unknown backend or an empty ``methods`` list (named in the
+        message).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "sweep.toml")
+    >>> _ = path.write_text('''
+    ... name = "demo"
+    ... output = "demo.db"
+    ... methods = ["mcb8", "sg"]
+    ... seeds = [0]
+    ... [generate]
+    ... set = "small"
+    ... every = 720
+    ... ''')
+    >>> spec = load_spec(path)
+    >>> spec.name, spec.output.name, spec.methods, spec.backend, len(spec.tasks())
+    ('demo', 'demo.db', ('mcb8', 'sg'), 'local', 4)
+    >>> _ = path.write_text('methods = ["mcb8"]\\noutput = "x.db"\\nmethod = 1\\n')
+    >>> load_spec(path)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: sweep.toml: unknown field 'method'; valid fields: [...]
     """
     path = Path(path)
     try:

@@ -21,6 +21,23 @@ __all__ = ["collect_instance_files", "run_vcsched_task", "vcsched_tasks"]
 def run_vcsched_task(task: Task) -> dict[str, Any]:
     """Runner task kind ``vcsched``: solve ``task.instance`` with ``task.method``.
 
+    Calls ``allockit.vcsched.solve`` with the task's ``time_limit``, ``seed`` and
+    ``params`` as options. Runs in a runner worker; an exception (a bad option, for
+    instance) becomes a failed row there.
+
+    Parameters
+    ----------
+    task : Task
+        ``instance`` is a VCSched instance's JSON object (``VCInstance.to_dict``),
+        ``method`` a VCSched method name.
+
+    Returns
+    -------
+    dict
+        The row's outputs: ``status``, ``min_yield``, ``avg_yield``, ``bound``, ``gap``,
+        ``build_seconds``, ``solve_seconds``, ``setup_seconds``, ``solver``,
+        ``message``, and the instance's ``hosts``, ``jobs`` and ``tasks``.
+
     Examples
     --------
     >>> from allockit.instances.vcsched import VCInstance
@@ -58,10 +75,32 @@ register_task_kind("vcsched", "allockit.experiments.vcsched:run_vcsched_task")
 def collect_instance_files(inputs: list[str | Path]) -> list[Path]:
     """Instance files named by paths, directories (their ``*.json``) or glob patterns.
 
+    Parameters
+    ----------
+    inputs : list of str or Path
+        Each an existing file, a directory (its ``*.json`` files, not recursive) or a
+        glob pattern such as ``"sets/small/h4-j6-*.json"``.
+
+    Returns
+    -------
+    list of Path
+        The files, in input order, each input's matches sorted (duplicates kept).
+
     Raises
     ------
     InvalidInputError
         If an input matches nothing.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> sample = Path(str(files("allockit.instances").joinpath("data", "small_sample")))
+    >>> [p.name for p in collect_instance_files([sample / "h4-j10-s0.1-*.json"])]
+    ['h4-j10-s0.1-cc0.75-cm0.25-r0.json']
+    >>> collect_instance_files([sample / "nothing-*.json"])
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: no instance files match '...nothing-*.json'
     """
     import glob
 
@@ -90,12 +129,42 @@ def vcsched_tasks(
 ) -> list[Task]:
     """The grid of VCSched tasks: instances x methods x parameter grid x seeds.
 
+    Tasks come out instance by instance, then method, parameters and seed. Every
+    parameter combination goes to every method, so a method-specific option (``tol``
+    of MCB, say) makes the methods that refuse it fail as rows.
+
+    Parameters
+    ----------
+    items : list of tuple (str, dict)
+        ``(instance id, instance JSON object)`` pairs.
+    methods : sequence of str
+        VCSched method names.
+    params : dict of str to list, optional
+        Option name -> the values to try (a single value counts as a list of one).
+    seeds : sequence of int or None, default (None,)
+        Seeds of the randomised methods.
+    time_limit : float, optional
+        Seconds per task (enforced by the runner).
+
+    Returns
+    -------
+    list of Task
+        Tasks of kind ``"vcsched"``.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown method name (or a ``time_limit`` that is not > 0, from ``Task``).
+
     Examples
     --------
     >>> from allockit.instances.vcsched import VCInstance
     >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.5], mem=[0.1]).to_dict()
     >>> len(vcsched_tasks([("a", inst)], methods=["milp", "lp"], seeds=[0, 1]))
     4
+    >>> [t.params for t in vcsched_tasks([("a", inst)], methods=["mcb8"],
+    ...                                  params={"tol": [0.01, 0.001]})]
+    [{'tol': 0.01}, {'tol': 0.001}]
     """
     from allockit.vcsched import METHODS
 
