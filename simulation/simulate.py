@@ -101,7 +101,15 @@ SIMULATORS: dict[str, Simulator] = {
         MethodSpec(
             "two-tier",
             "KEASY, REASY and MEASY on fg/bg VM pairs (MEASY paper); background=False is EASY",
-            ("migration_cost", "bg_threshold", "cpu_info", "background", "draws", "debug"),
+            (
+                "migration_cost",
+                "bg_threshold",
+                "cpu_info",
+                "background",
+                "draws",
+                "feedback",
+                "debug",
+            ),
             {k: v for k, v in _IGNORED.items() if k != "seed"},  # seed: the loss/rho draws
         ),
         _is_two_tier,
@@ -148,7 +156,8 @@ def simulate(workload: Workload, algorithm: str, **options: Any) -> SimulationRe
         Batch: ``estimates`` (requested instead of true run times), ``unit`` (``nodes``
         or ``cores``), ``backfill_depth``. DFRS: ``penalty``, ``period``, ``debug``,
         ``record``. Two-tier (KEASY, REASY, MEASY): ``migration_cost``,
-        ``bg_threshold``, ``cpu_info``, ``background``, ``draws``, ``debug``, and
+        ``bg_threshold``, ``cpu_info``, ``background``, ``draws``, ``feedback``,
+        ``debug``, and
         ``seed`` (the random loss and rho draws). Common: ``time_limit``, ``threads``,
         ``seed`` (no effect on the deterministic families).
 

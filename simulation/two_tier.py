@@ -18,6 +18,7 @@ completion time is ``last + remaining / rate``. Every modelling choice is listed
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -27,6 +28,7 @@ from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.rng import as_generator
 from allockit.simulation.events import Event, EventQueue
+from allockit.simulation.metrics import bounded_stretch
 from allockit.simulation.result import SimulationResult
 from allockit.simulation.two_tier_choices import (
     ALGORITHMS,
@@ -41,6 +43,7 @@ from allockit.simulation.two_tier_state import (
     BG,
     DONE,
     FG,
+    FUTURE,
     SimulationInvariantError,
     TwoTierState,
 )
@@ -127,9 +130,16 @@ def _validate(
 class _Driver:
     """One run: the event loop, the scheduling triggers, rates and the tier timeline."""
 
-    def __init__(self, state: TwoTierState, scheduler, start: float) -> None:
+    def __init__(
+        self,
+        state: TwoTierState,
+        scheduler,
+        start: float,
+        followers: dict[int, list[tuple[int, float]]] | None = None,
+    ) -> None:
         self.state = state
         self.scheduler = scheduler
+        self.followers = followers or {}  # job -> (job submitted after it, think time)
         self.events = EventQueue(start=start)
         self.completion: list[Event | None] = [None] * state.n
         self.clock = start
@@ -142,8 +152,10 @@ class _Driver:
 
     def run(self) -> None:
         state, events = self.state, self.events
+        chained = {k for after in self.followers.values() for k, _ in after}
         for j in range(state.n):
-            events.schedule(state.submit_time[j], _SUBMIT, j, priority=(_SUBMIT, j))
+            if j not in chained:
+                events.schedule(state.submit_time[j], _SUBMIT, j, priority=(_SUBMIT, j))
         while events:
             batch = events.pop_simultaneous()
             now = events.now
@@ -155,6 +167,8 @@ class _Driver:
                     self.completion[j] = None
                     tier = state.tier[j]
                     state.finish(j, now)
+                    for k, think in self.followers.pop(j, ()):  # CHOICES feedback
+                        events.schedule(now + think, _SUBMIT, k, priority=(_SUBMIT, k))
                     fg_trigger = fg_trigger or tier == FG
                     bg_trigger = bg_trigger or tier == BG
                 elif event.kind == _HOLD_END:
@@ -179,6 +193,11 @@ class _Driver:
             self.timeline.append((now, float(busy_fg), float(state.unfinished_processes)))
             self.tiers.append((now, float(busy_fg), float(state.busy_bg)))
         left = [j for j in range(state.n) if state.tier[j] != DONE]
+        if left and all(state.tier[j] == FUTURE for j in left):
+            raise InvalidInputError(
+                f"{len(left)} jobs were never submitted: their preceding jobs form a cycle "
+                f"(first: job index {left[0]})"
+            )
         if left:  # pragma: no cover - every job eventually reaches fg or completes in bg
             raise SimulationInvariantError(f"{len(left)} jobs never completed (first: {left[0]})")
 
@@ -226,6 +245,7 @@ def simulate_two_tier(
     cpu_info: str = "known",
     background: bool = True,
     draws: str = "job",
+    feedback: bool = False,
     debug: bool = False,
     seed: int | np.random.Generator | None = None,
 ) -> SimulationResult:
@@ -252,6 +272,12 @@ def simulate_two_tier(
         False: no bg tier, and every algorithm produces EASY's schedule exactly.
     draws : {"job", "process", "placement"}
         Granularity of the random loss and rho draws (CHOICES draws).
+    feedback : bool
+        Honour the workload's feedback (``preceding``, ``think_time``: SWF fields 17
+        and 18): a job with a preceding job is submitted ``think_time`` seconds (0 when
+        NaN) after that job completes, and its response time counts from then. False
+        (default): every job is submitted at ``submit`` (open arrivals), as the batch
+        and DFRS simulators do (CHOICES feedback).
     debug : bool
         Check the invariants after every event and integrate each job's progress
         independently (slower).
@@ -268,7 +294,8 @@ def simulate_two_tier(
         fields ``summary_response_time_ci95``, ``summary_bounded_slowdown_ci95``,
         ``summary_kills``, ``summary_wasted_cpu_seconds``, ``summary_swaps``,
         ``summary_fg_utilization``, ``summary_bg_utilization`` and the options used.
-        ``timeline`` rows are ``(time, busy fg VMs, unfinished processes)``.
+        ``timeline`` rows are ``(time, busy fg VMs, unfinished processes)``. With
+        ``feedback``, ``submit`` holds the actual submission times.
 
     Raises
     ------
@@ -292,6 +319,8 @@ def simulate_two_tier(
     1
     """
     name = _validate(workload, algorithm, migration_cost, bg_threshold, cpu_info, background, draws)
+    if not isinstance(feedback, bool | np.bool_):
+        raise InvalidInputError(f"feedback must be True or False; got {feedback!r}")
     rng = as_generator(seed)
     started = time.perf_counter()
     estimate = np.where(
@@ -310,13 +339,16 @@ def simulate_two_tier(
     )
     scheduler = scheduler_for(name, background=bool(background))
     origin = float(workload.submit[0]) if workload.n_jobs else 0.0
-    driver = _Driver(state, scheduler, origin)
+    followers = _followers(workload) if feedback else {}
+    chained = bool(followers)
+    driver = _Driver(state, scheduler, origin, followers)
     driver.run()
     seconds = time.perf_counter() - started
     label = name if background else f"{name}/no-bg"
     span = float(np.nanmax(state.end) - origin) if workload.n_jobs else 0.0
     capacity = state.P * span if span > 0 else math.inf
-    response = state.end - workload.submit
+    submit = np.array(state.submit_time, dtype=float)  # actual submissions
+    response = state.end - submit
     slowdown = np.maximum(1.0, response / np.maximum(workload.runtime, 10.0))
     extra = {
         "job_kills": state.kills,
@@ -338,8 +370,9 @@ def simulate_two_tier(
         "summary_cpu_info": cpu_info,
         "summary_draws": draws,
         "summary_processors": state.P,
+        "summary_feedback": bool(feedback),
     }
-    return SimulationResult.from_schedule(
+    result = SimulationResult.from_schedule(
         workload,
         label,
         state.start,
@@ -350,3 +383,24 @@ def simulate_two_tier(
         timeline=np.array(driver.timeline, dtype=float).reshape(-1, 3),
         extra=extra,
     )
+    if chained:  # response times count from the actual submissions
+        result = dataclasses.replace(
+            result, submit=submit, stretch=bounded_stretch(submit, state.end, workload.runtime)
+        )
+    return result
+
+
+def _followers(workload: Workload) -> dict[int, list[tuple[int, float]]]:
+    """Job index -> the jobs submitted when it completes, with their think times."""
+    preceding = workload.preceding
+    chained = np.flatnonzero(preceding >= 0)
+    if not chained.size:
+        return {}
+    index = {int(i): k for k, i in enumerate(workload.ids.tolist())}
+    think = np.nan_to_num(workload.think_time, nan=0.0)
+    out: dict[int, list[tuple[int, float]]] = {}
+    for k in chained.tolist():
+        before = index.get(int(preceding[k]))
+        if before is not None:  # a preceding job outside the workload: open arrival
+            out.setdefault(before, []).append((k, float(think[k])))
+    return out

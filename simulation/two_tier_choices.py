@@ -60,6 +60,13 @@ CHOICES: dict[str, str] = {
         "P single-core processors (Platform(nodes=P, cores=1)); each has one fg and one "
         "bg VM holding at most one process each. tasks[k] is the job's process count."
     ),
+    "feedback": (
+        "By default every job is submitted at Workload.submit (open arrivals), as the "
+        "batch and DFRS simulators do, and the FWload repeats (preceding/think_time) are "
+        "independent jobs. feedback=True honours them: a job is submitted think_time "
+        "seconds (0 when NaN) after its preceding job completes, appended to the merged "
+        "list then, and its response time counts from that submission."
+    ),
     "cpu_usage": (
         "One CPU usage U per job (Workload.cpu), shared by all its processes; Dispatch's "
         "'processes by decreasing CPU usage' is then the process index order."

@@ -185,7 +185,8 @@ class TwoTierState:
     def submit(self, j: int, now: float) -> None:
         """Job ``j`` arrives: it joins the merged list; its draws are made (CHOICES draws)."""
         self.tier[j] = WAITING
-        self.merged.append(j)  # submissions come in index order: the list stays sorted
+        self.submit_time[j] = now  # the actual submission (later with feedback)
+        self.merged.append(j)  # appended at arrival: the list stays in arrival order
         self.unfinished_processes += self.size[j]
         if self.draws != "placement":
             count = 1 if self.draws == "job" else self.size[j]

@@ -30,8 +30,14 @@ _ESTIMATE = (1.0, 1.0, 1.5, 3.0, 0.5, math.nan)  # exact, over, under, none
 
 
 @st.composite
-def two_tier_workloads(draw, max_nodes: int = 6, max_jobs: int = 12) -> Workload:
-    """Small workloads on single-core processors: ties, overruns and 100 % usage common."""
+def two_tier_workloads(
+    draw, max_nodes: int = 6, max_jobs: int = 12, feedback: bool = False
+) -> Workload:
+    """Small workloads on single-core processors: ties, overruns and 100 % usage common.
+
+    ``feedback``: some jobs name an earlier job as their preceding job (a think time of
+    none, 0 or 7 s).
+    """
     nodes = draw(st.integers(1, max_nodes))
     n = draw(st.integers(1, max_jobs))
     ints = st.lists(st.integers(0, 30), min_size=n, max_size=n)
@@ -41,6 +47,10 @@ def two_tier_workloads(draw, max_nodes: int = 6, max_jobs: int = 12) -> Workload
     tasks = draw(st.lists(st.integers(1, nodes), min_size=n, max_size=n))
     cpu = draw(st.lists(st.sampled_from(_USAGES), min_size=n, max_size=n))
     factor = np.array(draw(st.lists(st.sampled_from(_ESTIMATE), min_size=n, max_size=n)))
+    preceding, think = None, None
+    if feedback:
+        preceding = [draw(st.sampled_from([-1, *range(1, k + 1)])) for k in range(n)]
+        think = draw(st.lists(st.sampled_from([math.nan, 0.0, 7.0]), min_size=n, max_size=n))
     return Workload.from_jobs(
         Platform(nodes=nodes),
         submit=submit,
@@ -49,6 +59,8 @@ def two_tier_workloads(draw, max_nodes: int = 6, max_jobs: int = 12) -> Workload
         cpu=cpu,
         mem=[0.1] * n,
         requested_time=np.ceil(runtime * factor),
+        preceding=preceding,
+        think_time=think,
     )
 
 
@@ -157,3 +169,15 @@ def test_job_draws_are_common_random_numbers():
     assert a.end.tolist() == b.end.tolist()
     c = simulate_two_tier(w, "KEASY", seed=5)
     assert a.end.tolist() != c.end.tolist()
+
+
+@given(two_tier_workloads(feedback=True), st.sampled_from(ALGS), st.sampled_from(DRAWS))
+def test_feedback_submits_after_the_preceding_job(w, alg, draws):
+    r = simulate_two_tier(w, alg, draws=draws, feedback=True, seed=1, debug=True)
+    _check_schedule(w.replace(submit=np.zeros(w.n_jobs)), r, alg, 20.0)
+    assert (r.start >= r.submit).all()
+    index = {int(i): k for k, i in enumerate(w.ids)}
+    for k in np.flatnonzero(w.preceding >= 0).tolist():
+        before = index[int(w.preceding[k])]
+        think = 0.0 if math.isnan(w.think_time[k]) else w.think_time[k]
+        assert r.submit[k] == r.end[before] + think

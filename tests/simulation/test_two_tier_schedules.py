@@ -291,3 +291,43 @@ def test_every_choice_is_documented_once():
     assert len(CHOICES) >= 20 and all(len(text) > 40 for text in CHOICES.values())
     table = choices_markdown()
     assert all(f"`{key}`" in table for key in CHOICES)
+
+
+# ---------------------------------------------------------------------- feedback
+@pytest.mark.parametrize("alg", ALGS)
+def test_feedback_submits_a_repeat_when_its_preceding_job_ends(fixed_draws, alg):
+    # 1 processor. A (100 s) at 0; B at 10 (open-arrival time) is a repeat of A with a
+    # 5 s think time. Open arrivals: B waits from 10 to 100. Feedback: B is submitted at
+    # 105 and its response time counts from there.
+    w = Workload.from_jobs(
+        Platform(nodes=1),
+        submit=[0, 10],
+        runtime=[100, 50],
+        tasks=[1, 1],
+        cpu=[1.0, 1.0],
+        mem=[0.1, 0.1],
+        preceding=[-1, 1],
+        think_time=[math.nan, 5.0],
+    )
+    open_arrivals = run(w, alg)
+    assert open_arrivals.start.tolist() == [0.0, 100.0]
+    assert open_arrivals.mean_response_time == (100 + 140) / 2
+    fb = run(w, alg, feedback=True)
+    assert fb.submit.tolist() == [0.0, 105.0] and fb.start.tolist() == [0.0, 105.0]
+    assert fb.mean_response_time == (100 + 50) / 2 and fb.summary()["feedback"] is True
+
+
+def test_feedback_cycle_is_refused():
+    w = Workload.from_jobs(
+        Platform(nodes=1),
+        submit=[0, 1],
+        runtime=[10, 10],
+        tasks=[1, 1],
+        cpu=[1.0, 1.0],
+        mem=[0.1, 0.1],
+        preceding=[2, 1],
+    )
+    with pytest.raises(InvalidInputError, match="never submitted: their preceding jobs form"):
+        simulate_two_tier(w, "MEASY", feedback=True)
+    with pytest.raises(InvalidInputError, match="feedback must be True or False; got 1"):
+        simulate_two_tier(w, "MEASY", feedback=1)

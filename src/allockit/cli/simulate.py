@@ -37,6 +37,7 @@ def _options(family: str, args: argparse.Namespace) -> dict:
             "cpu_info": args.cpu_info,
             "background": not args.no_background,
             "draws": args.draws,
+            "feedback": args.feedback,
             "debug": args.debug,
             "seed": args.seed,
         }
@@ -201,6 +202,13 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         default="job",
         help="granularity of the random fg loss and bg efficiency draws: one per job, "
         "per process, or per placement in a VM (default: job)",
+    )
+    g.add_argument(
+        "--feedback",
+        action="store_true",
+        help="honour the SWF's preceding-job and think-time fields (17, 18): a job is "
+        "submitted think-time seconds after its preceding job ends (default: off, every job "
+        "at its submit time)",
     )
     g.add_argument(
         "--seed",
