@@ -71,12 +71,15 @@ class SweepSpec:
 
     Examples
     --------
+    Two methods on two bundled sample instances of the small set (10 and 12 jobs):
+
+    >>> from importlib.resources import files
+    >>> sample = Path(str(files("allockit.instances").joinpath("data", "small_sample")))
     >>> spec = SweepSpec(name="demo", output=Path("demo.db"), methods=("mcb8", "sg"),
-    ...                  generate={"set": "small", "every": 720}, seeds=(0,))
-    >>> [(t.instance_id, t.method) for t in spec.tasks()][:2]
-    [('h4-j6-s0.1-cc0.25-cm0.25-r0', 'mcb8'), ('h4-j6-s0.1-cc0.25-cm0.25-r0', 'sg')]
-    >>> len(spec.tasks())
-    4
+    ...                  instances=("h4-j1?-s0.1-*.json",), seeds=(0,), base=sample)
+    >>> tasks = spec.tasks()
+    >>> len(tasks), [(t.instance_id, t.method) for t in tasks][:2]
+    (4, [('h4-j10-s0.1-cc0.75-cm0.25-r0', 'mcb8'), ('h4-j10-s0.1-cc0.75-cm0.25-r0', 'sg')])
     """
 
     name: str
@@ -170,8 +173,8 @@ def load_spec(path: str | Path) -> SweepSpec:
     ... every = 720
     ... ''')
     >>> spec = load_spec(path)
-    >>> spec.name, spec.output.name, spec.methods, spec.backend, len(spec.tasks())
-    ('demo', 'demo.db', ('mcb8', 'sg'), 'local', 4)
+    >>> spec.name, spec.output.name, spec.methods, spec.backend, spec.generate
+    ('demo', 'demo.db', ('mcb8', 'sg'), 'local', {'set': 'small', 'every': 720})
     >>> _ = path.write_text('methods = ["mcb8"]\\noutput = "x.db"\\nmethod = 1\\n')
     >>> load_spec(path)
     Traceback (most recent call last):
