@@ -23,7 +23,9 @@ def load_kernels(*names: str) -> float:
     ----------
     *names : str
         Kernel names in ``allockit.heuristics.kernels`` (``"greedy_kernel"``,
-        ``"mcb_fill_kernel"``, ...) to compile or load now; none warms none.
+        ``"mcb_fill_kernel"``, ...; see ``kernels.warm_up`` for the names it knows) to
+        compile or load now; with none, only the kernels
+        module is imported.
 
     Returns
     -------
