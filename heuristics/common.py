@@ -24,8 +24,7 @@ def load_kernels(*names: str) -> float:
     *names : str
         Kernel names in ``allockit.heuristics.kernels`` (``"greedy_kernel"``,
         ``"mcb_fill_kernel"``, ...; see ``kernels.warm_up`` for the names it knows) to
-        compile or load now; with none, only the kernels
-        module is imported.
+        compile or load now; with none, only the kernels module is imported.
 
     Returns
     -------
