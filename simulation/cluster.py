@@ -138,7 +138,7 @@ class ClusterSimConfig:
         Offered load per class, as a fraction of the capacity of the nodes the class
         may use (default 1 each: every class alone would saturate its nodes).
     service : float or tuple of float
-        Mean work of one request (node-seconds).
+        Work of one request (node-seconds).
     dispatch : tuple
         Per class, where the dispatcher may send it: ``None`` (every node), an int
         ``k`` (the first ``k`` nodes) or a tuple of node ids. Default: every node.

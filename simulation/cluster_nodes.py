@@ -10,7 +10,7 @@ to the backlogged ones. A backlogged class with zero tickets gets a weight of
 ``ZERO_WEIGHT`` (it is served only when the others leave capacity unused).
 
 The dispatcher sends class ``j``'s requests (Poisson, rate ``load_j * n_j /
-service_j`` for the ``n_j`` nodes it may use, exponential work of mean ``service_j``)
+service_j`` for the ``n_j`` nodes it may use, each of work ``service_j``)
 uniformly at random among the live nodes it may use, so each node gets an independent
 Poisson stream. Arrivals are batched at the simulator's ticks. Work beyond
 ``queue_limit`` node-seconds per class and node is dropped (a bounded accept queue).
@@ -55,9 +55,22 @@ def gps_serve(backlog: np.ndarray, tickets: np.ndarray, dt: float) -> np.ndarray
     [[0.2, 0.1, 0.0], [0.05, 0.1875, 0.0625]]
     """
     q = np.asarray(backlog, dtype=float)
-    n, s = q.shape
     busy = q > 0
     wb = np.where(busy, np.maximum(tickets, ZERO_WEIGHT), 0.0)
+    total_w = wb.sum(axis=1)
+    theta0 = np.divide(dt, total_w, out=np.zeros_like(total_w), where=total_w > 0)
+    served = theta0[:, None] * wb
+    # rows where a class empties within dt need the full water-filling
+    hard = np.flatnonzero((served > q).any(axis=1))
+    if hard.size:
+        served[hard] = _water_fill(q[hard], wb[hard], dt)
+    return served
+
+
+def _water_fill(q: np.ndarray, wb: np.ndarray, dt: float) -> np.ndarray:
+    """GPS rows in which some class empties before ``dt``."""
+    n, s = q.shape
+    busy = wb > 0
     ratio = np.divide(q, wb, out=np.zeros_like(q), where=busy)
     order = np.argsort(ratio, axis=1)
     rs = np.take_along_axis(ratio, order, axis=1)
@@ -69,8 +82,8 @@ def gps_serve(backlog: np.ndarray, tickets: np.ndarray, dt: float) -> np.ndarray
     m = (served_at <= dt).sum(axis=1)  # classes emptied
     rows = np.arange(n)
     done_q = np.where(m > 0, cum_q[rows, np.maximum(m - 1, 0)], 0.0)
-    left_w = np.where(m < s, rest_w[rows, np.minimum(m, s - 1)] + ws[rows, np.minimum(m, s - 1)],
-                      0.0)
+    last = np.minimum(m, s - 1)
+    left_w = np.where(m < s, rest_w[rows, last] + ws[rows, last], 0.0)
     theta = np.divide(dt - done_q, left_w, out=np.zeros(n), where=left_w > 0)
     served = np.minimum(q, theta[:, None] * wb)
     emptied = (m >= s) | (q.sum(axis=1) <= dt)
@@ -88,7 +101,7 @@ class NodeState:
         Offered load of each class as a fraction of the capacity of the nodes it may
         use.
     service : array (S,)
-        Mean work of one request (node-seconds).
+        Work of one request (node-seconds).
     allowed : array (S, N) of bool
         Where the dispatcher may send each class.
     queue_limit : float
@@ -154,10 +167,8 @@ class NodeState:
     def arrive(self, now: float, dt: float) -> None:
         """Add the requests of the next ``dt`` seconds (a batch at ``now``)."""
         self.advance(now)
-        lam = self.rate * dt
-        count = self.rng.poisson(lam)
-        work = self.rng.gamma(count, self.service[None, :])
-        self.backlog += work
+        count = self.rng.poisson(self.rate * dt)
+        self.backlog += count * self.service[None, :]
         over = self.backlog - self.queue_limit
         if (over > 0).any():
             self.dropped += np.maximum(over, 0.0).sum(axis=0)
