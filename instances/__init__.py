@@ -1,27 +1,73 @@
 """Instance types, JSON I/O, generators and small bundled data."""
 
+from allockit.instances.feitelson96 import (
+    Feitelson96Model,
+    calibrate_feitelson96,
+    feitelson96_workload,
+)
 from allockit.instances.generators import SETS, generate_vcsched, iter_vcsched_set
+from allockit.instances.hyper_erlang import (
+    HyperErlang,
+    fit_hyper_erlang,
+    fit_hyper_erlang_sample,
+    sample_moments,
+)
 from allockit.instances.io import (
     instance_from_json,
     instance_to_json,
     read_instance,
     write_instance,
 )
+from allockit.instances.jann97 import (
+    JannModel,
+    JannRange,
+    fit_ctc_jann97,
+    fit_jann97,
+    jann97_workload,
+    load_jann_model,
+    parse_ranges,
+    power_of_two_ranges,
+    save_jann_model,
+    select_period,
+)
 from allockit.instances.lublin_sizes import SizeModel, sample_sizes
+from allockit.instances.measy import apply_measy_rules, measy_cpu_usage, measy_load_factor
 from allockit.instances.vcsched import VCInstance
+from allockit.instances.workload_stats import workload_statistics
 
 __all__ = [
     "SETS",
+    "Feitelson96Model",
+    "HyperErlang",
+    "JannModel",
+    "JannRange",
     "SizeModel",
     "VCInstance",
+    "apply_measy_rules",
+    "calibrate_feitelson96",
     "example_path",
+    "feitelson96_workload",
+    "fit_ctc_jann97",
+    "fit_hyper_erlang",
+    "fit_hyper_erlang_sample",
+    "fit_jann97",
     "generate_vcsched",
     "instance_from_json",
     "instance_to_json",
     "iter_vcsched_set",
+    "jann97_workload",
+    "load_jann_model",
+    "measy_cpu_usage",
+    "measy_load_factor",
+    "parse_ranges",
+    "power_of_two_ranges",
     "read_instance",
     "sample_dir",
+    "sample_moments",
     "sample_sizes",
+    "save_jann_model",
+    "select_period",
+    "workload_statistics",
     "write_instance",
 ]
 

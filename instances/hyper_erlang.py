@@ -120,7 +120,11 @@ class HyperErlang:
         if k == 0:
             return 1.0
         a, b = 1.0 / self.lam1, 1.0 / self.lam2
-        return _rising(self.n, k) * (self.p * a**k + (1.0 - self.p) * b**k)
+        first, second = self.p, 1.0 - self.p
+        for _ in range(k):  # the weight first: p * a**k stays finite when p is tiny
+            first *= a
+            second *= b
+        return _rising(self.n, k) * (first + second)
 
     def moments(self) -> tuple[float, float, float]:
         """The first three raw moments ``(E[X], E[X^2], E[X^3])``."""
@@ -137,7 +141,8 @@ class HyperErlang:
         a, b = 1.0 / self.lam1, 1.0 / self.lam2
         n, p = self.n, self.p
         # Var = E[Var | branch] + Var[E | branch] = n (p a^2 + q b^2) + n^2 p q (a - b)^2
-        return n * (p * a * a + (1 - p) * b * b) + n * n * p * (1 - p) * (a - b) ** 2
+        spread = (p * (a - b)) * ((1 - p) * (a - b))
+        return n * ((p * a) * a + ((1 - p) * b) * b) + n * n * spread
 
     @property
     def scv(self) -> float:
@@ -214,22 +219,33 @@ class HyperErlang:
 
 
 # ---------------------------------------------------------------------- fitting
-def _check_moments(m1: float, m2: float, m3: float) -> None:
+def _check_moments(m1: float, m2: float, m3: float) -> tuple[float, float]:
+    """Validate a moment triple; return ``(m2 / m1**2, m3 / m1**3)`` (scale-free)."""
     for name, value in (("m1", m1), ("m2", m2), ("m3", m3)):
         if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
             raise InvalidInputError(f"moment {name} must be a number; got {value!r}")
         if not (math.isfinite(value) and value > 0):
             raise InvalidInputError(f"moment {name} must be finite and > 0; got {value!r}")
-    if m2 < m1 * m1:
+    m1, m2, m3 = float(m1), float(m2), float(m3)
+    r2 = m2 / m1 / m1
+    r3 = m3 / m1 / m1 / m1
+    ratio = r3 / r2 / r2 if r2 > 0 else math.inf  # m1 * m3 / m2**2
+    if not all(math.isfinite(v) and v > 0 for v in (r2, r3, ratio)):
+        raise InvalidInputError(
+            f"moments m1={m1!r}, m2={m2!r}, m3={m3!r} span too many orders of magnitude "
+            "for floating point (m2/m1**2 or m3/m1**3 overflows)"
+        )
+    if r2 < 1.0:
         raise InvalidInputError(
             f"moments m1={m1!r}, m2={m2!r} are not those of any distribution: "
             f"m2 must be >= m1**2 = {m1 * m1!r}"
         )
-    if m1 * m3 < m2 * m2 * (1 - 1e-12):
+    if ratio < 1.0 - 1e-12:
         raise InvalidInputError(
             f"moments m1={m1!r}, m2={m2!r}, m3={m3!r} are not those of any distribution on "
             f"[0, inf): m1*m3 must be >= m2**2"
         )
+    return r2, r3
 
 
 def _fit_order(n: int, r2: float, r3: float) -> tuple[float, float, float, float] | None:
@@ -252,7 +268,7 @@ def _fit_order(n: int, r2: float, r3: float) -> tuple[float, float, float, float
     if var < 0:
         return None
     c = skew / var
-    root = math.sqrt(c * c + 4.0 * var)
+    root = math.hypot(c, 2.0 * math.sqrt(var))  # sqrt(c**2 + 4 var) without overflow
     if c >= 0:
         u2 = 0.5 * (c + root)
         u1 = -var / u2
@@ -323,10 +339,8 @@ def fit_hyper_erlang(
         raise InvalidInputError(f"max_order must be an integer >= 1; got {max_order!r}")
     if max_order < 1:
         raise InvalidInputError(f"max_order must be an integer >= 1; got {max_order!r}")
-    _check_moments(m1, m2, m3)
+    r2, r3 = _check_moments(m1, m2, m3)
     m1, m2, m3 = float(m1), float(m2), float(m3)
-    r2 = m2 / (m1 * m1)
-    r3 = m3 / (m1 * m1 * m1)
     for n in range(1, int(max_order) + 1):
         found = _fit_order(n, r2, r3)
         if found is None:
@@ -337,11 +351,15 @@ def fit_hyper_erlang(
             return HyperErlang(p=1.0, n=n, lam1=1.0 / scale, lam2=1.0 / scale)
         if pa > pb:  # branch 1 is the rarer one, so that p keeps full relative precision
             pa, a, pb, b = pb, b, pa, a
-        return HyperErlang(
-            p=min(1.0, max(0.0, pa)), n=n, lam1=1.0 / (a * scale), lam2=1.0 / (b * scale)
-        )
+        lam1, lam2 = 1.0 / (a * scale), 1.0 / (b * scale)
+        if not all(math.isfinite(v) and v > 0 for v in (lam1, lam2)):
+            raise InvalidInputError(
+                f"the hyper-Erlang of order {n} matching m1={m1!r}, m2={m2!r}, m3={m3!r} "
+                "has rates outside floating point range"
+            )
+        return HyperErlang(p=min(1.0, max(0.0, pa)), n=n, lam1=lam1, lam2=lam2)
     scv = r2 - 1.0
-    ratio = m1 * m3 / (m2 * m2)
+    ratio = r3 / r2 / r2
     need_scv = 1.0 / max_order
     need_ratio = (max_order + 2) / (max_order + 1)
     if scv < need_scv * (1 + _DEGENERATE):
