@@ -269,9 +269,10 @@ class TwoTierState:
 
     def _touch(self, pp: np.ndarray) -> None:
         """The jobs on processors ``pp`` (both tiers) may have a new rate."""
-        for k in np.unique(np.concatenate((self.fg_job[pp], self.bg_job[pp]))).tolist():
-            if k >= 0:
-                self.dirty.add(k)
+        dirty = self.dirty
+        dirty.update(self.fg_job[pp].tolist())
+        dirty.update(self.bg_job[pp].tolist())
+        dirty.discard(-1)
 
     def advance(self, j: int, now: float) -> None:
         """Integrate job ``j``'s progress up to ``now`` at its current rate."""
@@ -328,12 +329,11 @@ class TwoTierState:
         old = self.procs[j]
         self.merged.remove(j)
         self._take_off(j)
-        chosen = set(pp.tolist())
-        stay = [p in chosen for p in old.tolist()]
-        others = iter(p for p in pp.tolist() if p not in set(old.tolist()))
-        new = np.array(
-            [p if keep else next(others) for p, keep in zip(old.tolist(), stay, strict=True)]
-        )
+        chosen, mine = set(pp.tolist()), old.tolist()
+        stay = [p in chosen for p in mine]
+        own = set(mine)
+        others = iter([p for p in pp.tolist() if p not in own])
+        new = np.array([p if keep else next(others) for p, keep in zip(mine, stay, strict=True)])
         self.moved_processes += int(self.size[j] - sum(stay))
         self._put_fg(j, new, now)
         self.migrations[j] += 1
