@@ -399,7 +399,7 @@ def sample_moments(sample: Any) -> tuple[float, float, float]:
     bad = np.flatnonzero(~np.isfinite(x) | (x < 0))
     if bad.size:
         raise InvalidInputError(
-            f"sample must be finite and >= 0; got {x[bad[0]]!r} at index {int(bad[0])}"
+            f"sample must be finite and >= 0; got {x[bad[0]].item()!r} at index {int(bad[0])}"
         )
     scale = float(x.mean())
     if scale == 0:

@@ -61,7 +61,9 @@ def measy_cpu_usage(tasks, *, seed: int | np.random.Generator | None = None) -> 
     tasks = np.asarray(tasks).reshape(-1)
     bad = np.flatnonzero(tasks < 1)
     if bad.size:
-        raise InvalidInputError(f"tasks must be >= 1; got {tasks[bad[0]]!r} at index {int(bad[0])}")
+        raise InvalidInputError(
+            f"tasks must be >= 1; got {tasks[bad[0]].item()!r} at index {int(bad[0])}"
+        )
     low, high = CPU_USAGE_RANGE
     draw = rng.uniform(low, high, tasks.size)
     return np.where(tasks == 1, 1.0, draw)

@@ -123,7 +123,9 @@ class Workload:
             hit = np.flatnonzero(mask)
             if hit.size:
                 k = int(hit[0])
-                raise InvalidInputError(f"{text}; got {values[k]!r} at job {int(self.ids[k])}")
+                raise InvalidInputError(
+                    f"{text}; got {values[k].item()!r} at job {int(self.ids[k])}"
+                )
 
         bad(
             ~np.isfinite(self.submit) | (self.submit < 0),
