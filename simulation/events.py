@@ -79,13 +79,14 @@ class EventQueue:
     [(1.0, 'submit'), (2.0, 'submit'), (2.0, 'done')]
     """
 
-    __slots__ = ("_heap", "_live", "_now", "_seq")
+    __slots__ = ("_dead", "_heap", "_live", "_now", "_seq")
 
     def __init__(self, start: float = 0.0) -> None:
         self._now = float(start)
         self._heap: list[tuple[float, Any, int, Event]] = []
         self._seq = itertools.count()
         self._live = 0
+        self._dead = 0  # cancelled events still on the heap
 
     @property
     def now(self) -> float:
@@ -149,12 +150,19 @@ class EventQueue:
         if event._state == _PENDING:
             event._state = _CANCELLED
             self._live -= 1
+            self._dead += 1
+            if self._dead > 1024 and self._dead > 2 * self._live:
+                # drop the cancelled entries; the order of the rest is unchanged
+                self._heap = [entry for entry in self._heap if entry[3]._state == _PENDING]
+                heapq.heapify(self._heap)
+                self._dead = 0
 
     def peek(self) -> float:
         """Time of the next live event, or ``inf`` when none is left."""
         heap = self._heap
         while heap and heap[0][3]._state != _PENDING:
             heapq.heappop(heap)
+            self._dead -= 1
         return heap[0][0] if heap else math.inf
 
     def pop(self) -> Event:
@@ -169,6 +177,7 @@ class EventQueue:
         while heap:
             time, _, _, event = heapq.heappop(heap)
             if event._state != _PENDING:
+                self._dead -= 1
                 continue
             event._state = _DONE  # it happened: a later cancel() is a no-op
             self._live -= 1
