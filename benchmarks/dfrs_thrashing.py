@@ -168,7 +168,8 @@ def main() -> None:
         f"{'migr/job':>9} {'progress':>9} {'seconds':>8}",
         flush=True,
     )
-    with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
+    # one fresh process per run: a candidate's patch must not leak into the next run
+    with concurrent.futures.ProcessPoolExecutor(args.workers, max_tasks_per_child=1) as pool:
         futures = [pool.submit(_run, None if args.whole else args.weeks, r) for r in runs]
         for future in futures:
             row = future.result()
