@@ -631,7 +631,8 @@ def fit_ctc_jann97(path: str | Path, *, max_order: int = DEFAULT_MAX_ORDER) -> J
     log has no partition field: its header gives the 338-node batch partition, and the
     largest job of the period has 322 processors, the paper's partition), and fits the
     ten power-of-two ranges up to 322. ``save_jann_model(fit_ctc_jann97(path),
-    "instances/data/jann97_ctc.json")`` regenerates the bundled file byte for byte.
+    "instances/data/jann97_ctc.json")`` regenerates the bundled file (byte for byte with
+    the numpy build that wrote it; other builds may differ in the last bits).
 
     Raises
     ------
