@@ -634,10 +634,28 @@ def fit_ctc_jann97(path: str | Path, *, max_order: int = DEFAULT_MAX_ORDER) -> J
     "instances/data/jann97_ctc.json")`` regenerates the bundled file (byte for byte with
     the numpy build that wrote it; other builds may differ in the last bits).
 
+    Parameters
+    ----------
+    path : str or Path
+        The CTC-SP2 SWF file (plain or gzip).
+    max_order : int
+        Highest hyper-Erlang order tried.
+
+    Returns
+    -------
+    JannModel
+
     Raises
     ------
     InvalidInputError
         If the file cannot be read.
+
+    Examples
+    --------
+    >>> fit_ctc_jann97("/nonexistent/CTC-SP2-1996-3.1-cln.swf.gz")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: cannot read SWF file ...
     """
     from allockit.instances.swf import read_swf
 
@@ -652,7 +670,21 @@ def fit_ctc_jann97(path: str | Path, *, max_order: int = DEFAULT_MAX_ORDER) -> J
 
 
 def save_jann_model(model: JannModel, path: str | Path) -> None:
-    """Write ``model`` as indented JSON (exact floats) to ``path``."""
+    """Write ``model`` as indented JSON (exact floats) to ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``model`` is not a JannModel.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> save_jann_model(load_jann_model(), path)
+    >>> load_jann_model(path) == load_jann_model()
+    True
+    """
     if not isinstance(model, JannModel):
         raise InvalidInputError(f"model must be a JannModel; got {type(model).__name__}")
     text = json.dumps(model.to_dict(), indent=1) + "\n"
