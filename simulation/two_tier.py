@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from array import array
 
 import numpy as np
 
@@ -143,8 +144,8 @@ class _Driver:
         self.events = EventQueue(start=start)
         self.completion: list[Event | None] = [None] * state.n
         self.clock = start
-        self.timeline: list[tuple[float, float, float]] = []
-        self.tiers: list[tuple[float, float, float]] = []
+        self.timeline = array("d")  # flat rows (time, busy fg VMs, unfinished processes)
+        self.tiers = array("d")  # flat rows (time, busy fg VMs, busy bg VMs)
         self.fg_area = 0.0
         self.bg_area = 0.0
         self.under = 0.0
@@ -190,8 +191,8 @@ class _Driver:
             if state.debug:
                 state.check(now)
             busy_fg = state.P - state.idle_fg
-            self.timeline.append((now, float(busy_fg), float(state.unfinished_processes)))
-            self.tiers.append((now, float(busy_fg), float(state.busy_bg)))
+            self.timeline.extend((now, busy_fg, state.unfinished_processes))
+            self.tiers.extend((now, busy_fg, state.busy_bg))
         left = [j for j in range(state.n) if state.tier[j] != DONE]
         if left and all(state.tier[j] == FUTURE for j in left):
             raise InvalidInputError(
@@ -354,7 +355,7 @@ def simulate_two_tier(
         "job_kills": state.kills,
         "job_swaps": state.swaps,
         "job_first_fg_start": state.first_fg,
-        "tier_timeline": np.array(driver.tiers, dtype=float).reshape(-1, 3),
+        "tier_timeline": np.frombuffer(driver.tiers, dtype=float).reshape(-1, 3).copy(),
         "summary_response_time_ci95": list(batch_means_ci(response)),
         "summary_bounded_slowdown_ci95": list(batch_means_ci(slowdown)),
         "summary_kills": int(state.kills.sum()),
@@ -380,7 +381,7 @@ def simulate_two_tier(
         underutilization=driver.under,
         seconds=seconds,
         job_migrations=state.migrations,
-        timeline=np.array(driver.timeline, dtype=float).reshape(-1, 3),
+        timeline=np.frombuffer(driver.timeline, dtype=float).reshape(-1, 3).copy(),
         extra=extra,
     )
     if chained:  # response times count from the actual submissions
