@@ -383,6 +383,17 @@ def fit_hyper_erlang(
 def sample_moments(sample: Any) -> tuple[float, float, float]:
     """The first three raw moments of a sample of non-negative numbers.
 
+    Parameters
+    ----------
+    sample : array-like
+        Finite observations >= 0.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean(x), mean(x**2), mean(x**3))``, computed on ``x / mean(x)`` and scaled
+        back (no overflow for large values); all zero for an all-zero sample.
+
     Raises
     ------
     InvalidInputError

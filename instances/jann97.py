@@ -79,6 +79,21 @@ _BUNDLED = {"ctc": "jann97_ctc.json"}
 def power_of_two_ranges(max_size: int) -> tuple[tuple[int, int], ...]:
     """Ranges ``1, 2, 3-4, 5-8, ...`` up to ``max_size`` (the last one ends there).
 
+    Parameters
+    ----------
+    max_size : int
+        Largest size, >= 1.
+
+    Returns
+    -------
+    tuple of (int, int)
+        Inclusive ``(lo, hi)`` ranges.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``max_size`` is not an integer >= 1.
+
     Examples
     --------
     >>> power_of_two_ranges(322)[-3:]
@@ -99,6 +114,18 @@ def power_of_two_ranges(max_size: int) -> tuple[tuple[int, int], ...]:
 
 def parse_ranges(text: str, *, max_size: int | None = None) -> tuple[tuple[int, int], ...]:
     """Parse ``"1,2,3-4,5-8,257-"`` into ranges; an open end ``"257-"`` ends at ``max_size``.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated items ``N``, ``LO-HI`` or ``LO-``.
+    max_size : int, optional
+        Where an open range ends.
+
+    Returns
+    -------
+    tuple of (int, int)
+        Inclusive ``(lo, hi)`` ranges, increasing and disjoint.
 
     Raises
     ------
@@ -672,6 +699,12 @@ def fit_ctc_jann97(path: str | Path, *, max_order: int = DEFAULT_MAX_ORDER) -> J
 def save_jann_model(model: JannModel, path: str | Path) -> None:
     """Write ``model`` as indented JSON (exact floats) to ``path``.
 
+    Parameters
+    ----------
+    model : JannModel
+    path : str or Path
+        Output file (overwritten).
+
     Raises
     ------
     InvalidInputError
@@ -693,6 +726,16 @@ def save_jann_model(model: JannModel, path: str | Path) -> None:
 
 def load_jann_model(name_or_path: str | Path = "ctc") -> JannModel:
     """A bundled model by name (``"ctc"``: fitted to the CTC-SP2 log) or a JSON file.
+
+    Parameters
+    ----------
+    name_or_path : str or Path
+        ``"ctc"`` (``instances/data/jann97_ctc.json``) or the path of a JSON file
+        written by :func:`save_jann_model` (``JannModel.to_dict``).
+
+    Returns
+    -------
+    JannModel
 
     Raises
     ------
