@@ -303,9 +303,78 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
     return _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False) is not None
 
 
+#: Sum of the scaled source capacities of the max-flow check (int64 arithmetic).
+_FLOW_UNITS = 2.0**50
+#: Relative width to which the exact method brackets the least feasible stretch.
+EXACT_RTOL = 1e-12
+
+
+def _flow_check(workload: Workload, stretch: float, tau: float) -> bool | None:
+    """The Theorem 1 system for a fixed ``stretch`` as a max flow; None when unsure.
+
+    With ``x_jt = alpha_jt * demand_j`` (node-seconds of job ``j`` in interval ``t``)
+    the system is a transportation problem: source -> job ``j`` (capacity
+    ``demand_j``), job -> interval ``t`` inside ``[r_j, d_j]`` (``len(t) * c_j |T_j|``:
+    no job runs faster than on dedicated nodes), interval -> sink (``|P| len(t)``); it
+    is feasible iff the max flow saturates the sources. OR-Tools' max flow takes
+    integers, so capacities are scaled to about 2^50 units and rounded twice: rounded in
+    the system's disfavour, a saturating flow proves feasibility; rounded in its favour,
+    a deficit proves infeasibility. Between the two (a rounding-sized margin) the answer
+    is None and the caller solves the LP.
+    """
+    from ortools.graph.python import max_flow
+
+    r, w, _, demand = _data(workload, tau)
+    e0, e1, start, end = _structure(r, w, stretch)
+    length = np.maximum(0.0, np.diff(e0 + e1 * stretch))
+    counts = np.maximum(0, end - start)
+    n, n_int = workload.n_jobs, length.size
+    first = np.cumsum(counts) - counts
+    job_of = np.repeat(np.arange(n), counts)
+    interval_of = (
+        np.arange(int(counts.sum())) - np.repeat(first, counts) + np.repeat(start, counts)
+    )
+    rate = workload.cpu * workload.tasks
+    scale = _FLOW_UNITS / max(float(demand.sum()), 1e-300)
+    source, sink = n + n_int, n + n_int + 1
+    tails = np.concatenate([np.full(n, source), job_of, n + np.arange(n_int)])
+    heads = np.concatenate([np.arange(n), n + interval_of, np.full(n_int, sink)])
+    raw = np.concatenate(
+        [demand, length[interval_of] * rate[job_of], length * workload.platform.nodes]
+    ) * scale
+    if not np.isfinite(raw).all() or raw.max(initial=0.0) > 2.0**62:
+        return None
+    answers = []
+    for against in (True, False):  # rounded against feasibility, then in its favour
+        need = np.ceil(raw[:n]) if against else np.floor(raw[:n])
+        caps = np.floor(raw[n:]) if against else np.ceil(raw[n:])
+        flow = max_flow.SimpleMaxFlow()
+        flow.add_arcs_with_capacity(
+            tails, heads, np.concatenate([need, caps]).astype(np.int64)
+        )
+        if flow.solve(source, sink) != flow.OPTIMAL:
+            return None
+        answers.append(flow.optimal_flow() >= int(need.sum()))
+    if answers[0]:
+        return True  # feasible even when rounded against it
+    if not answers[1]:
+        return False  # infeasible even when rounded in its favour
+    return None
+
+
+def _feasible(workload: Workload, stretch: float, tau: float) -> bool:
+    """Feasibility of the Theorem 1 system: the max-flow check, the LP when it is unsure."""
+    if not stretch >= 1:
+        return False
+    answer = _flow_check(workload, stretch, tau)
+    if answer is None:
+        return stretch_feasible(workload, stretch, tau=tau)
+    return answer
+
+
 def _upper_start(workload: Workload, tau: float) -> float:
     hi = 2.0
-    while not stretch_feasible(workload, hi, tau=tau):
+    while not _feasible(workload, hi, tau):
         hi *= 2
         if hi > 1e12:
             raise InvalidInputError("no finite stretch is feasible (check the workload)")
@@ -344,8 +413,13 @@ def stretch_bound(
         Memory is ignored.
     method : {"exact", "bisection"}
         ``bisection`` stops when the relative width of the bracket is below ``tol``
-        (the value returned is the feasible upper end); ``exact`` solves one LP in ``S``
-        on the breakpoint range that holds the optimum.
+        (the value returned is the feasible upper end). ``exact`` finds the range
+        between two breakpoints (where a deadline crosses another endpoint) that holds
+        the optimum, then narrows it to a relative width of ``EXACT_RTOL`` (1e-12) and
+        returns its feasible upper end; when the max-flow check cannot decide that
+        finely it solves the LP in ``(alpha, S)`` on the range. Feasibility is checked
+        as a max flow (OR-Tools; rounded both ways, so each answer is a proof) and
+        with the LP when the flow is undecided.
     tol : float
         Relative tolerance of the bisection.
     tau : float
@@ -355,7 +429,8 @@ def stretch_bound(
     -------
     StretchBound
         ``value``: the bound (>= 1), with the final bracket ``[lower, upper]``, the
-        number of LPs solved and the seconds.
+        number of feasibility problems solved (``lps``: max flows or LPs) and the
+        seconds.
 
     Raises
     ------
@@ -384,7 +459,7 @@ def stretch_bound(
         raise InvalidInputError(f"tol must be in (0, 1); got {tol!r}")
     start = time.perf_counter()
     lps = 0
-    if stretch_feasible(workload, 1.0, tau=tau):
+    if _feasible(workload, 1.0, tau):
         return StretchBound(1.0, method, 1, time.perf_counter() - start, 1.0, 1.0)
     lo, hi = 1.0, _upper_start(workload, tau)
     lps += 2 + int(np.log2(hi))
@@ -392,7 +467,7 @@ def stretch_bound(
         while (hi - lo) / hi > tol:
             mid = 0.5 * (lo + hi)
             lps += 1
-            if stretch_feasible(workload, mid, tau=tau):
+            if _feasible(workload, mid, tau):
                 hi = mid
             else:
                 lo = mid
@@ -403,14 +478,29 @@ def stretch_bound(
     while b - a > 1:
         mid = (a + b) // 2
         lps += 1
-        if stretch_feasible(workload, float(grid[mid]), tau=tau):
+        if _feasible(workload, float(grid[mid]), tau):
             b = mid
         else:
             a = mid
     s_lo, s_hi = float(grid[a]), float(grid[b])
-    lps += 1
-    best = _solve_lp(workload, s_lo, s_hi, 0.5 * (s_lo + s_hi), tau, minimise=True)
-    value = s_hi if best is None else best
+    # Inside one breakpoint range the intervals keep their order: bisect it with the
+    # max-flow check to EXACT_RTOL; only if that check cannot decide early (rounding)
+    # solve the LP in (alpha, S) on the range, as before.
+    while s_hi - s_lo > EXACT_RTOL * s_hi:
+        mid = 0.5 * (s_lo + s_hi)
+        answer = _flow_check(workload, mid, tau)
+        lps += 1
+        if answer is None:
+            break
+        if answer:
+            s_hi = mid
+        else:
+            s_lo = mid
+    value = s_hi
+    if s_hi - s_lo > 1e3 * EXACT_RTOL * s_hi:
+        lps += 1
+        best = _solve_lp(workload, s_lo, s_hi, 0.5 * (s_lo + s_hi), tau, minimise=True)
+        value = s_hi if best is None else best
     return StretchBound(value, method, lps, time.perf_counter() - start, s_lo, s_hi)
 
 

@@ -161,3 +161,33 @@ def test_theorem4_equipartition_instance(n):
     other = 2 + sum(1 / i for i in range(2, n))
     delta = size.max() / size.min()
     assert n / other >= (delta + 1) / (2 + np.log(delta)) - 1e-9
+
+
+@settings(max_examples=60)
+@given(w=workloads(max_jobs=8), s=st.floats(1.0, 6.0))
+def test_max_flow_check_agrees_with_the_lp(w, s):
+    # the max-flow form of the Theorem 1 system answers as the LP does (or abstains)
+    from allockit.models.stretch_bound import _flow_check
+
+    answer = _flow_check(w, s, TAU)
+    if answer is None:
+        return
+    exact = stretch_bound(w).value
+    if abs(s - exact) > 1e-6 * exact:  # away from the threshold the answers must agree
+        assert answer == stretch_feasible(w, s)
+        assert answer == (s >= exact)
+
+
+def test_bound_on_lublin_traces_matches_the_lp_optimum():
+    # the exact method's value is the LP's least feasible stretch to a relative 1e-9
+    from allockit.instances.lublin import dfrs_synthetic
+    from allockit.models.stretch_bound import _solve_lp
+
+    for seed in range(3):
+        w = dfrs_synthetic(120, nodes=8, load=0.8, seed=seed)
+        b = stretch_bound(w)
+        lp = _solve_lp(w, b.lower, b.upper, 0.5 * (b.lower + b.upper), TAU, minimise=True)
+        if lp is not None and b.upper - b.lower > 0:
+            assert b.value == pytest.approx(lp, rel=1e-8)
+        assert stretch_feasible(w, b.value * (1 + 1e-9))
+        assert not stretch_feasible(w, b.value * (1 - 1e-6))
