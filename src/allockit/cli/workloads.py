@@ -88,6 +88,64 @@ def cmd_lublin(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_model(args: argparse.Namespace) -> int:
+    """``allockit workload feitelson96|jann97``: a MEASY workload model as SWF on stdout."""
+    options = {
+        "procs": args.procs,
+        "load": args.load,
+        "cpu_usage": args.cpu_usage,
+        "estimates": args.estimates,
+        "seed": args.seed,
+    }
+    if args.kind == "feitelson96":
+        from allockit.instances.feitelson96 import feitelson96_workload
+
+        workload = feitelson96_workload(
+            args.jobs, feedback=not args.open_arrivals, **options
+        )
+    else:
+        from allockit.instances.jann97 import jann97_workload, load_jann_model
+
+        workload = jann97_workload(args.jobs, model=load_jann_model(args.model), **options)
+    flags = " ".join(
+        flag
+        for flag, on in (
+            ("--estimates", args.estimates),
+            ("--cpu-usage", args.cpu_usage),
+            ("--open-arrivals", getattr(args, "open_arrivals", False)),
+        )
+        if on
+    )
+    note = (
+        f"allockit workload {args.kind} --jobs {args.jobs} --procs {args.procs} "
+        f"--seed {args.seed}" + (f" --load {args.load}" if args.load else "")
+        + (f" {flags}" if flags else "")
+    )
+    _write_swf_stdout(workload, note)
+    return EXIT_OK
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    """``allockit workload fit TRACE --out model.json``: a Jann 1997 model of any log."""
+    from allockit.instances.jann97 import fit_jann97, save_jann_model
+    from allockit.instances.swf import read_swf
+
+    trace = read_swf(args.trace, on_error="skip" if args.skip_bad else "raise")
+    model = fit_jann97(
+        trace, ranges=args.ranges, start=args.start, end=args.end, source=str(args.trace)
+    )
+    save_jann_model(model, args.out)
+    print_json(
+        {
+            "out": str(args.out),
+            "nodes": model.nodes,
+            "ranges": len(model.ranges),
+            "jobs": int(sum(r.jobs for r in model.ranges)),
+        }
+    )
+    return EXIT_OK
+
+
 def cmd_hpc2n(args: argparse.Namespace) -> int:
     """``allockit workload hpc2n TRACE --out DIR``: the paper's conversion, weekly files."""
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
@@ -205,6 +263,63 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--estimates", action="store_true", help="requested times from Tsafrir's model (field 9)"
     )
     w.set_defaults(func=cmd_lublin)
+    for kind, text in (
+        ("feitelson96", "Feitelson 1996 model (MEASY's FWload), SWF on stdout"),
+        ("jann97", "Jann et al. 1997 model (MEASY's JWload), SWF on stdout"),
+    ):
+        w = wl.add_parser(kind, help=text)
+        w.add_argument("--jobs", type=positive_int, default=1000, help=">= 1 (default: 1000)")
+        w.add_argument(
+            "--procs",
+            type=positive_int,
+            default=320,
+            help="single-core processors, >= 1 (default: 320, the MEASY paper's)",
+        )
+        w.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
+        w.add_argument(
+            "--load",
+            type=positive_float,
+            default=None,
+            help="offered load on --procs, > 0: interarrival times scaled to it "
+            "(default: the model's own)",
+        )
+        w.add_argument(
+            "--estimates",
+            action="store_true",
+            help="requested times from Tsafrir's model (field 9)",
+        )
+        w.add_argument(
+            "--cpu-usage",
+            action="store_true",
+            help="per-process CPU usage (MEASY rule: 1.0 for one process, else U[0.4, 1])",
+        )
+        if kind == "feitelson96":
+            w.add_argument(
+                "--open-arrivals",
+                action="store_true",
+                help="every repeated run gets its own submit time (default: a repeat is "
+                "submitted when its previous run ends, SWF fields 17/18)",
+            )
+        else:
+            w.add_argument(
+                "--model",
+                default="ctc",
+                help="'ctc' (bundled fit of the CTC-SP2 log, default) or a model JSON "
+                "written by 'workload fit'",
+            )
+        w.set_defaults(func=cmd_model)
+    w = wl.add_parser("fit", help="fit a Jann 1997 model (hyper-Erlangs) to any SWF log")
+    w.add_argument("trace", help="SWF file (plain or .gz)")
+    w.add_argument("--out", required=True, metavar="FILE", help="model JSON to write")
+    w.add_argument(
+        "--ranges",
+        default=None,
+        help="size ranges such as '1,2,3-4,5-8,9-' (default: powers of two)",
+    )
+    w.add_argument("--start", default=None, help="first day kept, YYYY-MM-DD (default: all)")
+    w.add_argument("--end", default=None, help="day after the last kept (default: all)")
+    w.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
+    w.set_defaults(func=cmd_fit)
     w = wl.add_parser("hpc2n", help="convert the HPC2N trace (paper Sec. 5.3.1), weekly files")
     w.add_argument("trace", help="HPC2N SWF file (plain or .gz)")
     w.add_argument(
