@@ -316,6 +316,12 @@ def simulate_dfrs(
         extra={
             "mcb8_calls": np.array(driver.mcb8_calls, dtype=float).reshape(-1, 2),
             "progress_timeline": np.array(driver.progress_timeline, dtype=float).reshape(-1, 2),
+            "job_resumes": state.n_resume,
+            "job_resumes_elsewhere": state.n_resume_elsewhere,
+            "summary_resumes": int(state.n_resume.sum()),
+            "summary_resumes_elsewhere": int(state.n_resume_elsewhere.sum()),
+            "summary_task_preemptions": state.task_preemptions,
+            "summary_task_migrations": state.task_migrations,
             "summary_allocated_cpu_seconds": state.allocated_cpu_seconds,
             "summary_penalty_cpu_seconds": state.penalty_cpu_seconds,
             "summary_progress_share": (

@@ -88,6 +88,12 @@ class DfrsState:
         self.end = np.full(n, np.nan)
         self.n_preempt = np.zeros(n, dtype=np.int64)
         self.n_migrate = np.zeros(n, dtype=np.int64)
+        # other ways of counting, for comparisons with the paper's Table 3
+        self.n_resume = np.zeros(n, dtype=np.int64)  # resumes after a pause
+        self.n_resume_elsewhere = np.zeros(n, dtype=np.int64)  # ... not on the same nodes
+        self.task_preemptions = 0  # tasks paused
+        self.task_migrations = 0  # tasks moved while running
+        self.last_nodes: dict[int, np.ndarray] = {}  # where a paused job's tasks were
         self.bytes_preempt = 0.0  # memory images saved on pauses and restored on resumes
         self.bytes_migrate = 0.0  # moved tasks, saved and restored
         self.nodes_of: dict[int, np.ndarray] = {}
@@ -142,6 +148,7 @@ class DfrsState:
         row = self.rows.pop(j)
         self.mem_used -= row * self.mem[j]
         self.load -= row * self.cpu[j]
+        self.last_nodes[j] = nodes
         return nodes
 
     def footprint(self, j: int, tasks: int | None = None) -> float:
@@ -178,6 +185,12 @@ class DfrsState:
         if self.ever_ran[j]:
             self.penalty_until[j] = now + self.penalty
             self.bytes_preempt += self.footprint(j)  # restore
+            self.n_resume[j] += 1
+            before = self.last_nodes.get(j)
+            if before is not None and not np.array_equal(
+                np.bincount(before, minlength=self.nodes), self.rows[j]
+            ):
+                self.n_resume_elsewhere[j] += 1
         else:
             self.ever_ran[j] = True
             self.start[j] = now
@@ -189,6 +202,7 @@ class DfrsState:
         self.waiting.add(j)
         self.status[j] = WAITING
         self.n_preempt[j] += 1
+        self.task_preemptions += int(self.tasks[j])
         self.bytes_preempt += self.footprint(j)  # save
         self.yields[j] = 0.0
         self.invalidate(j)
@@ -202,6 +216,7 @@ class DfrsState:
         if moved:
             self.last_move[j] = now
             self.n_migrate[j] += 1
+            self.task_migrations += moved
             self.bytes_migrate += 2 * self.footprint(j, moved)  # save + restore
             self.penalty_until[j] = now + self.penalty
             self.invalidate(j)

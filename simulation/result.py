@@ -181,8 +181,9 @@ class SimulationResult:
     def costs(self) -> dict[str, float]:
         """Preemption and migration costs as in Table 3 of the paper.
 
-        Per hour of schedule (the makespan), per job, and the bandwidth their memory
-        images use in bytes per second.
+        Per hour of schedule (the makespan), per hour of submissions (first to last
+        submission: the paper does not say which hour it divides by), per job, and the
+        bandwidth their memory images use in bytes per second (over the makespan).
 
         Examples
         --------
@@ -196,10 +197,14 @@ class SimulationResult:
         (1, 0.5, 0.911)
         """
         hours = self.makespan / 3600.0 if self.makespan > 0 else math.inf
+        span = float(self.submit.max() - self.submit.min()) if self.submit.size else 0.0
+        submit_hours = span / 3600.0 if span > 0 else math.inf
         jobs = max(1, int(self.ids.size))
         return {
             "preemptions_per_hour": self.preemptions / hours,
             "migrations_per_hour": self.migrations / hours,
+            "preemptions_per_submission_hour": self.preemptions / submit_hours,
+            "migrations_per_submission_hour": self.migrations / submit_hours,
             "preemptions_per_job": self.preemptions / jobs,
             "migrations_per_job": self.migrations / jobs,
             "bandwidth_bytes_per_s": self.bytes_moved / (hours * 3600.0),
