@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.tasks import Task, register_task_kind
@@ -44,6 +46,7 @@ __all__ = [
     "experiment_tasks",
     "hpc2n_week_count",
     "plot_fig1",
+    "plot_period_sweep",
     "resolve_hpc2n",
     "run_dfrs_task",
     "to_markdown",
@@ -116,6 +119,131 @@ MCB8 */per/opt=min/minvt=600 |0.54 1.11 0.56 1.53 37.94 85.32 194.57 836.28 6.57
 """
 )
 
+#: Table 5 (appendix): degradation from bound on the HPC2N weeks, (avg, std, max), for
+#: the 116 algorithm variants (5-minute penalty).
+PAPER_TABLE5: dict[str, tuple[float, ...]] = _parse_table(
+    """
+FCFS | 3578.5 3727.8 21718.4
+EASY | 3041.9 3438.0 21317.4
+Greedy */opt=avg | 1012.2 2229.5 19799.1
+Greedy */opt=min | 949.8 1828.5 11778.4
+Greedy/per/opt=avg | 28.9 27.0 212.9
+Greedy/per/opt=avg/minft=300 | 23.3 26.9 182.3
+Greedy/per/opt=avg/minft=600 | 23.5 27.6 212.2
+Greedy/per/opt=avg/minvt=300 | 23.9 26.9 182.3
+Greedy/per/opt=avg/minvt=600 | 23.8 27.8 182.3
+Greedy/per/opt=min | 28.3 24.9 163.7
+Greedy/per/opt=min/minft=300 | 23.4 26.0 152.0
+Greedy/per/opt=min/minft=600 | 23.1 24.8 152.5
+Greedy/per/opt=min/minvt=300 | 23.5 26.9 182.8
+Greedy/per/opt=min/minvt=600 | 23.0 25.9 152.0
+Greedy */per/opt=avg | 24.5 15.9 81.6
+Greedy */per/opt=avg/minft=300 | 19.8 17.8 85.6
+Greedy */per/opt=avg/minft=600 | 19.3 17.6 85.6
+Greedy */per/opt=avg/minvt=300 | 19.2 17.5 85.6
+Greedy */per/opt=avg/minvt=600 | 18.9 17.3 74.9
+Greedy */per/opt=min | 24.3 15.9 81.6
+Greedy */per/opt=min/minft=300 | 19.5 17.7 85.6
+Greedy */per/opt=min/minft=600 | 19.1 17.5 85.6
+Greedy */per/opt=min/minvt=300 | 18.9 17.2 85.6
+Greedy */per/opt=min/minvt=600 | 19.0 17.4 66.1
+GreedyP */opt=avg | 20.4 116.7 1254.2
+GreedyP */opt=min | 13.5 68.0 819.2
+GreedyP/per/opt=avg | 18.4 18.6 152.4
+GreedyP/per/opt=avg/minft=300 | 9.1 18.8 152.4
+GreedyP/per/opt=avg/minft=600 | 9.0 18.7 152.4
+GreedyP/per/opt=avg/minvt=300 | 9.0 18.8 152.4
+GreedyP/per/opt=avg/minvt=600 | 8.9 18.9 152.4
+GreedyP/per/opt=min | 18.5 18.6 152.4
+GreedyP/per/opt=min/minft=300 | 9.1 18.8 152.4
+GreedyP/per/opt=min/minft=600 | 9.0 18.9 152.4
+GreedyP/per/opt=min/minvt=300 | 9.0 18.9 152.4
+GreedyP/per/opt=min/minvt=600 | 8.9 18.9 152.4
+GreedyP */per/opt=avg | 17.9 19.7 213.5
+GreedyP */per/opt=avg/minft=300 | 8.2 19.4 213.5
+GreedyP */per/opt=avg/minft=600 | 7.7 18.5 198.8
+GreedyP */per/opt=avg/minvt=300 | 7.0 14.0 149.3
+GreedyP */per/opt=avg/minvt=600 | 6.9 14.0 149.3
+GreedyP */per/opt=min | 17.9 19.6 213.5
+GreedyP */per/opt=min/minft=300 | 7.9 19.0 213.5
+GreedyP */per/opt=min/minft=600 | 7.5 18.0 198.8
+GreedyP */per/opt=min/minvt=300 | 6.9 14.0 149.3
+GreedyP */per/opt=min/minvt=600 | 6.9 14.2 149.3
+GreedyPM */opt=avg | 14.1 72.7 880.1
+GreedyPM */opt=min | 13.8 68.2 819.2
+GreedyPM/per/opt=avg | 18.5 19.2 158.7
+GreedyPM/per/opt=avg/minft=300 | 9.1 19.4 158.7
+GreedyPM/per/opt=avg/minft=600 | 9.0 19.3 158.7
+GreedyPM/per/opt=avg/minvt=300 | 9.1 19.4 158.7
+GreedyPM/per/opt=avg/minvt=600 | 8.9 19.5 158.7
+GreedyPM/per/opt=min | 18.4 18.8 158.7
+GreedyPM/per/opt=min/minft=300 | 9.2 19.2 158.7
+GreedyPM/per/opt=min/minft=600 | 9.1 19.3 158.7
+GreedyPM/per/opt=min/minvt=300 | 8.9 18.8 158.7
+GreedyPM/per/opt=min/minvt=600 | 8.8 18.9 158.7
+GreedyPM */per/opt=avg | 17.8 19.3 198.6
+GreedyPM */per/opt=avg/minft=300 | 8.2 19.1 198.6
+GreedyPM */per/opt=avg/minft=600 | 7.8 19.0 198.8
+GreedyPM */per/opt=avg/minvt=300 | 7.0 14.1 149.6
+GreedyPM */per/opt=avg/minvt=600 | 6.9 14.2 149.6
+GreedyPM */per/opt=min | 17.9 19.3 198.6
+GreedyPM */per/opt=min/minft=300 | 8.1 19.2 198.6
+GreedyPM */per/opt=min/minft=600 | 7.9 19.1 198.8
+GreedyPM */per/opt=min/minvt=300 | 6.9 14.3 149.6
+GreedyPM */per/opt=min/minvt=600 | 6.9 14.4 149.6
+MCB8 */opt=avg | 346.3 1223.1 13399.7
+MCB8 */opt=avg/minft=300 | 44.7 144.2 1082.8
+MCB8 */opt=avg/minft=600 | 20.6 63.9 672.0
+MCB8 */opt=avg/minvt=300 | 14.1 33.2 370.0
+MCB8 */opt=avg/minvt=600 | 12.1 32.8 370.0
+MCB8 */opt=min | 345.6 1241.5 13668.8
+MCB8 */opt=min/minft=300 | 44.7 138.4 1126.3
+MCB8 */opt=min/minft=600 | 19.1 59.2 672.0
+MCB8 */opt=min/minvt=300 | 14.0 33.2 370.0
+MCB8 */opt=min/minvt=600 | 12.0 32.8 370.0
+MCB8/per/opt=avg | 171.4 702.4 8383.0
+MCB8/per/opt=avg/minft=300 | 15.0 33.5 279.3
+MCB8/per/opt=avg/minft=600 | 12.1 26.9 292.4
+MCB8/per/opt=avg/minvt=300 | 11.5 25.3 287.6
+MCB8/per/opt=avg/minvt=600 | 10.7 25.2 287.6
+MCB8/per/opt=min | 169.1 691.4 8362.3
+MCB8/per/opt=min/minft=300 | 15.1 34.5 309.3
+MCB8/per/opt=min/minft=600 | 12.1 26.9 292.4
+MCB8/per/opt=min/minvt=300 | 11.5 25.3 287.6
+MCB8/per/opt=min/minvt=600 | 10.8 25.3 287.6
+MCB8 */per/opt=avg | 394.5 1562.9 17862.0
+MCB8 */per/opt=avg/minft=300 | 56.1 197.4 1849.6
+MCB8 */per/opt=avg/minft=600 | 23.6 71.3 799.3
+MCB8 */per/opt=avg/minvt=300 | 15.5 30.6 318.9
+MCB8 */per/opt=avg/minvt=600 | 13.7 30.3 318.9
+MCB8 */per/opt=min | 389.1 1522.1 17313.6
+MCB8 */per/opt=min/minft=300 | 56.8 198.7 1738.4
+MCB8 */per/opt=min/minft=600 | 25.1 81.4 799.3
+MCB8 */per/opt=min/minvt=300 | 15.4 30.6 318.9
+MCB8 */per/opt=min/minvt=600 | 13.6 30.2 318.9
+/per/opt=avg | 105.0 445.6 5011.9
+/per/opt=avg/minft=300 | 105.0 445.6 5011.9
+/per/opt=avg/minft=600 | 105.0 445.6 5011.9
+/per/opt=avg/minvt=300 | 105.0 445.6 5011.9
+/per/opt=avg/minvt=600 | 105.0 445.6 5011.9
+/per/opt=min | 105.0 445.6 5011.9
+/per/opt=min/minft=300 | 105.0 445.6 5011.9
+/per/opt=min/minft=600 | 105.0 445.6 5011.9
+/per/opt=min/minvt=300 | 105.0 445.6 5011.9
+/per/opt=min/minvt=600 | 105.0 445.6 5011.9
+/stretch-per/opt=avg | 105.0 445.6 5011.9
+/stretch-per/opt=avg/minft=300 | 105.0 445.6 5011.9
+/stretch-per/opt=avg/minft=600 | 105.0 445.6 5011.9
+/stretch-per/opt=avg/minvt=300 | 105.0 445.6 5011.9
+/stretch-per/opt=avg/minvt=600 | 105.0 445.6 5011.9
+/stretch-per/opt=max | 105.0 445.6 5011.9
+/stretch-per/opt=max/minft=300 | 105.0 445.6 5011.9
+/stretch-per/opt=max/minft=600 | 105.0 445.6 5011.9
+/stretch-per/opt=max/minvt=300 | 105.0 445.6 5011.9
+/stretch-per/opt=max/minvt=600 | 105.0 445.6 5011.9
+"""
+)
+
 #: Table 4: average normalised underutilisation on real, unscaled, scaled traces.
 PAPER_TABLE4: dict[str, tuple[float, float, float]] = {
     "EASY": (0.064, 0.349, 0.384),
@@ -138,13 +266,24 @@ FIG1_ALGORITHMS = (
     "/stretch-per/opt=max/minvt=600",
 )
 
+#: The periods of Figs 3 and 4 (the paper: 600 to 12,000 s, 2x to 20x the penalty).
+PERIODS = (600.0, 900.0, 1200.0, 1800.0, 2400.0, 3600.0, 6000.0, 9000.0, 12000.0)
+
 EXPERIMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # experiment -> (algorithms, trace sets)
     "table2": (tuple(PAPER_TABLE2), ("real", "unscaled", "scaled")),
     "table3": (tuple(PAPER_TABLE3), ("scaled",)),
     "table4": (tuple(PAPER_TABLE4), ("real", "unscaled", "scaled")),
+    "table5": (tuple(PAPER_TABLE5), ("real",)),
     "fig1": (FIG1_ALGORITHMS, ("scaled",)),
+    # Figs 3 and 4: EASY once, the best algorithm at every period of PERIODS
+    "fig3": (("EASY", BEST[1]), ("real", "unscaled", "scaled")),
+    "fig4": ((BEST[1],), ("real", "unscaled", "scaled")),
+    # Sec. 6.2: MCB8 applied at every submission and completion, every call timed
+    "timing": (("MCB8 */opt=min",), ("unscaled",)),
 }
+#: Experiments whose DFRS algorithms run at every period of ``PERIODS``.
+PERIOD_SWEEPS = ("fig3", "fig4")
 _SET_LABELS = {"real": "Real-world (HPC2N weeks)", "unscaled": "Unscaled", "scaled": "Scaled"}
 
 
@@ -499,7 +638,33 @@ def run_dfrs_task(task: Task) -> dict[str, Any]:
             "period": float(task.params.get("period", PERIOD_SECONDS)),
         }
     result = simulate(workload, task.method, **options)
-    return {**result.summary(), "status": "done", **base}
+    out = {**result.summary(), "status": "done", **base}
+    calls = result.extra.get("mcb8_calls")
+    if calls is not None and len(calls):
+        out["mcb8_calls"] = _call_stats(np.asarray(calls))
+    return out
+
+
+def _call_stats(calls: np.ndarray) -> dict[str, Any]:
+    """Counts and times (s) of MCB8 calls: all, with <= 10 jobs, with <= 100 jobs."""
+    jobs, seconds = calls[:, 0], calls[:, 1]
+    small, medium = seconds[jobs <= 10], seconds[jobs <= 100]
+
+    def quantile(values: np.ndarray, q: float) -> float | None:
+        return float(np.quantile(values, q)) if values.size else None
+
+    return {
+        "count": int(jobs.size),
+        "max_jobs": int(jobs.max()),
+        "mean_seconds": float(seconds.mean()),
+        "le10_count": int(small.size),
+        "le10_under_1ms": int((small < 1e-3).sum()),
+        "le100_count": int(medium.size),
+        "le100_median": quantile(medium, 0.5),
+        "le100_p90": quantile(medium, 0.9),
+        "le100_p99": quantile(medium, 0.99),
+        "le100_max": float(medium.max()) if medium.size else None,
+    }
 
 
 register_task_kind("dfrs", "allockit.experiments.dfrs:run_dfrs_task")
@@ -511,8 +676,10 @@ def experiment_tasks(
     *,
     penalty: float = PENALTY_SECONDS,
     period: float = PERIOD_SECONDS,
+    backfill_depth: int | None = None,
+    sets_only: tuple[str, ...] | None = None,
 ) -> list[Task]:
-    """The runner tasks of ``experiment`` (table2, table3, table4 or fig1).
+    """The runner tasks of ``experiment`` (see ``EXPERIMENTS``).
 
     For every trace of the experiment's sets: one ``bound`` task, then one task per
     algorithm of the experiment (Table 3 keeps only the scaled traces with load >=
@@ -527,7 +694,12 @@ def experiment_tasks(
     penalty : float, default PENALTY_SECONDS (300 s)
         Rescheduling penalty of the DFRS algorithms, in seconds.
     period : float, default PERIOD_SECONDS (600 s)
-        Period of the periodic DFRS algorithms, in seconds.
+        Period of the periodic DFRS algorithms, in seconds (Figs 3 and 4 sweep
+        ``PERIODS`` instead).
+    backfill_depth : int, optional
+        EASY's backfill depth (``simulate_batch``); None is Lifka's EASY (unlimited).
+    sets_only : tuple of str, optional
+        Keep only these of the experiment's trace sets (e.g. ``("real",)``).
 
     Returns
     -------
@@ -557,24 +729,37 @@ def experiment_tasks(
             f"experiment must be one of {sorted(EXPERIMENTS)}; got {experiment!r}"
         )
     algorithms, set_names = EXPERIMENTS[experiment]
-    params = {"penalty": float(penalty), "period": float(period)}
+    if sets_only is not None:
+        unknown = sorted(set(sets_only) - set(set_names))
+        if unknown:
+            raise InvalidInputError(
+                f"sets must be among {list(set_names)} for {experiment}; got {unknown}"
+            )
+        set_names = tuple(s for s in set_names if s in sets_only)
+    periods = PERIODS if experiment in PERIOD_SWEEPS else (float(period),)
     tasks = []
     for instance_id, spec in sets.specs(set_names):
         if experiment == "table3" and spec.get("load", 1.0) < 0.7 - 1e-9:
             continue
         tasks.append(Task(kind="dfrs", instance_id=instance_id, instance=spec, method="bound"))
         for name in algorithms:
-            # batch baselines get whole nodes per task, as in the paper (the key says so)
-            extra = {"unit": "nodes"} if name in ("FCFS", "EASY") else {}
-            tasks.append(
-                Task(
-                    kind="dfrs",
-                    instance_id=instance_id,
-                    instance=spec,
-                    method=name,
-                    params={**params, **extra},
+            batch = name in ("FCFS", "EASY")
+            for value in periods[:1] if batch else periods:
+                params = {"penalty": float(penalty), "period": float(value)}
+                if batch:
+                    # batch baselines get whole nodes per task, as in the paper
+                    params["unit"] = "nodes"
+                    if backfill_depth is not None:
+                        params["backfill_depth"] = int(backfill_depth)
+                tasks.append(
+                    Task(
+                        kind="dfrs",
+                        instance_id=instance_id,
+                        instance=spec,
+                        method=name,
+                        params=params,
+                    )
                 )
-            )
     return tasks
 
 
@@ -646,10 +831,10 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
         if row["method"] == "bound":
             bound[row["instance"]] = row["outputs"]["bound"]
         else:
-            sims[(row["instance"], row["method"])] = row["outputs"]
-    algorithms, _ = EXPERIMENTS[experiment]
+            label = _label(experiment, row["method"], row.get("params", {}))
+            sims[(row["instance"], label)] = row["outputs"]
     table: dict[str, Any] = {"experiment": experiment, "failed_tasks": failed, "rows": {}}
-    for name in algorithms:
+    for name in _labels(experiment):
         per_set: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for (instance, method), out in sims.items():
             if method == name and instance in bound:
@@ -663,6 +848,9 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
                 "underutilization": _stats([o["underutilization"] for o in outs]),
                 "costs": {key: _stats([float(o[key]) for o in outs]) for key in COST_KEYS},
             }
+            calls = [o["mcb8_calls"] for o in outs if o.get("mcb8_calls")]
+            if calls:
+                entry[set_name]["mcb8_calls"] = _merge_calls(calls)
             if set_name == "scaled":
                 by_load: dict[float, list[float]] = defaultdict(list)
                 for o, d in zip(outs, deg, strict=True):
@@ -672,6 +860,45 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
                 }
         table["rows"][name] = entry
     return table
+
+
+def _label(experiment: str, method: str, params: dict[str, Any]) -> str:
+    """A table row's name: the algorithm, and its period in a period sweep."""
+    if experiment in PERIOD_SWEEPS and method not in ("FCFS", "EASY"):
+        return f"{method} @ {float(params.get('period', PERIOD_SECONDS)):g} s"
+    return method
+
+
+def _labels(experiment: str) -> list[str]:
+    algorithms, _ = EXPERIMENTS[experiment]
+    if experiment not in PERIOD_SWEEPS:
+        return list(algorithms)
+    out = []
+    for name in algorithms:
+        if name in ("FCFS", "EASY"):
+            out.append(name)
+        else:
+            out.extend(_label(experiment, name, {"period": p}) for p in PERIODS)
+    return out
+
+
+def _merge_calls(stats: list[dict[str, Any]]) -> dict[str, Any]:
+    """MCB8 call statistics of several traces together (quantiles: mean over traces)."""
+    count = sum(s["count"] for s in stats)
+    merged = {
+        "count": count,
+        "max_jobs": max(s["max_jobs"] for s in stats),
+        "mean_seconds": sum(s["mean_seconds"] * s["count"] for s in stats) / count,
+        "le10_count": sum(s["le10_count"] for s in stats),
+        "le10_under_1ms": sum(s["le10_under_1ms"] for s in stats),
+        "le100_count": sum(s["le100_count"] for s in stats),
+    }
+    for key in ("le100_median", "le100_p90", "le100_p99"):
+        values = [s[key] for s in stats if s.get(key) is not None]
+        merged[key] = statistics.fmean(values) if values else None
+    tops = [s["le100_max"] for s in stats if s.get("le100_max") is not None]
+    merged["le100_max"] = max(tops) if tops else None
+    return merged
 
 
 def _fmt(value: float, digits: int = 1) -> str:
@@ -767,6 +994,64 @@ def to_markdown(table: dict[str, Any]) -> str:
                     lines.append(
                         f"| {name} | {set_name} | {_fmt(s['avg'], 3)} | {paper:.3f} | {s['n']} |"
                     )
+    elif experiment == "table5":
+        lines.append("| Algorithm | ours avg | std | max | paper avg | std | max | n |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, entry in rows.items():
+            s = entry.get("real", {}).get("degradation")
+            if not s:
+                continue
+            paper = PAPER_TABLE5[name]
+            lines.append(
+                f"| {name} | {_fmt(s['avg'])} | {_fmt(s['std'])} | {_fmt(s['max'])} | "
+                f"{paper[0]:,.1f} | {paper[1]:,.1f} | {paper[2]:,.1f} | {s['n']} |"
+            )
+    elif experiment in PERIOD_SWEEPS:
+        metric = "underutilization" if experiment == "fig3" else "degradation"
+        sets = [x for x in ("real", "unscaled", "scaled") if any(x in e for e in rows.values())]
+        lines.append("| Algorithm | " + " | ".join(f"{x} avg" for x in sets) + " | n |")
+        lines.append("|---|" + "---:|" * len(sets) + "---:|")
+        for name, entry in rows.items():
+            cells = [
+                _fmt(entry[x][metric]["avg"], 3 if metric == "underutilization" else 1)
+                if x in entry
+                else "–"
+                for x in sets
+            ]
+            n = max((entry[x][metric]["n"] for x in sets if x in entry), default=0)
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {n} |")
+        lines.append("")
+        lines.append(
+            "The paper (Fig. 3): normalised underutilisation decreases steadily with the "
+            "period; beyond 900 s the algorithm beats EASY on both synthetic sets; on the "
+            "real weeks EASY stays near 6.4 % and the algorithm plateaus near 11.8 %."
+            if experiment == "fig3"
+            else "The paper (Fig. 4): from 600 s to 12,000 s the average degradation grows "
+            "by less than a factor 3 (scaled), 1.5 (unscaled) and 2 (real)."
+        )
+    elif experiment == "timing":
+        lines.append("| Algorithm | calls | <= 10 jobs under 1 ms | mean s | <= 100 jobs: "
+                     "median / p90 / p99 / max s | largest call (jobs) |")
+        lines.append("|---|---:|---:|---:|---|---:|")
+        for name, entry in rows.items():
+            c = entry.get("unscaled", {}).get("mcb8_calls")
+            if not c:
+                continue
+            share = c["le10_under_1ms"] / c["count"] if c["count"] else math.nan
+            quant = " / ".join(
+                "–" if c[k] is None else f"{c[k]:.4f}"
+                for k in ("le100_median", "le100_p90", "le100_p99", "le100_max")
+            )
+            lines.append(
+                f"| {name} | {c['count']:,} | {100 * share:.2f} % | {c['mean_seconds']:.4f} | "
+                f"{quant} | {c['max_jobs']} |"
+            )
+        lines.append("")
+        lines.append(
+            "The paper (Sec. 6.2, 100 unscaled traces, 3.2 GHz Xeon): 197,808 calls; 67.25 % "
+            "for 10 or fewer jobs in under 1 ms; the rest for 11 to 102 jobs; mean 0.25 s, "
+            "maximum under 4.5 s."
+        )
     else:
         loads = sorted(
             {
@@ -829,6 +1114,69 @@ def plot_fig1(table: dict[str, Any], path: str | Path) -> Path:
     ax.set_xlabel("load")
     ax.set_ylabel("average degradation from bound")
     ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def plot_period_sweep(table: dict[str, Any], path: str | Path) -> Path:
+    """Fig. 3 or Fig. 4: underutilisation or degradation vs the period, one panel per set.
+
+    Parameters
+    ----------
+    table : dict
+        The output of ``aggregate`` for ``"fig3"`` or ``"fig4"``.
+    path : str or Path
+        The PNG file to write; its directory is created if needed.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    SolverUnavailableError
+        If matplotlib is not installed (``pip install 'allockit[plot]'``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> row = {"real": {"underutilization": {"avg": 0.1, "n": 1}}}
+    >>> table = {"experiment": "fig3", "rows": {"EASY": row, f"{BEST[1]} @ 600 s": row}}
+    >>> plot_period_sweep(table, Path(tempfile.mkdtemp(), "fig3.png")).name
+    'fig3.png'
+    """
+    from allockit.experiments.plots import _pyplot
+
+    plt = _pyplot()
+    metric = "underutilization" if table["experiment"] == "fig3" else "degradation"
+    sets = [
+        x for x in ("real", "unscaled", "scaled") if any(x in e for e in table["rows"].values())
+    ]
+    fig, axes = plt.subplots(1, max(1, len(sets)), figsize=(4 * max(1, len(sets)), 3.2))
+    axes = np.atleast_1d(axes)
+    for ax, set_name in zip(axes, sets, strict=False):
+        points = []
+        for name, entry in table["rows"].items():
+            if set_name not in entry or " @ " not in name:
+                continue
+            period = float(name.split(" @ ")[1].split()[0])
+            points.append((period, entry[set_name][metric]["avg"]))
+        points.sort()
+        if points:
+            ax.plot([p for p, _ in points], [v for _, v in points], "o-", label=BEST[1])
+        easy = table["rows"].get("EASY", {}).get(set_name, {}).get(metric)
+        if easy is not None:
+            ax.axhline(easy["avg"], color="k", lw=1, label="EASY")
+        ax.set_xlabel("period (s)")
+        ax.set_title(_SET_LABELS[set_name])
+    axes[0].set_ylabel("normalised underutilisation" if metric == "underutilization"
+                       else "degradation from bound")
+    axes[0].legend(fontsize=7)
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from allockit.cli.common import (
 )
 from allockit.cli.workloads import platform_options, workload_from_args
 from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS, RUNNER_BACKENDS
+from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
 
@@ -53,7 +54,18 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         nodes=args.nodes,
     )
-    tasks = experiment_tasks(args.experiment, sets, penalty=args.penalty, period=args.period)
+    if args.backfill_depth is not None and args.backfill_depth < 0:
+        raise InvalidInputError(f"--backfill-depth must be >= 0; got {args.backfill_depth}")
+    tasks = experiment_tasks(
+        args.experiment,
+        sets,
+        penalty=args.penalty,
+        period=args.period,
+        backfill_depth=args.backfill_depth,
+        sets_only=None if args.sets is None else tuple(
+            x.strip() for x in args.sets.split(",") if x.strip()
+        ),
+    )
     summary = run_sweep(
         tasks,
         args.store,
@@ -75,6 +87,10 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         out["markdown"] = args.markdown
     if args.plot and args.experiment == "fig1":
         out["plot"] = str(plot_fig1(table, args.plot))
+    elif args.plot and args.experiment in ("fig3", "fig4"):
+        from allockit.experiments.dfrs import plot_period_sweep
+
+        out["plot"] = str(plot_period_sweep(table, args.plot))
     print_json(out)
     return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
 
@@ -122,7 +138,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "dfrs-experiment", help="reproduce Table 2, 3, 4 or Fig. 1 of the DFRS paper"
     )
-    p.add_argument("experiment", choices=["table2", "table3", "table4", "fig1"])
+    p.add_argument(
+        "experiment",
+        choices=["table2", "table3", "table4", "table5", "fig1", "fig3", "fig4", "timing"],
+        help="table2-4, fig1 (Sec. 6.1-6.4), table5 (appendix, all 116 variants on the "
+        "HPC2N weeks), fig3/fig4 (underutilisation / degradation vs period, 600-12,000 "
+        "s), timing (MCB8 call times, Sec. 6.2)",
+    )
+    p.add_argument(
+        "--sets",
+        default=None,
+        help="comma-separated subset of the experiment's trace sets: real, unscaled, scaled "
+        "(default: all of them)",
+    )
+    p.add_argument(
+        "--backfill-depth",
+        type=int,
+        default=None,
+        metavar="N",
+        help="EASY tries at most N queued jobs after the head, >= 0 (default: unlimited)",
+    )
     p.add_argument("--quick", action="store_true", help="a subset that runs in minutes")
     p.add_argument(
         "--seeds",
