@@ -232,11 +232,14 @@ def step2_fast(
         grad = w @ R - goal  # dual gradient: T - G
         grad[~free_class] = 0.0
         # projected gradient: classes of Q may not push lambda below 0
-        bound = in_q & (lam <= 0.0) & (grad < 0.0)
-        pg = np.where(bound, 0.0, grad)
+        pg = np.where(in_q & (lam <= 0.0) & (grad < 0.0), 0.0, grad)
         if np.abs(pg).max() <= scale:
             status, message = SolveStatus.OPTIMAL, ""
             break
+        # Bertsekas's epsilon-active set: multipliers about to hit 0 are held there
+        moved = np.abs(lam - np.where(in_q, np.maximum(lam + grad, 0.0), lam + grad))
+        eps = min(float(moved.max()), 1e-3 * (1.0 + float(np.abs(lam).max())))
+        bound = in_q & (lam <= eps) & (grad < 0.0)
         inside = (R > lo) & (R < hi)
         n_in = inside.sum(axis=1)
         active = full | (nu > 0)
@@ -244,24 +247,32 @@ def step2_fast(
         fi = inside.astype(float)
         J = 0.5 * (np.diag(w @ fi) - fi.T @ (coef[:, None] * fi))
         use = free_class & ~bound
-        d = np.zeros(s)
+        newton = np.zeros(s)
         if use.any():
             Ju = J[np.ix_(use, use)]
             reg = 1e-12 * (1.0 + float(np.trace(Ju)))
-            d[use] = np.linalg.lstsq(Ju + reg * np.eye(int(use.sum())), pg[use], rcond=None)[0]
-        if not np.isfinite(d).all() or pg @ d <= 0:
-            d = pg.copy()  # fall back to a gradient step
-        alpha = 1.0
-        for _ in range(60):
-            trial = lam + alpha * d
-            trial = np.where(in_q, np.maximum(trial, 0.0), trial)
-            R_t, nu_t = inner(trial)
-            phi_t = dual(trial, R_t)
-            if phi_t >= phi + 1e-4 * (pg @ (trial - lam)) or alpha < 1e-12:
+            newton[use] = np.linalg.lstsq(
+                Ju + reg * np.eye(int(use.sum())), grad[use], rcond=None
+            )[0]
+        newton[bound] = pg[bound]  # held multipliers: a projected gradient step to 0
+        accepted = False
+        for d in (newton, pg):
+            if not np.isfinite(d).all() or not (d @ pg > 0):
+                continue
+            alpha = 1.0
+            while alpha >= 1e-12:
+                trial = lam + alpha * d
+                trial = np.where(in_q, np.maximum(trial, 0.0), trial)
+                R_t, nu_t = inner(trial)
+                phi_t = dual(trial, R_t)
+                if phi_t >= phi + 1e-4 * (pg @ (trial - lam)) and phi_t > phi:
+                    accepted = True
+                    break
+                alpha *= 0.5
+            if accepted:
                 break
-            alpha *= 0.5
-        if phi_t < phi - 1e-12 * (1.0 + abs(phi)):
-            message = f"step 2: line search failed after {iteration} iterations"
+        if not accepted:
+            message = f"step 2: no ascent direction after {iteration} iterations"
             break
         lam, R, nu, phi = trial, R_t, nu_t, phi_t
     if status != SolveStatus.OPTIMAL:

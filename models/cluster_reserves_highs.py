@@ -204,9 +204,9 @@ def step2_highspy(
 ) -> tuple[np.ndarray | None, SolveStatus, str]:
     """Step 2's allocation with HiGHS's QP solver (deviation at most ``V`` plus slack).
 
-    The bound form first (``build_step2``'s model); if HiGHS rejects it with an error,
-    the exact-penalty forms of ``PENALTIES`` (accepted only when the deviation stays
-    within ``V + 10 * step2_slack``); the message says which form gave the answer.
+    The exact-penalty forms of ``PENALTIES`` first (accepted when the deviation stays
+    within ``V + 10 * step2_slack``), then the bound form (``build_step2``'s
+    docstring says why).
 
     Returns
     -------
@@ -221,16 +221,16 @@ def step2_highspy(
     ([[70.0, 30.0], [30.0, 70.0]], <SolveStatus.OPTIMAL: 'optimal'>)
     """
     slack = step2_slack(problem)
-    R, status, message = _solve_qp(problem, V + slack, None, time_limit, threads)
-    if status != SolveStatus.ERROR:
-        return R, status, "" if R is not None else f"step 2: {message}"
-    first = message
-    for penalty in PENALTIES:
-        R, status, message = _solve_qp(problem, None, penalty, time_limit, threads)
-        if R is None:
+    R, status, message = None, SolveStatus.ERROR, ""
+    for penalty in (*PENALTIES, None):
+        bound = V + slack if penalty is None else None
+        R, status, message = _solve_qp(problem, bound, penalty, time_limit, threads)
+        if status == SolveStatus.TIME_LIMIT:
             return None, status, f"step 2: {message}"
+        if R is None:
+            continue
+        if penalty is None:
+            return R, status, "step 2: bound form (penalties too small)"
         if deviation_total(problem, R) <= V + 10 * slack:
-            return R, status, (
-                f"step 2: HiGHS gave {first} on the bound form; exact penalty {penalty:g}"
-            )
-    return None, SolveStatus.ERROR, f"step 2: {first}; the exact penalties were too small"
+            return R, status, ""
+    return None, status, f"step 2: {message or 'no form of step 2 solved'}"

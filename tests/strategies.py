@@ -62,3 +62,37 @@ def vc_instances(
         migration_budget=budget,
         max_migrations=count,
     )
+
+
+# --- cluster reserves and the bank algorithm (seed 004) ---------------------------------
+def _composition(draw, parts: int, total: int) -> list[float]:
+    """``parts`` non-negative integers summing to at most ``total``."""
+    cuts = sorted(draw(st.lists(st.integers(0, total), min_size=parts, max_size=parts)))
+    return [float(b - a) for a, b in zip([0, *cuts[:-1]], cuts, strict=True)]
+
+
+@st.composite
+def reserves_instances(draw, *, max_nodes: int = 5, max_classes: int = 4):
+    """Small cluster-reserves instances: integer percentages, rows summing to <= 100.
+
+    Usage equals the allocation on some rows (exact ties), is zero on others (idle
+    classes) and is drawn freely elsewhere.
+    """
+    from allockit.instances.reserves import ReservesInstance
+
+    n_classes = draw(st.integers(1, max_classes))
+    n_nodes = draw(st.integers(1, max_nodes))
+    targets = _composition(draw, n_classes, 100)
+    allocation = [_composition(draw, n_classes, 100) for _ in range(n_nodes)]
+    usage = []
+    for row in allocation:
+        kind = draw(st.sampled_from(["same", "free", "idle"]))
+        if kind == "same":
+            usage.append(list(row))
+        elif kind == "idle":
+            usage.append([v if draw(st.booleans()) else 0.0 for v in row])
+        else:
+            usage.append(_composition(draw, n_classes, 100))
+    return ReservesInstance.from_dict(
+        {"targets": targets, "allocation": allocation, "usage": usage}
+    )
