@@ -342,7 +342,7 @@ def test_registry_runs_both_methods_and_refuses_the_rest():
         allocate_reserves(FIG3, "lp")
     with pytest.raises(InvalidInputError, match=r"does not accept option 'c'"):
         allocate_reserves(FIG3, "cluster-reserves", c=2)
-    with pytest.raises(InvalidInputError, match=r"time_limit must be a finite number > 0"):
+    with pytest.raises(InvalidInputError, match=r"time_limit must be"):
         allocate_reserves(FIG3, "cluster-reserves", time_limit=-1)
     custom = allocate_reserves(FIG3, lambda inst, **kw: cluster_reserves(inst, **kw),
                                floor=0.0)
