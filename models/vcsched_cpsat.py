@@ -50,7 +50,9 @@ def _scaled(values: np.ndarray, rounding: str) -> list[int]:
     return [int(op(v * SCALE)) for v in values]
 
 
-def build_cpsat(instance: VCInstance, *, rounding: str = "down") -> CpsatModel:
+def build_cpsat(
+    instance: VCInstance, *, rounding: str = "down", deadline: float | None = None
+) -> CpsatModel:
     """Build the min-max-load form (tasks per host) as a CP-SAT model on integer data.
 
     CP-SAT needs integers: CPU needs, memory and the migration budget are multiplied by
@@ -73,12 +75,21 @@ def build_cpsat(instance: VCInstance, *, rounding: str = "down") -> CpsatModel:
         the previous placement and the migration budget or count.
     rounding : {"down", "up"}, default "down"
         How the scaled data are rounded to integers (see above).
+    deadline : float, optional
+        A ``time.perf_counter()`` value; building stops with
+        ``allockit.solver.BuildTimeLimit`` once it has passed (checked per job and
+        per host).
 
     Returns
     -------
     CpsatModel
         The model and its variables; solve it with ``allockit.solver.solve_cpsat``.
         The optimal ``load / SCALE`` is ``L*``, and the yield ``1 / max(1, L*)``.
+
+    Raises
+    ------
+    allockit.solver.BuildTimeLimit
+        When ``deadline`` passes during the build.
 
     Examples
     --------
@@ -91,6 +102,10 @@ def build_cpsat(instance: VCInstance, *, rounding: str = "down") -> CpsatModel:
     """
     from ortools.sat.python import cp_model
 
+    from allockit.solver import deadline_clock
+
+    tick = deadline_clock(deadline)
+
     # data
     n_jobs, hosts = instance.n_jobs, instance.hosts
     tasks = [int(t) for t in instance.tasks]
@@ -101,9 +116,10 @@ def build_cpsat(instance: VCInstance, *, rounding: str = "down") -> CpsatModel:
     model = cp_model.CpModel()
 
     # variables
-    n = [
-        [model.new_int_var(0, tasks[i], f"n_{i}_{j}") for j in range(hosts)] for i in range(n_jobs)
-    ]
+    n = []
+    for i in range(n_jobs):
+        tick()
+        n.append([model.new_int_var(0, tasks[i], f"n_{i}_{j}") for j in range(hosts)])
     total = sum(c * t for c, t in zip(cpu, tasks, strict=True))
     load = model.new_int_var(SCALE, max(SCALE, total), "L")
 
@@ -111,6 +127,7 @@ def build_cpsat(instance: VCInstance, *, rounding: str = "down") -> CpsatModel:
     for i in range(n_jobs):
         model.add(sum(n[i]) == tasks[i])
     for j in range(hosts):
+        tick()
         model.add(sum(mem[i] * n[i][j] for i in range(n_jobs)) <= SCALE)
         model.add(sum(cpu[i] * n[i][j] for i in range(n_jobs)) <= load)
     if instance.is_adaptation:
@@ -130,6 +147,7 @@ def build_cpsat(instance: VCInstance, *, rounding: str = "down") -> CpsatModel:
             model.add(sum(u for _, u in moves) <= instance.max_migrations)
     if not instance.is_adaptation and hosts > 1:
         for j in range(hosts - 1):  # identical hosts: order them by load
+            tick()
             model.add(
                 sum(cpu[i] * n[i][j] for i in range(n_jobs))
                 >= sum(cpu[i] * n[i][j + 1] for i in range(n_jobs))

@@ -13,7 +13,11 @@ __all__ = ["build_load_milp", "extract_load_counts"]
 
 
 def build_load_milp(
-    instance: VCInstance, *, symmetry_breaking: bool = True, margin: float = 0.0
+    instance: VCInstance,
+    *,
+    symmetry_breaking: bool = True,
+    margin: float = 0.0,
+    deadline: float | None = None,
 ) -> Any:
     """Build the min-max-load form of VCSched (FORMULAS §1), exact for parallel jobs too.
 
@@ -46,6 +50,10 @@ def build_load_milp(
     margin : float, default 0.0
         Amount (fraction of a host's memory) subtracted from the right-hand sides of
         the memory and migration-budget rows.
+    deadline : float, optional
+        A ``time.perf_counter()`` value; building stops with
+        ``allockit.solver.BuildTimeLimit`` once it has passed (checked per variable
+        and per row).
 
     Returns
     -------
@@ -53,6 +61,11 @@ def build_load_milp(
         Variables ``n[i, j]`` and ``L`` (>= 1), constraints ``all_tasks``, ``host_mem``,
         ``host_load`` (and the adaptation and symmetry rows), objective ``min L``.
         Solve it with ``allockit.solver.solve_pyomo``.
+
+    Raises
+    ------
+    allockit.solver.BuildTimeLimit
+        When ``deadline`` passes during the build.
 
     Examples
     --------
@@ -64,6 +77,10 @@ def build_load_milp(
     1.2
     """
     import pyomo.environ as pyo
+
+    from allockit.solver import deadline_clock
+
+    tick = deadline_clock(deadline)
 
     # data
     n_jobs, hosts = instance.n_jobs, instance.hosts
@@ -79,6 +96,7 @@ def build_load_milp(
 
     # variables
     def n_domain(m: Any, i: int, j: int) -> Any:
+        tick()
         return pyo.Binary if tasks[i] == 1 else pyo.NonNegativeIntegers
 
     m.n = pyo.Var(m.J, m.H, domain=n_domain, bounds=lambda m, i, j: (0, int(tasks[i])))
@@ -86,13 +104,15 @@ def build_load_milp(
 
     # constraints
     m.all_tasks = pyo.Constraint(
-        m.J, rule=lambda m, i: sum(m.n[i, j] for j in m.H) == int(tasks[i])
+        m.J, rule=lambda m, i: tick() or sum(m.n[i, j] for j in m.H) == int(tasks[i])
     )
     m.host_mem = pyo.Constraint(
-        m.H, rule=lambda m, j: sum(float(mem[i]) * m.n[i, j] for i in m.J) <= 1 - margin
+        m.H,
+        rule=lambda m, j: tick() or sum(float(mem[i]) * m.n[i, j] for i in m.J) <= 1 - margin,
     )
 
     def load(m: Any, j: int) -> Any:
+        tick()
         return sum(float(a[i]) * m.n[i, j] for i in m.J)
 
     m.host_load = pyo.Constraint(m.H, rule=lambda m, j: load(m, j) <= m.L)
@@ -130,9 +150,8 @@ def build_load_milp(
             m.z = pyo.Var(prefix, bounds=(0, n_jobs))
             m.prefix_count = pyo.Constraint(
                 prefix,
-                rule=lambda m, i, j: (
-                    m.z[i, j] == (m.z[i - 1, j] if (i - 1, j) in m.z else 0) + m.n[i, j]
-                ),
+                rule=lambda m, i, j: tick()
+                or (m.z[i, j] == (m.z[i - 1, j] if (i - 1, j) in m.z else 0) + m.n[i, j]),
             )
             m.first_job_order = pyo.Constraint(
                 [(i, j) for i in range(1, n_jobs) for j in range(1, min(i + 1, hosts))],

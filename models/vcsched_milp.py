@@ -11,7 +11,13 @@ from allockit.instances.vcsched import VCInstance
 __all__ = ["build_paper_milp", "extract_paper_placement"]
 
 
-def build_paper_milp(instance: VCInstance, *, relax: bool = False, margin: float = 0.0) -> Any:
+def build_paper_milp(
+    instance: VCInstance,
+    *,
+    relax: bool = False,
+    margin: float = 0.0,
+    deadline: float | None = None,
+) -> Any:
     """Build the MILP of Stillwell et al. (2009): eqs. 3-11, 12-21 and 22-31.
 
     One binary ``e[t, j]`` per task ``t`` and host ``j`` (task ``t`` runs on ``j``), its
@@ -35,12 +41,20 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False, margin: float
     margin : float, default 0.0
         Amount (fraction of a host's memory) subtracted from the right-hand sides of
         the memory and migration-budget rows.
+    deadline : float, optional
+        A ``time.perf_counter()`` value; building stops with
+        ``allockit.solver.BuildTimeLimit`` once it has passed (checked per row).
 
     Returns
     -------
     pyomo.environ.ConcreteModel
         Variables ``e[t, j]``, ``alpha[t, j]`` and ``Y``; objective ``max Y``. Solve it
         with ``allockit.solver.solve_pyomo``.
+
+    Raises
+    ------
+    allockit.solver.BuildTimeLimit
+        When ``deadline`` passes during the build.
 
     Examples
     --------
@@ -52,6 +66,10 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False, margin: float
     0.833333
     """
     import pyomo.environ as pyo
+
+    from allockit.solver import deadline_clock
+
+    tick = deadline_clock(deadline)
 
     # data
     job = instance.task_job
@@ -72,9 +90,13 @@ def build_paper_milp(instance: VCInstance, *, relax: bool = False, margin: float
     m.Y = pyo.Var(bounds=(0.0, 1.0))
 
     # constraints
-    m.alpha_le_e = pyo.Constraint(m.T, m.H, rule=lambda m, t, j: m.alpha[t, j] <= m.e[t, j])
+    m.alpha_le_e = pyo.Constraint(
+        m.T, m.H, rule=lambda m, t, j: tick() or m.alpha[t, j] <= m.e[t, j]
+    )
     m.one_host = pyo.Constraint(m.T, rule=lambda m, t: sum(m.e[t, j] for j in m.H) == 1)
-    m.host_cpu = pyo.Constraint(m.H, rule=lambda m, j: sum(m.alpha[t, j] for t in m.T) <= 1)
+    m.host_cpu = pyo.Constraint(
+        m.H, rule=lambda m, j: tick() or sum(m.alpha[t, j] for t in m.T) <= 1
+    )
     m.host_mem = pyo.Constraint(
         m.H, rule=lambda m, j: sum(float(mem[t]) * m.e[t, j] for t in m.T) <= 1 - margin
     )

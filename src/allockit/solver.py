@@ -11,7 +11,91 @@ from allockit.constants import DEFAULT_REL_GAP
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.results import SolveStatus
 
-__all__ = ["SolverReport", "solve_cpsat", "solve_pyomo", "solver_versions"]
+__all__ = [
+    "MAX_THREADS_PER_CORE",
+    "BuildTimeLimit",
+    "SolverReport",
+    "check_solver_options",
+    "deadline_clock",
+    "max_threads",
+    "solve_cpsat",
+    "solve_pyomo",
+    "solver_versions",
+]
+
+#: Solver threads accepted per core of the machine (more only oversubscribes it; far
+#: more makes CP-SAT refuse the model).
+MAX_THREADS_PER_CORE = 4
+
+
+class BuildTimeLimit(Exception):
+    """Raised inside a model builder when its deadline has passed (see ``deadline_clock``).
+
+    The solve drivers catch it and report status ``time_limit``; it never reaches a user.
+
+    Examples
+    --------
+    >>> issubclass(BuildTimeLimit, Exception)
+    True
+    """
+
+
+def deadline_clock(deadline: float | None) -> Any:
+    """A function to call inside a model builder: it raises ``BuildTimeLimit`` once
+    ``time.perf_counter()`` has passed ``deadline`` (None: never).
+
+    Parameters
+    ----------
+    deadline : float or None
+        A ``time.perf_counter()`` value, or None for no deadline.
+
+    Returns
+    -------
+    callable
+        ``tick() -> None``; cheap enough to call once per model row or variable.
+
+    Raises
+    ------
+    BuildTimeLimit
+        From the returned function, once the deadline has passed.
+
+    Examples
+    --------
+    >>> tick = deadline_clock(None)
+    >>> tick()
+    >>> late = deadline_clock(time.perf_counter() - 1.0)
+    >>> late()
+    Traceback (most recent call last):
+    ...
+    allockit.solver.BuildTimeLimit: model building reached the time limit
+    """
+    if deadline is None:
+        return lambda: None
+    clock = time.perf_counter
+
+    def tick() -> None:
+        if clock() > deadline:
+            raise BuildTimeLimit("model building reached the time limit")
+
+    return tick
+
+
+def max_threads() -> int:
+    """The largest thread count a solver call accepts: 4 per core of this machine.
+
+    Returns
+    -------
+    int
+        ``MAX_THREADS_PER_CORE * os.cpu_count()`` (at least 4).
+
+    Examples
+    --------
+    >>> max_threads() >= MAX_THREADS_PER_CORE
+    True
+    """
+    import os
+
+    return MAX_THREADS_PER_CORE * max(1, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +178,57 @@ class SolverReport:
             raise InvalidInputError(f"solver report is malformed: {exc}") from exc
 
 
-def _check_limits(time_limit: float | None, threads: int | None) -> None:
+def _check_limits(
+    time_limit: float | None, threads: int | None, rel_gap: float | None = None
+) -> None:
     if time_limit is not None and not (time_limit > 0):
         raise InvalidInputError(f"time_limit must be > 0 seconds; got {time_limit!r}")
     if threads is not None and (
         isinstance(threads, bool) or int(threads) != threads or threads < 1
     ):
         raise InvalidInputError(f"threads must be an integer >= 1; got {threads!r}")
+    if threads is not None and threads > max_threads():
+        raise InvalidInputError(
+            f"threads must be at most {max_threads()} ({MAX_THREADS_PER_CORE} per core); "
+            f"got {threads!r}"
+        )
+    if rel_gap is not None and (
+        isinstance(rel_gap, bool) or not isinstance(rel_gap, int | float) or not 0 <= rel_gap < 1
+    ):
+        raise InvalidInputError(f"rel_gap must be a number in [0, 1); got {rel_gap!r}")
+
+
+def check_solver_options(
+    *, time_limit: float | None = None, threads: int | None = None, rel_gap: float | None = None
+) -> None:
+    """Refuse solver options that a solver would reject or that make no sense.
+
+    Called before any model is built, so a bad value is an ``InvalidInputError``
+    (exit 2 on the command line), never a solver error after the work.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Seconds; must be > 0.
+    threads : int, optional
+        Must be an integer in ``[1, max_threads()]`` (4 per core).
+    rel_gap : float, optional
+        Relative gap; must be in [0, 1).
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the option, the allowed range and the value.
+
+    Examples
+    --------
+    >>> check_solver_options(threads=1, rel_gap=1e-6)
+    >>> check_solver_options(threads=100000)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: threads must be at most ... per core); got 100000
+    """
+    _check_limits(time_limit, threads, rel_gap)
 
 
 def solver_versions() -> dict[str, str]:
@@ -136,29 +264,41 @@ def solve_pyomo(
     time_limit: float | None = None,
     threads: int | None = None,
     rel_gap: float = DEFAULT_REL_GAP,
+    warm_start: bool = False,
 ) -> SolverReport:
     """Solve a Pyomo model with HiGHS and load the solution when there is one.
+
+    The model is first translated into HiGHS (Pyomo's persistent interface); the time
+    limit covers the translation and the solve together, so HiGHS gets what the
+    translation left. A translation that uses up the limit returns ``time_limit``
+    without running HiGHS.
 
     Parameters
     ----------
     model : pyomo.environ.ConcreteModel
         A model with one objective.
     time_limit : float, optional
-        Seconds; on expiry the incumbent (if any) is loaded and the status is
-        ``time_limit``.
+        Seconds (> 0) for translation and solve; on expiry the incumbent (if any) is
+        loaded and the status is ``time_limit``.
     threads : int, optional
-        HiGHS threads (default: HiGHS's choice).
+        HiGHS threads, 1 to ``max_threads()`` (default: HiGHS's choice).
     rel_gap : float
         Relative MIP gap under which the solve counts as optimal.
+    warm_start : bool, default False
+        Give HiGHS the variables' current values as a starting solution
+        (``Highs.setSolution``; HiGHS checks it and ignores an infeasible one).
+        Variables without a value are left for HiGHS to complete.
 
     Returns
     -------
     SolverReport
+        ``seconds`` counts translation and solve.
 
     Raises
     ------
     InvalidInputError
-        For a non-positive time limit or thread count.
+        For a non-positive time limit, a thread count outside ``[1, max_threads()]``
+        or a relative gap outside [0, 1).
     SolverUnavailableError
         If pyomo or highspy is missing.
 
@@ -171,10 +311,13 @@ def solve_pyomo(
     >>> rep = solve_pyomo(m)
     >>> rep.status, rep.objective, m.x.value
     (<SolveStatus.OPTIMAL: 'optimal'>, 1.0, 1.0)
+    >>> m.x.set_value(1)
+    >>> solve_pyomo(m, warm_start=True).objective
+    1.0
     """
-    _check_limits(time_limit, threads)
+    _check_limits(time_limit, threads, rel_gap)
     try:
-        import pyomo.environ  # noqa: F401  (registers the solver plugins)
+        import pyomo.environ as pyo
         from pyomo.contrib.solver.common.factory import SolverFactory
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
     except ImportError as exc:  # pragma: no cover - pyomo is a hard dependency
@@ -192,11 +335,41 @@ def solve_pyomo(
         "raise_exception_on_nonoptimal_result": False,
         "solver_options": options,
     }
-    if time_limit is not None:
-        config["time_limit"] = float(time_limit)
     if threads is not None:
         config["threads"] = int(threads)
     start = time.perf_counter()
+    try:
+        solver.set_instance(model)
+        if warm_start:
+            import numpy as np
+
+            columns = solver._pyomo_var_to_solver_var_map
+            index, value = [], []
+            for var in model.component_data_objects(pyo.Var, active=True):
+                if var.value is not None and id(var) in columns:
+                    index.append(columns[id(var)])
+                    value.append(float(var.value))
+            if index:
+                solver._solver_model.setSolution(
+                    len(index), np.asarray(index, dtype=np.int32), np.asarray(value, dtype=float)
+                )
+    except Exception as exc:  # the translation itself failed: report, don't raise
+        return SolverReport(
+            SolveStatus.ERROR, False, None, None, time.perf_counter() - start, "highs", str(exc)
+        )
+    if time_limit is not None:
+        left = float(time_limit) - (time.perf_counter() - start)
+        if left <= 0:
+            return SolverReport(
+                SolveStatus.TIME_LIMIT,
+                False,
+                None,
+                None,
+                time.perf_counter() - start,
+                "highs",
+                "time limit reached while passing the model to HiGHS",
+            )
+        config["time_limit"] = left
     try:
         res = solver.solve(model, **config)
     except Exception as exc:  # the solver itself failed: report, don't raise
@@ -235,20 +408,28 @@ def solve_cpsat(
     time_limit: float | None = None,
     threads: int | None = None,
     seed: int = 0,
+    rel_gap: float | None = None,
 ) -> tuple[SolverReport, Any]:
     """Solve a CP-SAT model; return the report and the solver (to read values).
+
+    Solution hints added to the model (``model.add_hint``) are CP-SAT's warm start.
 
     Parameters
     ----------
     model : ortools.sat.python.cp_model.CpModel
         A model, usually with an objective.
     time_limit : float, optional
-        Seconds (> 0). A solve that stops at 95% of it or later without proving
-        optimality is reported ``time_limit``, with its incumbent if it has one.
+        Seconds (> 0). A solve that stops without proving optimality or infeasibility
+        while a time limit was set is reported ``time_limit``, with its incumbent if
+        it has one (CP-SAT's ``UNKNOWN`` and ``FEASIBLE`` both mean it was stopped).
     threads : int, optional
-        CP-SAT workers (>= 1); default 1, so that runs are reproducible.
+        CP-SAT workers, 1 to ``max_threads()``; default 1, so that runs are
+        reproducible.
     seed : int, default 0
         CP-SAT's ``random_seed``.
+    rel_gap : float, optional
+        CP-SAT's ``relative_gap_limit``: it stops (status ``optimal``) once its
+        incumbent is within this relative gap of its bound.
 
     Returns
     -------
@@ -261,7 +442,8 @@ def solve_cpsat(
     Raises
     ------
     InvalidInputError
-        For a time limit that is not > 0 or a thread count that is not an integer >= 1.
+        For a time limit that is not > 0, a thread count that is not an integer in
+        ``[1, max_threads()]``, or a relative gap outside [0, 1).
     SolverUnavailableError
         If OR-Tools is not installed.
 
@@ -275,7 +457,7 @@ def solve_cpsat(
     >>> rep.status, s.value(x)
     (<SolveStatus.OPTIMAL: 'optimal'>, 5)
     """
-    _check_limits(time_limit, threads)
+    _check_limits(time_limit, threads, rel_gap)
     try:
         from ortools.sat.python import cp_model
     except ImportError as exc:  # pragma: no cover - ortools is a hard dependency
@@ -284,10 +466,12 @@ def solve_cpsat(
         ) from exc
 
     solver = cp_model.CpSolver()
-    solver.parameters.random_seed = int(seed)
+    solver.parameters.random_seed = int(seed) % 2**31
     solver.parameters.num_workers = int(threads) if threads is not None else 1
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
+    if rel_gap is not None:
+        solver.parameters.relative_gap_limit = float(rel_gap)
     start = time.perf_counter()
     code = solver.solve(model)
     seconds = time.perf_counter() - start
@@ -296,11 +480,9 @@ def solve_cpsat(
         status = SolveStatus.OPTIMAL
     elif code == cp_model.INFEASIBLE:
         status = SolveStatus.INFEASIBLE
-    elif (
-        code in (cp_model.FEASIBLE, cp_model.UNKNOWN)
-        and time_limit is not None
-        and (seconds >= 0.95 * time_limit)
-    ):
+    elif code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and time_limit is not None:
+        # the only limit set is time: stopping without a proof means the limit was hit
+        # (under load CP-SAT may stop before our wall clock shows the whole limit)
         status = SolveStatus.TIME_LIMIT
     elif code == cp_model.FEASIBLE:
         status = SolveStatus.FEASIBLE

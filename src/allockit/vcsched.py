@@ -24,33 +24,86 @@ _INSTANT = "ignored (runs to completion; milliseconds)"
 _SINGLE = "ignored (single-threaded)"
 
 
-def _milp(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+def _warm(
+    instance: VCInstance, warm_start: bool, time_limit: float | None
+) -> tuple[dict[str, Any], float, float | None]:
+    """MCB8 (or ``adapt``) as the exact methods' incumbent and warm start.
+
+    Returns the driver's keyword arguments, the one-time setup seconds, and the time
+    limit left for the driver (the heuristic's time counts against the limit).
+    """
+    import time
+
+    if not warm_start:
+        return {}, 0.0, time_limit
+    from allockit.portfolio import warm_start_placement
+
+    started = time.perf_counter()
+    hosts, source, setup = warm_start_placement(instance)
+    spent = time.perf_counter() - started
+    if time_limit is not None:
+        time_limit = max(1e-3, time_limit - spent)
+    return {"initial": hosts, "initial_source": source}, setup, time_limit
+
+
+def _with_setup(result: VCResult, setup: float) -> VCResult:
+    from dataclasses import replace
+
+    return replace(result, setup_seconds=result.setup_seconds + setup) if setup else result
+
+
+def _milp(
+    instance: VCInstance, *, time_limit=None, threads=None, seed=None, warm_start=True, **kw
+) -> VCResult:
     from allockit.models.vcsched_solve import solve_load_milp
 
-    return solve_load_milp(instance, time_limit=time_limit, threads=threads, method="milp", **kw)
+    start, setup, time_limit = _warm(instance, warm_start, time_limit)
+    return _with_setup(
+        solve_load_milp(
+            instance, time_limit=time_limit, threads=threads, method="milp", **start, **kw
+        ),
+        setup,
+    )
 
 
 def _milp_paper(
-    instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw
+    instance: VCInstance, *, time_limit=None, threads=None, seed=None, warm_start=True, **kw
 ) -> VCResult:
     from allockit.models.vcsched_solve import solve_paper_milp
 
-    return solve_paper_milp(
-        instance, time_limit=time_limit, threads=threads, method="milp-paper", **kw
+    start, setup, time_limit = _warm(instance, warm_start, time_limit)
+    return _with_setup(
+        solve_paper_milp(
+            instance, time_limit=time_limit, threads=threads, method="milp-paper", **start, **kw
+        ),
+        setup,
     )
 
 
-def _cpsat(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+def _cpsat(
+    instance: VCInstance, *, time_limit=None, threads=None, seed=None, warm_start=True, **kw
+) -> VCResult:
     from allockit.models.vcsched_solve import solve_cpsat_form
 
-    return solve_cpsat_form(
-        instance,
-        time_limit=time_limit,
-        threads=threads,
-        seed=0 if seed is None else seed,
-        method="cpsat",
-        **kw,
+    start, setup, time_limit = _warm(instance, warm_start, time_limit)
+    return _with_setup(
+        solve_cpsat_form(
+            instance,
+            time_limit=time_limit,
+            threads=threads,
+            seed=0 if seed is None else seed,
+            method="cpsat",
+            **start,
+            **kw,
+        ),
+        setup,
     )
+
+
+def _best(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+    from allockit.portfolio import solve_best
+
+    return solve_best(instance, time_limit=time_limit, threads=threads, seed=seed, **kw)
 
 
 def _lp(instance: VCInstance, *, time_limit=None, threads=None, seed=None) -> VCResult:
@@ -116,18 +169,30 @@ _MCB_KEYS = {
 METHOD_SPECS: dict[str, MethodSpec] = {
     "milp": MethodSpec(
         "milp",
-        "min-max-load MILP with symmetry breaking (HiGHS via Pyomo)",
-        ("rel_gap", "symmetry_breaking"),
+        "min-max-load MILP with symmetry breaking (HiGHS via Pyomo), warm-started by MCB8",
+        ("rel_gap", "symmetry_breaking", "warm_start"),
         {"seed": "ignored (HiGHS runs with a fixed seed)"},
     ),
     "milp-paper": MethodSpec(
         "milp-paper",
-        "the paper's e/alpha/Y MILP (HiGHS via Pyomo)",
-        ("rel_gap",),
+        "the paper's e/alpha/Y MILP (HiGHS via Pyomo), warm-started by MCB8",
+        ("rel_gap", "warm_start"),
         {"seed": "ignored (HiGHS runs with a fixed seed)"},
     ),
     "cpsat": MethodSpec(
-        "cpsat", "compact integer form on data scaled by 1e8 (OR-Tools CP-SAT)", ("rel_gap",)
+        "cpsat",
+        "compact integer form on data scaled by 1e8 (OR-Tools CP-SAT), MCB8 as hint",
+        ("rel_gap", "warm_start"),
+    ),
+    "best": MethodSpec(
+        "best",
+        "portfolio: heuristics, local search, bin-packing bounds, branch and bound or "
+        "CP-SAT warm-started; stops when the certified gap is within rel_gap",
+        ("rel_gap", "exact"),
+        {
+            "time_limit": "the whole run (default 60 s)",
+            "threads": "CP-SAT or HiGHS threads (default 1)",
+        },
     ),
     "lp": MethodSpec(
         "lp",
@@ -170,7 +235,7 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     ),
 }
 
-EXACT_METHODS = ("milp", "milp-paper", "cpsat", "lp")
+EXACT_METHODS = ("milp", "milp-paper", "cpsat", "lp", "best")
 HEURISTIC_METHODS = tuple(name for name in METHOD_SPECS if name not in EXACT_METHODS)
 
 #: Method name -> callable(instance, *, time_limit, threads, seed, **options) -> VCResult.
@@ -179,6 +244,7 @@ METHODS: dict[str, Callable[..., VCResult]] = {
     "milp-paper": _milp_paper,
     "cpsat": _cpsat,
     "lp": _lp,
+    "best": _best,
     **{name: _greedy(name) for name in ("gr", "sg", "gb", "sgb")},
     **{name: _rounding(name) for name in ("rrnd", "rrnz")},
     **{f"mcb{k}": _mcb(f"mcb{k}") for k in range(1, 9)},
@@ -202,7 +268,7 @@ def solve(
     instance : VCInstance
     method : str or callable
         A name of ``METHOD_SPECS`` (``"milp"``, the default, ``"milp-paper"``,
-        ``"cpsat"``, ``"lp"``, ``"gr"``, ``"sg"``, ``"gb"``, ``"sgb"``, ``"rrnd"``,
+        ``"cpsat"``, ``"lp"``, ``"best"``, ``"gr"``, ``"sg"``, ``"gb"``, ``"sgb"``, ``"rrnd"``,
         ``"rrnz"``, ``"mcb1"`` ... ``"mcb8"``, ``"adapt"``), or a callable
         ``f(instance, **options) -> VCResult``.
     time_limit : float, optional
@@ -245,11 +311,18 @@ def solve(
     if not isinstance(method, str) or method not in METHODS:
         raise InvalidInputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
     spec = METHOD_SPECS[method]
-    check_options("VCSched method", spec, {**options, "time_limit": time_limit, "threads": threads,
-                                    "seed": seed})
+    check_options(
+        "VCSched method",
+        spec,
+        {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
+    )
+    from allockit.solver import check_solver_options
+
+    # refused before any work (a solver would reject them after the model is built)
+    check_solver_options(threads=threads, rel_gap=options.get("rel_gap"))
     if instance.is_adaptation and method in HEURISTIC_METHODS and method != "adapt":
         raise InvalidInputError(
             f"method {method!r} ignores the previous placement and cannot respect "
-            "migration limits; use adapt, milp, milp-paper or cpsat"
+            "migration limits; use adapt, best, milp, milp-paper or cpsat"
         )
     return METHODS[method](instance, time_limit=time_limit, threads=threads, seed=seed, **options)

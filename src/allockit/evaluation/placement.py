@@ -342,6 +342,9 @@ def result_from_placement(
     solve_seconds: float = 0.0,
     message: str = "",
     setup_seconds: float = 0.0,
+    incumbent_source: str | None = None,
+    bound_source: str = "",
+    bounds: tuple[tuple[float | None, str], ...] = (),
 ) -> VCResult:
     """Evaluate a placement exactly and package it as a ``VCResult``.
 
@@ -371,6 +374,13 @@ def result_from_placement(
         (numba kernels), recorded in the result.
     message : str, default ""
         Recorded in the result.
+    incumbent_source : str, optional
+        The component that produced the placement (default: ``method``).
+    bound_source : str, default ""
+        What proved ``bound`` (``"highs"``, ``"cpsat"``, ...).
+    bounds : tuple of (float or None, str), default ()
+        More proven upper bounds on the minimum yield with their sources (e.g. the
+        bin-packing bound); the smallest of all, the LP bound included, is reported.
 
     Returns
     -------
@@ -386,6 +396,8 @@ def result_from_placement(
     ...                           status=SolveStatus.FEASIBLE)
     >>> round(r.min_yield, 4), round(r.avg_yield, 4), r.bound, round(r.gap, 4)
     (0.8333, 0.8889, 1.0, 0.1667)
+    >>> r.incumbent_source, r.bound_source
+    ('demo', 'lp')
     """
     from allockit.evaluation.lp_bound import lp_bound
 
@@ -405,8 +417,14 @@ def result_from_placement(
         )
     min_yield = min_yield_of(instance, task_hosts)
     job_yield = average_yield_phase(instance, task_hosts, min_yield)
-    proven = [b for b in (bound, lp_bound(instance)) if b is not None]
-    best_bound = max(min(proven), min_yield) if proven else None
+    proven = [
+        (float(b), src)
+        for b, src in ((bound, bound_source), (lp_bound(instance), "lp"), *bounds)
+        if b is not None
+    ]
+    best_bound, source = min(proven, key=lambda p: p[0]) if proven else (None, "")
+    if best_bound is not None:
+        best_bound = max(best_bound, min_yield)
     gap = None if best_bound is None else max(0.0, (best_bound - min_yield) / best_bound)
     count, memory = migration_cost(instance, task_hosts)
     return VCResult(
@@ -428,6 +446,8 @@ def result_from_placement(
         solve_seconds=solve_seconds,
         message=message,
         setup_seconds=setup_seconds,
+        incumbent_source=method if incumbent_source is None else incumbent_source,
+        bound_source=source,
     )
 
 
@@ -442,8 +462,11 @@ def empty_result(
     solve_seconds: float = 0.0,
     message: str = "",
     setup_seconds: float = 0.0,
+    bound_source: str = "",
 ) -> VCResult:
     """A result without a placement (infeasible, timed out with no incumbent, error).
+
+    A ``bound`` is tightened by the LP bound (as for a placement).
 
     Parameters
     ----------
@@ -462,6 +485,8 @@ def empty_result(
         Seconds spent building, solving and on one-time set-up.
     message : str, default ""
         Why there is no placement.
+    bound_source : str, default ""
+        What proved ``bound``.
 
     Returns
     -------
@@ -476,6 +501,12 @@ def empty_result(
     >>> str(r.status), r.min_yield, r.task_hosts
     ('infeasible', None, None)
     """
+    if bound is not None:
+        from allockit.evaluation.lp_bound import lp_bound
+
+        lp = lp_bound(instance)
+        if lp is not None and lp < bound:
+            bound, bound_source = lp, "lp"
     return VCResult(
         method=method,
         status=status,
@@ -487,4 +518,5 @@ def empty_result(
         solve_seconds=solve_seconds,
         message=message,
         setup_seconds=setup_seconds,
+        bound_source=bound_source if bound is not None else "",
     )

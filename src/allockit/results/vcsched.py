@@ -37,6 +37,12 @@ class VCResult:
     For the fractional LP relaxation ``task_hosts`` is None and ``fraction[t, j]`` is
     the share of task ``t`` on host ``j``.
 
+    ``incumbent_source`` names the component that produced the placement (``"mcb8"``,
+    ``"mcb8+local-search"``, ``"highs"``, ``"cpsat"``, ``"branch-and-bound"``, ...) and
+    ``bound_source`` the argument that proved ``bound`` (``"lp"``, ``"bin-packing"``,
+    ``"highs"``, ``"cpsat"``, ``"branch-and-bound"``, ``"memory"`` for infeasibility);
+    empty when not recorded. They appear in ``to_dict`` only when set.
+
     Examples
     --------
     >>> r = VCResult(method="x", status=SolveStatus.OPTIMAL, job_names=("a",),
@@ -68,6 +74,8 @@ class VCResult:
     solve_seconds: float = 0.0
     message: str = ""
     setup_seconds: float = 0.0
+    incumbent_source: str = ""
+    bound_source: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", SolveStatus(self.status))
@@ -129,6 +137,10 @@ class VCResult:
             out["migrated_memory"] = self.migrated_memory
         if self.message:
             out["message"] = self.message
+        if self.incumbent_source:
+            out["incumbent_source"] = self.incumbent_source
+        if self.bound_source:
+            out["bound_source"] = self.bound_source
         return out
 
     @classmethod
@@ -170,6 +182,8 @@ class VCResult:
                 solve_seconds=data.get("solve_seconds", 0.0),
                 message=data.get("message", ""),
                 setup_seconds=data.get("setup_seconds", 0.0),
+                incumbent_source=data.get("incumbent_source", ""),
+                bound_source=data.get("bound_source", ""),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(f"result object is malformed: {exc}") from exc
