@@ -286,3 +286,17 @@ def test_config_round_trips_through_json():
     assert again == cfg
     with pytest.raises(InvalidInputError, match=r"has no field 'nodes'"):
         ClusterSimConfig.from_dict({"nodes": 4})
+
+
+def test_plot_marks_restarts_and_targets():
+    pytest.importorskip("matplotlib")
+    from allockit.simulation.cluster_plot import plot_shares
+
+    res = simulate_cluster(fig8(duration=8.0, warmup=1.0, stops=((0, 3.0, 4.5),)), seed=0)
+    fig = plot_shares(res, title="Fig. 8")
+    ax = fig.axes[0]
+    assert ax.get_title() == "Fig. 8"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["class 1", "class 2",
+                                                                   "class 3"]
+    reds = [ln for ln in ax.get_lines() if ln.get_color() == "red"]
+    assert len(reds) == 1 and reds[0].get_xdata()[0] == pytest.approx(4.5)
