@@ -200,7 +200,8 @@ def scenarios(big: bool) -> None:
         base = scenario("fig5", fanout=fanout)
         entity = index if level is None else manager_entity(base, level, index)
         rs = runs(scenario("fig5", fanout=fanout, failures=((entity, 30.0),)))
-        rep = np.nanmean([r.repair_time[0] for r in rs])
+        reps = [r.repair_time[0] for r in rs if np.isfinite(r.repair_time[0])]
+        rep = np.mean(reps) if reps else float("nan")  # nan: no manager to replace
         rec = np.nanmean([r.recovery_time[0] for r in rs])
         ctl = np.mean([r.message_counts["election"] + r.message_counts["notify"] for r in rs])
         reach = f"{rs[0].reachable_nodes} / {rs[0].live_nodes}"
