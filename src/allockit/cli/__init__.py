@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from allockit.cli import dfrs, drfh, measy, runner, simulate, vcsched, workloads
+from allockit.cli import dfrs, drfh, measy, reproduce_vcsched, runner, simulate, vcsched, workloads
 from allockit.cli.common import EXIT_DEPENDENCY, EXIT_INVALID
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.version import __version__
@@ -21,7 +21,7 @@ from allockit.version import __version__
 __all__ = ["build_parser", "main"]
 
 #: The subcommand modules, in the order of ``allockit --help``.
-FAMILIES = (vcsched, runner, workloads, dfrs, simulate, drfh, measy)
+FAMILIES = (vcsched, runner, workloads, dfrs, simulate, drfh, measy, reproduce_vcsched)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,17 +47,87 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code (the one error boundary of the command line).
+
+    Every input is checked before any work runs: argparse reads each option's syntax,
+    ``common.check_ranges`` their ranges, ``common.check_outputs`` that every output
+    path and store can be written. Then the command runs. A usage error, an
+    ``InvalidInputError`` and an OS, SQLite, connection or memory error each print one
+    line on stderr and exit 2; a missing optional dependency exits 1; anything else is
+    a bug and keeps its traceback.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 completed, 1 missing optional dependency, 2 invalid input or usage, 3 some
+        tasks failed (130 interrupted).
+
+    Raises
+    ------
+    SystemExit
+        From argparse: code 0 after ``--help`` or ``--version``, code 2 (after one
+        line on stderr) for a usage error.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     main(["drfh", "/nonexistent.json"])
+    2
+    >>> print(err.getvalue().strip())
+    allockit: error: cannot read instance file '/nonexistent.json': [Errno 2] No such file \
+or directory: '/nonexistent.json'
+    """
+    import contextlib
+    import io
+
+    from allockit.cli.common import check_outputs, check_ranges, error_line
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    captured = io.StringIO()
     try:
+        with contextlib.redirect_stderr(captured):
+            args = parser.parse_args(argv)
+    except SystemExit as exc:
+        text = captured.getvalue()
+        if exc.code in (0, None):
+            sys.stderr.write(text)
+            raise
+        lines = [line for line in text.splitlines() if line.strip()]
+        _one_line(lines[-1] if lines else "allockit: error: invalid usage")
+        raise SystemExit(EXIT_INVALID) from None
+    sys.stderr.write(captured.getvalue())
+    try:
+        check_ranges(args)
+        check_outputs(args)
         return int(args.func(args))
     except InvalidInputError as exc:
-        sys.stderr.write(f"allockit: error: {exc}\n")
+        _one_line(f"allockit: error: {exc}")
         return EXIT_INVALID
     except SolverUnavailableError as exc:
-        sys.stderr.write(f"allockit: {exc}\n")
+        _one_line(f"allockit: {exc}")
         return EXIT_DEPENDENCY
+    except (OSError, MemoryError) as exc:  # ConnectionError and TimeoutError are OSErrors
+        _one_line(f"allockit: error: {error_line(exc)}")
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        _one_line("allockit: interrupted")
+        return 130
+    except Exception as exc:
+        if type(exc).__module__.startswith("sqlite3"):
+            _one_line(f"allockit: error: {error_line(exc)}")
+            return EXIT_INVALID
+        raise
+
+
+def _one_line(text: str) -> None:
+    sys.stderr.write(" ".join(str(text).split()) + "\n")
 
 
 if __name__ == "__main__":  # pragma: no cover
