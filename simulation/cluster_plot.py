@@ -43,20 +43,19 @@ def plot_shares(result: ClusterSimResult, *, ax: Any = None, title: str | None =
     """
     try:
         import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - optional dependency
         from allockit.errors import SolverUnavailableError
 
         raise SolverUnavailableError(
             "plotting needs matplotlib: pip install allockit[plot]"
         ) from exc
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(8, 4))
+    if ax is None:  # a bare Figure: no pyplot state, no backend switch
+        fig = Figure(figsize=(8, 4))
+        ax = fig.subplots()
     else:
         fig = ax.figure
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for j in range(len(result.targets)):
         color = colors[j % len(colors)]
         ax.plot(result.times, result.shares[:, j], color=color, label=f"class {j + 1}")
@@ -72,5 +71,4 @@ def plot_shares(result: ClusterSimResult, *, ax: Any = None, title: str | None =
     ax.legend(loc="upper right")
     if title:
         ax.set_title(title)
-    plt.close(fig)
     return fig
