@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from allockit.models.cluster_reserves import CAPACITY, CRProblem
+from allockit.models.cluster_reserves_problem import CAPACITY, CRProblem
 from allockit.results import SolveStatus
 
 __all__ = ["MAX_CUT_CLASSES", "MinCut", "least_deviation", "min_cut", "step2_fast"]

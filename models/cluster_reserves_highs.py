@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from allockit.errors import SolverUnavailableError
-from allockit.models.cluster_reserves import (
+from allockit.models.cluster_reserves_problem import (
     CAPACITY,
     PENALTIES,
     CRProblem,
