@@ -36,6 +36,7 @@ __all__ = [
     "mcb_scoring_tasks",
     "mcb_search",
     "run_mcb_scoring_task",
+    "scoring_by_slack",
     "scoring_markdown",
     "scoring_table",
     "worst_instances",
@@ -517,6 +518,60 @@ def scoring_table(
     return lines
 
 
+def scoring_by_slack(
+    rows: Sequence[dict[str, Any]],
+    *,
+    start: str = "bound",
+    scoring: str = "exact",
+) -> dict[float, list[dict[str, Any]]]:
+    """``scoring_table`` per memory slack (read from the paper-style instance stems).
+
+    Shows where the averages and maxima come from (tight instances at slack 0.1-0.2,
+    where many instances are infeasible and the feasible ones have small yields).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Results-store rows of ``vcsched-mcb-scoring`` tasks, instances named as in
+        ``iter_vcsched_set`` (``h64-j100-s0.1-...``).
+    start : {"bound", "half"}, default "bound"
+        Which search's results to score.
+    scoring : {"exact", "target"}, default "exact"
+        As in ``scoring_table`` (failures excluded).
+
+    Returns
+    -------
+    dict of float to list of dict
+        Slack -> ``scoring_table``'s lines over the instances with that slack.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown start or scoring, or an instance name without a slack.
+
+    Examples
+    --------
+    >>> res = {v: {"bound": {"exact": 0.9, "target": 0.9}} for v in MCB_ORDER}
+    >>> rows = [{"instance": "h4-j6-s0.3-cc0.25-cm0.25-r0", "ok": True,
+    ...          "outputs": {"results": res}}]
+    >>> {k: v[0]["max"] for k, v in scoring_by_slack(rows).items()}
+    {0.3: 0.0}
+    """
+    import re
+
+    _check(start, scoring, "excluded")
+    groups: dict[float, list[dict[str, Any]]] = {}
+    for row in rows:
+        found = re.search(r"-s([0-9.]+)-", str(row["instance"]))
+        if found is None:
+            raise InvalidInputError(f"instance name has no slack: {row['instance']!r}")
+        groups.setdefault(float(found.group(1)), []).append(row)
+    return {
+        slack: scoring_table(groups[slack], start=start, scoring=scoring)
+        for slack in sorted(groups)
+    }
+
+
 def worst_instances(
     rows: Sequence[dict[str, Any]],
     variant: str,
@@ -623,7 +678,9 @@ def scoring_markdown(
         One table per start: per variant the paper's average and maximum, then average
         (maximum) with exact and with target scoring, the same with failures counted as
         100 %, failures, and the counts of instances above 3 % and 10 % (exact; target
-        scoring) that the paper gives for MCB8.
+        scoring) that the paper gives for MCB8; then, when the instances are named as
+        in the paper's sets, the averages and maxima per memory slack
+        (``scoring_by_slack``) for both scorings.
 
     Raises
     ------
@@ -637,6 +694,8 @@ def scoring_markdown(
     >>> print(scoring_markdown(rows, starts=["bound"]).splitlines()[4][:61])
     | MCB8 | 1.06 (40.45) | 0.00 (0.00) | 0.00 (0.00) | 0.00 (0.0
     """
+    import re
+
     paper = PAPER_TABLE1 if paper is None else paper
     out = []
     for start in starts:
@@ -675,4 +734,19 @@ def scoring_markdown(
                 f" {tg['over_3']} / {tg['over_10']} |"
             )
         out.append("")
+        named = all(re.search(r"-s[0-9.]+-", str(r["instance"])) for r in rows)
+        for scoring in _SCORINGS if named and rows else ():
+            out.append(
+                f"Average (maximum) % degradation by memory slack, start {start}, "
+                f"{scoring} scoring, failures excluded:"
+            )
+            out.append("")
+            per = scoring_by_slack(rows, start=start, scoring=scoring)
+            out.append("| slack | n | " + " | ".join(v.upper() for v in MCB_ORDER) + " |")
+            out.append("|---|---:|" + "---:|" * len(MCB_ORDER))
+            for slack, lines in per.items():
+                n = lines[0]["solved"] + lines[0]["failures"]
+                cells = [f"{_num(x['avg'])} ({_num(x['max'], '.1f')})" for x in lines]
+                out.append(f"| {slack:g} | {n} | " + " | ".join(cells) + " |")
+            out.append("")
     return "\n".join(out)

@@ -252,3 +252,17 @@ def test_series_and_claims():
     text = series_markdown(series)
     assert "| LP bound | 0.800 | 0.800 | 0.800 |" in text
     assert "| SG | 100.00 | 500.00 |" in text
+
+
+def test_scoring_by_slack_groups_by_the_stem():
+    from allockit.experiments.vcsched_table1 import scoring_by_slack
+
+    rows = [
+        _row("h4-j6-s0.1-cc0.25-cm0.25-r0", {"mcb8": (0.5, 0.5), "mcb5": (1.0, 1.0)}),
+        _row("h4-j6-s0.5-cc0.25-cm0.25-r0", {"mcb8": (1.0, 1.0), "mcb5": (1.0, 1.0)}),
+    ]
+    per = scoring_by_slack(rows)
+    assert sorted(per) == [0.1, 0.5]
+    assert per[0.1][0]["max"] == 50.0 and per[0.5][0]["max"] == 0.0
+    with pytest.raises(InvalidInputError, match="has no slack"):
+        scoring_by_slack([_row("a", {})])
