@@ -13,7 +13,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from allockit.cli import dfrs, drfh, measy, reproduce_vcsched, runner, simulate, vcsched, workloads
+from allockit.cli import (
+    dfrs,
+    drfh,
+    measy,
+    reproduce_vcsched,
+    reserves,
+    runner,
+    simulate,
+    vcsched,
+    workloads,
+)
 from allockit.cli.common import EXIT_DEPENDENCY, EXIT_INVALID
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.version import __version__
@@ -21,7 +31,17 @@ from allockit.version import __version__
 __all__ = ["build_parser", "main"]
 
 #: The subcommand modules, in the order of ``allockit --help``.
-FAMILIES = (vcsched, runner, workloads, dfrs, simulate, drfh, measy, reproduce_vcsched)
+FAMILIES = (
+    vcsched,
+    runner,
+    workloads,
+    dfrs,
+    simulate,
+    drfh,
+    measy,
+    reserves,
+    reproduce_vcsched,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
