@@ -2,11 +2,13 @@
 
 VCSched heuristics (``greedy``: GR/SG/GB/SGB, ``mcb``: MCB1-MCB8, ``randomized_rounding``:
 RRND/RRNZ, ``adapt``), DRFH task placement (``first_fit``, ``best_fit``, ``per_server_drf``,
-``slots``). The compiled inner loops are in ``allockit.heuristics.kernels``; a placement
+``slots``), the bank algorithm of Li and Parker (``bank``, ``bank_round``). The compiled
+inner loops are in ``allockit.heuristics.kernels``; a placement
 is scored by ``allockit.evaluation``.
 """
 
 from allockit.heuristics.adaptation import adapt
+from allockit.heuristics.bank import BankPolicy, bank, bank_round
 from allockit.heuristics.drfh_tasks import best_fit, first_fit, per_server_drf, slots
 from allockit.heuristics.greedy import greedy
 from allockit.heuristics.mcb import MCB_VARIANTS, largest_target, mcb, mcb_fill, mcb_pack
@@ -14,7 +16,10 @@ from allockit.heuristics.rounding import randomized_rounding
 
 __all__ = [
     "MCB_VARIANTS",
+    "BankPolicy",
     "adapt",
+    "bank",
+    "bank_round",
     "best_fit",
     "first_fit",
     "greedy",
