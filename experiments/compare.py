@@ -24,11 +24,13 @@ class MethodSummary:
     """One line of the comparison table.
 
     ``seconds`` is the method's total run time over the instances; ``status`` is
-    ``completed``.
+    ``completed``. ``mean_gap`` and ``max_gap`` are the certified gaps, in percent,
+    ``100 * (bound - min_yield) / bound`` with the method's own proven bound, over the
+    instances it solved (None when it reported no gap).
 
     Examples
     --------
-    >>> s = MethodSummary("mcb8", 2, 0, 1.0, 2.0, 0.9, 0.95, 0.001, 0.002)
+    >>> s = MethodSummary("mcb8", 2, 0, 1.0, 2.0, 0.9, 0.95, 0.001, 0.002, 0.5, 1.0)
     >>> MethodSummary.from_dict(s.to_dict()) == s
     True
     """
@@ -42,6 +44,8 @@ class MethodSummary:
     mean_avg_yield: float | None
     mean_seconds: float
     max_seconds: float
+    mean_gap: float | None = None
+    max_gap: float | None = None
 
     status = "completed"
 
@@ -57,7 +61,7 @@ class MethodSummary:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MethodSummary:
         """Rebuild a summary line from ``to_dict``'s output."""
-        return cls(**{k: data[k] for k in cls.__slots__})
+        return cls(**{k: data[k] for k in cls.__slots__ if k in data})
 
 
 def _solved(row: dict[str, Any]) -> bool:
@@ -86,7 +90,8 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         Results-store rows (``allockit.runner.read_rows``) of VCSched tasks: each with
         ``instance``, ``method``, ``ok``, ``outputs`` (``VCResult.to_dict`` fields:
         ``status``, ``min_yield``, ``avg_yield``, ``bound``, ``gap``, ``build_seconds``,
-        ``solve_seconds``, ``message``) and optionally ``wall_seconds`` and ``error``.
+        ``solve_seconds``, ``message``, and when recorded ``incumbent_source`` and
+        ``bound_source``) and optionally ``wall_seconds`` and ``error``.
 
     Returns
     -------
@@ -94,7 +99,8 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         Per row: ``instance``, ``method``, ``status``, ``min_yield`` and ``avg_yield``
         (None unless solved), ``bound``, ``gap``, ``seconds`` (build + solve, or the
         wall time), ``degradation`` (percent below the best, None for failures and
-        bounds), ``failed``, ``error``; plus ``hosts``, ``jobs``, ``slack``,
+        bounds), ``failed``, ``error``, ``incumbent_source``, ``bound_source``; plus
+        ``hosts``, ``jobs``, ``slack``,
         ``cov_cpu``, ``cov_mem`` for paper-set stems.
 
     Examples
@@ -133,6 +139,8 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "degradation": degradation,
             "failed": not solved,
             "error": row.get("error") or o.get("message") or "",
+            "incumbent_source": o.get("incumbent_source", ""),
+            "bound_source": o.get("bound_source", ""),
         }
         match = _STEM.match(row["instance"])
         if match:
@@ -167,7 +175,8 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
     list of MethodSummary
         One per method: instances, failures, average and maximum degradation (percent,
         None if nothing solved), mean minimum and average yields over the solved
-        instances, mean and maximum seconds over all instances.
+        instances, mean and maximum seconds over all instances, mean and maximum
+        certified gap (percent) over the solved instances that report one.
 
     Examples
     --------
@@ -196,6 +205,7 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
         ok = [r for r in rows if not r["failed"]]
         deg = [r["degradation"] for r in ok if r["degradation"] is not None]
         secs = [r["seconds"] for r in rows] or [0.0]
+        gaps = [100.0 * r["gap"] for r in ok if r.get("gap") is not None]
         summaries.append(
             MethodSummary(
                 method=method,
@@ -207,6 +217,8 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
                 mean_avg_yield=statistics.fmean(r["avg_yield"] for r in ok) if ok else None,
                 mean_seconds=statistics.fmean(secs),
                 max_seconds=max(secs),
+                mean_gap=statistics.fmean(gaps) if gaps else None,
+                max_gap=max(gaps) if gaps else None,
             )
         )
     return summaries
@@ -215,8 +227,8 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
 def format_table(summaries: list[MethodSummary]) -> str:
     """The summaries as a fixed-width text table.
 
-    Degradations in percent (2 decimals), yields with 4 decimals, seconds; ``-``
-    where a value is missing.
+    Degradations and certified gaps in percent (2 decimals), yields with 4 decimals,
+    seconds; ``-`` where a value is missing.
 
     Parameters
     ----------
@@ -242,11 +254,16 @@ def format_table(summaries: list[MethodSummary]) -> str:
     ...    "outputs": {"status": "infeasible", "min_yield": None, "solve_seconds": 0.001}}]
     >>> summaries = summarize(comparison_rows(rows), ["milp", "mcb8", "gr"])
     >>> print(format_table(summaries))
-    method          n  fail  avg %deg  max %deg  min yield  avg yield    mean s     max s
-    -------------------------------------------------------------------------------------
-    milp            1     0      0.00      0.00     0.8000     0.9000    0.1500     0.150
-    mcb8            1     0     25.00     25.00     0.6000     0.8500    0.0020     0.002
-    gr              1     1         -         -          -          -    0.0010     0.001
+    method          n  fail  avg %deg  max %deg  min yield  avg yield    mean s     max s  \
+mean %gap  max %gap
+    ----------------------------------------------------------------------------------------\
+------------------
+    milp            1     0      0.00      0.00     0.8000     0.9000    0.1500     0.150  \
+        -         -
+    mcb8            1     0     25.00     25.00     0.6000     0.8500    0.0020     0.002  \
+        -         -
+    gr              1     1         -         -          -          -    0.0010     0.001  \
+        -         -
     """
 
     def num(v: float | None, fmt: str) -> str:
@@ -255,6 +272,7 @@ def format_table(summaries: list[MethodSummary]) -> str:
     head = (
         f"{'method':<11}{'n':>6}{'fail':>6}{'avg %deg':>10}{'max %deg':>10}"
         f"{'min yield':>11}{'avg yield':>11}{'mean s':>10}{'max s':>10}"
+        f"{'mean %gap':>11}{'max %gap':>10}"
     )
     lines = [head, "-" * len(head)]
     for s in summaries:
@@ -263,5 +281,6 @@ def format_table(summaries: list[MethodSummary]) -> str:
             f"{num(s.avg_degradation, '.2f'):>10}{num(s.max_degradation, '.2f'):>10}"
             f"{num(s.mean_min_yield, '.4f'):>11}{num(s.mean_avg_yield, '.4f'):>11}"
             f"{s.mean_seconds:>10.4f}{s.max_seconds:>10.3f}"
+            f"{num(s.mean_gap, '.2f'):>11}{num(s.max_gap, '.2f'):>10}"
         )
     return "\n".join(lines)

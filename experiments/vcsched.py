@@ -36,7 +36,9 @@ def run_vcsched_task(task: Task) -> dict[str, Any]:
     dict
         The row's outputs: ``status``, ``min_yield``, ``avg_yield``, ``bound``, ``gap``,
         ``build_seconds``, ``solve_seconds``, ``setup_seconds``, ``solver``,
-        ``message``, and the instance's ``hosts``, ``jobs`` and ``tasks``.
+        ``message``, ``incumbent_source`` and ``bound_source`` (the components that
+        produced the placement and the bound), and the instance's ``hosts``, ``jobs``
+        and ``tasks``.
 
     Examples
     --------
@@ -63,6 +65,8 @@ def run_vcsched_task(task: Task) -> dict[str, Any]:
         "setup_seconds": result.setup_seconds,
         "solver": result.solver,
         "message": result.message,
+        "incumbent_source": result.incumbent_source,
+        "bound_source": result.bound_source,
         "hosts": instance.hosts,
         "jobs": instance.n_jobs,
         "tasks": instance.n_tasks,

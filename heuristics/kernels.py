@@ -590,7 +590,8 @@ def _descend(
     cap: float,
 ) -> int:
     """Bottleneck descent: improve the most loaded host by a move, a swap or an exact
-    two-host repartition (multi-task moves) until no step helps; returns the steps."""
+    two-host repartition (multi-task moves) until no step helps; returns the searches
+    made (each costs one scan of the hosts, the last, failed one included)."""
     hosts = load.shape[0]
     n = cpu.shape[0]
     mine = np.empty(n, dtype=np.int64)
@@ -624,6 +625,8 @@ def _descend(
                         bt = t
                         bk = k
             nk = _members(place, k, theirs)
+            if nj * nk > 40_000:  # very full hosts: moves only (bounded scan cost)
+                continue
             for x in range(nj):
                 t = mine[x]
                 for y in range(nk):
@@ -694,9 +697,9 @@ def _descend(
             used[k] = tot_m - ma
             done = True
             break
+        steps += 1
         if not done:
             break
-        steps += 1
     return steps
 
 
@@ -720,7 +723,9 @@ def local_search_kernel(
     two-host repartitions of at most ``pair_limit`` tasks), then, ``kicks`` times,
     moves ``kick_size`` random tasks to random hosts with room and descends again,
     going back to the best placement when the kick did not help. Stops early when
-    the largest load is at most ``stop``. Returns the best largest load and the steps.
+    the largest load is at most ``stop``. At most ``max_steps`` searches are made (each
+    a scan of the bottleneck host against every other, the failed ones included), which
+    bounds the work of a call. Returns the best largest load and the searches made.
     """
     n = cpu.shape[0]
     cap = 1.0 + MEM_EPS

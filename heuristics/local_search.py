@@ -56,7 +56,9 @@ def improve_placement(
         Seconds (> 0) of search, checked between chunks (a chunk is a few
         milliseconds on the paper's large set).
     max_steps : int, default 1,000,000
-        Cap on improving steps per chunk.
+        Cap on host scans per chunk (each scan looks at the bottleneck host against
+        every other; the chunk's budget also follows the measured time per scan, so a
+        chunk ends well before ``time_limit``).
     kicks : int, default 200
         Random restarts per chunk.
     kick_size : int, default 3
@@ -97,7 +99,8 @@ def improve_placement(
     load_kernels("local_search_kernel")
     from allockit.heuristics.kernels import local_search_kernel
 
-    deadline = time.perf_counter() + float(time_limit)
+    started = time.perf_counter()
+    deadline = started + float(time_limit)
     job = instance.task_job
     cpu = np.ascontiguousarray(instance.cpu[job], dtype=float)
     mem = np.ascontiguousarray(instance.mem[job], dtype=float)
@@ -105,23 +108,37 @@ def improve_placement(
     best = float(host_loads(instance, place)[0].max()) if place.size else 0.0
     chunk = 0
     stale = 0
-    while time.perf_counter() < deadline and best > stop_load and stale < 3:
-        top, _ = local_search_kernel(
+    # Each kernel call makes at most `budget` host scans; the budget follows the
+    # measured seconds per scan so that a call ends well before the deadline.
+    budget = 1
+    per_scan = None
+    while stale < 3 and best > stop_load:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        if per_scan is not None:
+            budget = int(min(max_steps, max(1, 0.25 * left / per_scan)))
+        t0 = time.perf_counter()
+        top, scans = local_search_kernel(
             cpu,
             mem,
             place,
             instance.hosts,
             float(stop_load),
-            int(max_steps),
+            budget,
             int(kicks) if chunk else 0,
             int(kick_size),
             int(pair_limit),
             int(seed) + chunk,
         )
+        spent = time.perf_counter() - t0
+        if scans:
+            per_scan = max(spent / scans, 1e-7)
         chunk += 1
         if top < best - 1e-15:
             best, stale = float(top), 0
-        elif chunk > 1 or kicks == 0:
+        elif scans < budget and (chunk > 1 or kicks == 0):
+            # the call ended on its own (local optimum, kicks used up): no progress
             stale += 1 if kicks else 3
     if placement_violation(instance, place) is not None:  # pragma: no cover - safety net
         return task_hosts.copy()

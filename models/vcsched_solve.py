@@ -375,12 +375,11 @@ def _solve_highs_form(
     rel_gap: float,
     initial: np.ndarray | None,
     initial_source: str,
+    clock: _Clock,
 ) -> VCResult:
     """Build, solve with HiGHS, re-check on exact data, retry once with a margin."""
     from allockit.evaluation.placement import placement_violation
     from allockit.solver import BuildTimeLimit
-
-    clock = _Clock(time_limit)
     done, incumbent, closed = _prologue(
         instance,
         method=method,
@@ -569,6 +568,7 @@ def solve_load_milp(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 3.1 (restated as a min-max load in FORMULAS §1).
     """
+    clock = _Clock(time_limit)  # the limit covers the imports too
     import pyomo.environ  # noqa: F401  (import outside the timed build)
 
     from allockit.models.vcsched_load import build_load_milp, extract_load_counts
@@ -588,6 +588,7 @@ def solve_load_milp(
         rel_gap=rel_gap,
         initial=initial,
         initial_source=initial_source,
+        clock=clock,
     )
 
 
@@ -651,6 +652,7 @@ def solve_paper_milp(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 3.1, eqs. 3-11.
     """
+    clock = _Clock(time_limit)  # the limit covers the imports too
     import pyomo.environ  # noqa: F401  (import outside the timed build)
 
     from allockit.models.vcsched_milp import build_paper_milp, extract_paper_placement
@@ -670,6 +672,7 @@ def solve_paper_milp(
         rel_gap=rel_gap,
         initial=initial,
         initial_source=initial_source,
+        clock=clock,
     )
 
 
@@ -736,13 +739,12 @@ def solve_cpsat_form(
     >>> str(r.status), round(r.min_yield, 6)
     ('optimal', 0.833333)
     """
+    clock = _Clock(time_limit)  # the limit covers the imports too
     import ortools.sat.python.cp_model  # noqa: F401  (import outside the timed build)
 
     from allockit.evaluation.placement import host_loads, placement_violation
     from allockit.models.vcsched_cpsat import SCALE, build_cpsat
     from allockit.solver import BuildTimeLimit
-
-    clock = _Clock(time_limit)
     done, incumbent, closed = _prologue(
         instance,
         method=method,
@@ -947,12 +949,11 @@ def solve_lp(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 3.1 (the rational relaxation).
     """
+    clock = _Clock(time_limit)  # the limit covers the imports too
     import pyomo.environ as pyo
 
     from allockit.models.vcsched_milp import build_paper_milp
     from allockit.solver import BuildTimeLimit
-
-    clock = _Clock(time_limit)
 
     def stopped(message: str, build: float = 0.0, seconds: float = 0.0) -> VCResult:
         return empty_result(

@@ -35,6 +35,8 @@ BNB_MAX_TASKS = 40
 CPSAT_MAX_CELLS = 40_000
 #: Seconds kept for scoring the final placement (average-yield phase, re-check).
 RESERVE_SECONDS = 0.05
+#: Share of the time limit kept free at the end (solver overshoot, final scoring).
+END_MARGIN = 0.05
 
 
 @dataclass
@@ -115,12 +117,16 @@ def warm_start_placement(
 
 
 def _heuristic(instance: VCInstance, name: str) -> VCResult:
+    from allockit.evaluation.lp_bound import lp_bound
     from allockit.heuristics.greedy import greedy
     from allockit.heuristics.mcb import MCB_VARIANTS, mcb
 
     if name in MCB_VARIANTS:
         key, descending = MCB_VARIANTS[name]
-        return mcb(instance, key=key, descending=descending, method=name)
+        # the yield bisection to 1e-4 of the LP bound (MCB's own tol is absolute,
+        # too coarse when yields are small)
+        tol = max(1e-12, 1e-4 * (lp_bound(instance) or 1.0))
+        return mcb(instance, key=key, descending=descending, tol=tol, method=name)
     return greedy(instance, sort_by_memory=name == "sg", method=name)
 
 
@@ -140,10 +146,10 @@ def solve_best(
        infeasibility at once; the LP bound ``min(1, H / sum a)`` and the bin-packing
        bound on CPU (``allockit.evaluation.bounds``) bound the minimum yield.
     2. **Heuristics**: MCB8, then MCB5, MCB6, MCB7, SG, GR, MCB3, MCB2 while 5 % of the
-       time allows (``adapt`` for an instance with migration limits); the best
-       placement is the incumbent, memory-first first-fit the last resort. As soon as
-       the incumbent meets the bound (within ``rel_gap``) the answer is ``optimal``,
-       with no solver run.
+       time allows, with MCB's yield bisection to 1e-4 of the LP bound (``adapt`` for an
+       instance with migration limits); the best placement is the incumbent,
+       memory-first first-fit the last resort. As soon as the incumbent meets the bound
+       (within ``rel_gap``) the answer is ``optimal``, with no solver run.
     3. **Local search** (``allockit.heuristics.local_search``, numba): moves, swaps and
        exact two-host repartitions of the bottleneck host, with random kicks.
     4. **Exact search** with the incumbent as warm start: on small instances (at most
@@ -208,7 +214,9 @@ def solve_best(
         raise InvalidInputError(f"rel_gap must be a number in [0, 1); got {rel_gap!r}")
     start = time.perf_counter()
     limit = BEST_TIME_LIMIT if time_limit is None else float(time_limit)
-    deadline = start + limit
+    # stop the components a little early: the final scoring and a solver's own
+    # overshoot must fit in the limit too
+    deadline = start + (1.0 - END_MARGIN) * limit
     seed = 0 if seed is None else int(seed)
 
     def left() -> float:
@@ -276,7 +284,9 @@ def solve_best(
             note += " (no solver run)"
         return done(SolveStatus.OPTIMAL, "; ".join([*notes, note]))
 
-    # 2. heuristics
+    # 2. heuristics; the first one's time (scoring included) sizes the reserve kept
+    # for the final scoring
+    reserve = RESERVE_SECONDS
     if instance.is_adaptation:
         hosts, name, paid = warm_start_placement(instance)
         setup += paid
@@ -287,6 +297,8 @@ def solve_best(
                 break
             result = _heuristic(instance, name)
             setup += result.setup_seconds
+            if not k:
+                reserve = min(0.2 * limit, max(RESERVE_SECONDS, result.solve_seconds))
             best.offer(instance, result.task_hosts if result.is_ok else None, name)
             if best.certified(rel_gap):
                 return proven()
@@ -300,13 +312,13 @@ def solve_best(
     # 3. local search
     def local_search(share: float) -> None:
         nonlocal setup
-        if best.task_hosts is None or instance.is_adaptation or left() <= RESERVE_SECONDS:
+        if best.task_hosts is None or instance.is_adaptation or left() <= reserve:
             return
         from allockit.heuristics.common import load_kernels
         from allockit.heuristics.local_search import improve_placement
 
         setup += load_kernels("local_search_kernel")
-        budget = max(0.001, min(left() - RESERVE_SECONDS, share * limit))
+        budget = max(0.001, min(left() - reserve, share * limit))
         stop = 1.0 / best.bound if best.bound else 0.0
         improved = improve_placement(
             instance,
@@ -335,7 +347,7 @@ def solve_best(
             choice = "none"
     if choice == "bnb" and instance.is_adaptation:
         choice = "milp"
-    if choice == "bnb" and left() > RESERVE_SECONDS:
+    if choice == "bnb" and left() > reserve:
         from allockit.models.vcsched_bnb import branch_and_bound
 
         load_bound = 1.0 / best.bound if best.bound else 1.0
@@ -349,7 +361,7 @@ def solve_best(
             instance,
             incumbent_load=incumbent_load,
             stop_load=max(1.0, load_bound),
-            time_limit=max(0.001, left() - RESERVE_SECONDS),
+            time_limit=max(0.001, left() - reserve),
         )
         solver_seconds += time.perf_counter() - t0
         best.offer(instance, outcome.task_hosts, "branch-and-bound")
@@ -368,10 +380,14 @@ def solve_best(
             best.tighten(1.0 / max(1.0, outcome.lower_bound), "branch-and-bound")
         else:
             notes.append(f"branch and bound stopped after {outcome.nodes} nodes")
-    elif choice in ("cpsat", "milp") and left() > 2 * RESERVE_SECONDS:
+    elif choice in ("cpsat", "milp") and left() > 2 * reserve:
         from allockit.models.vcsched_solve import solve_cpsat_form, solve_load_milp
 
-        budget = max(0.01, left() - RESERVE_SECONDS)
+        if choice == "cpsat":
+            import ortools.sat.python.cp_model  # noqa: F401  (before the budget is set)
+        else:
+            import pyomo.environ  # noqa: F401
+        budget = max(0.01, left() - reserve)
         kwargs = dict(
             time_limit=budget,
             threads=threads,
@@ -404,7 +420,7 @@ def solve_best(
     local_search(1.0)
     if best.certified(rel_gap):
         return proven()
-    timed_out = left() <= 2 * RESERVE_SECONDS
+    timed_out = left() <= 2 * reserve
     if best.task_hosts is None:
         notes.append("no placement found; infeasibility not proven")
         return done(SolveStatus.TIME_LIMIT if timed_out else SolveStatus.ERROR, "; ".join(notes))

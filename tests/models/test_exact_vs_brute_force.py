@@ -13,7 +13,9 @@ from allockit.vcsched import solve
 from tests.oracles import brute_force, check_vc_result
 from tests.strategies import vc_instances
 
-EXACT = ["milp", "milp-paper", "cpsat"]
+EXACT = ["milp", "milp-paper", "cpsat", "best"]
+#: The solver-backed methods, also run without the MCB8 warm start (the model alone).
+WARM = ["milp", "milp-paper", "cpsat"]
 
 
 def _assert_matches_brute_force(instance, result, where=""):
@@ -35,6 +37,33 @@ def test_exact_method_matches_brute_force(method, grid, data):
     _assert_matches_brute_force(instance, solve(instance, method))
 
 
+@pytest.mark.parametrize("grid", [True, False], ids=["grid-data", "float-data"])
+@pytest.mark.parametrize("method", WARM)
+@settings(max_examples=40)
+@given(data=st.data())
+def test_exact_model_alone_matches_brute_force(method, grid, data):
+    # without the warm start the solver itself must find and prove the optimum
+    instance = data.draw(vc_instances(grid=grid))
+    _assert_matches_brute_force(instance, solve(instance, method, warm_start=False))
+
+
+@pytest.mark.parametrize("exact", ["bnb", "cpsat", "milp", "none"])
+@settings(max_examples=30)
+@given(instance=vc_instances())
+def test_best_with_each_exact_component_is_honest(exact, instance):
+    # every component choice: a proven answer matches brute force, an unproven one
+    # is never claimed optimal and its bound holds
+    expected, _ = brute_force(instance)
+    result = solve(instance, "best", exact=exact, time_limit=20)
+    check_vc_result(instance, result)
+    if result.status is SolveStatus.OPTIMAL:
+        assert result.min_yield == pytest.approx(expected, abs=1e-6)
+    elif result.status is SolveStatus.INFEASIBLE:
+        assert expected is None
+    if expected is not None and result.bound is not None:
+        assert result.bound >= expected - 1e-6
+
+
 def _small_set_sample():
     from allockit.instances.generators import iter_vcsched_set
 
@@ -45,10 +74,14 @@ def _small_set_sample():
     return [(s, i) for k, (s, i) in enumerate(items) if k % 9 == 0 or s in keep]
 
 
+@pytest.mark.parametrize("warm_start", [True, False], ids=["warm", "cold"])
 @pytest.mark.parametrize("method", EXACT)
-def test_exact_methods_on_the_papers_small_set_sample(method):
+def test_exact_methods_on_the_papers_small_set_sample(method, warm_start):
+    if method == "best" and not warm_start:
+        pytest.skip("best always starts from the heuristics")
+    options = {} if method == "best" else {"warm_start": warm_start}
     for stem, instance in _small_set_sample():
-        _assert_matches_brute_force(instance, solve(instance, method), stem)
+        _assert_matches_brute_force(instance, solve(instance, method, **options), stem)
 
 
 @given(instance=vc_instances())

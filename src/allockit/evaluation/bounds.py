@@ -9,7 +9,7 @@ import numpy as np
 from allockit.constants import MEM_TOL
 from allockit.instances.vcsched import VCInstance
 
-__all__ = ["bins_lower_bound", "load_lower_bound", "yield_upper_bound"]
+__all__ = ["bins_lower_bound", "load_lower_bound", "pair_hosts_lower_bound", "yield_upper_bound"]
 
 #: Bisection steps of ``load_lower_bound`` (the interval shrinks by 2**-60).
 BISECTION_STEPS = 60
@@ -66,15 +66,116 @@ def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:
     return int(best)
 
 
+def pair_hosts_lower_bound(cpu: np.ndarray, mem: np.ndarray, capacity: float) -> int:
+    """Fewest hosts for tasks that fit at most two to a host: a matching argument.
+
+    A host holds at most two tasks of memory above 1/3 (and at most two of CPU need
+    above ``capacity / 3``). Two such tasks can share a host only if their memories sum
+    to at most 1 and their CPU needs to at most ``capacity``; with a maximum matching
+    ``nu`` of the pairs that can, the ``k`` tasks need at least ``k - nu`` hosts (the
+    other tasks, ignored, can only add hosts). Both groups are tried; the larger count
+    is returned.
+
+    Parameters
+    ----------
+    cpu, mem : numpy.ndarray
+        CPU need and memory of every task (fractions of a host).
+    capacity : float
+        The largest CPU load allowed on a host (``inf``: memory alone).
+
+    Returns
+    -------
+    int
+        A lower bound on the hosts needed so that no host exceeds memory 1 or CPU
+        ``capacity`` (0 when no group has more than one task).
+
+    Examples
+    --------
+    >>> mem = np.array([0.6, 0.6, 0.4, 0.4])                 # pairs: (0.6, 0.4) only
+    >>> pair_hosts_lower_bound(np.array([0.5, 0.5, 0.6, 0.6]), mem, 1.0)  # CPU forbids them
+    4
+    >>> pair_hosts_lower_bound(np.array([0.4, 0.4, 0.6, 0.6]), mem, 1.0)
+    2
+    """
+    import networkx as nx
+
+    cap_m = 1.0 + MEM_TOL
+    best = 0
+    for group in (np.flatnonzero(mem > cap_m / 3.0), np.flatnonzero(cpu > capacity / 3.0)):
+        k = int(group.size)
+        if k <= 1:
+            continue
+        a, m = cpu[group], mem[group]
+        ok = (m[:, None] + m[None, :] <= cap_m) & (a[:, None] + a[None, :] <= capacity)
+        rows, cols = np.nonzero(np.triu(ok, 1))
+        if rows.size == 0:
+            best = max(best, k)
+            continue
+        graph = nx.Graph()
+        graph.add_edges_from(zip(rows.tolist(), cols.tolist(), strict=True))
+        nu = len(nx.max_weight_matching(graph, maxcardinality=True))
+        best = max(best, k - nu)
+    return best
+
+
+def _pair_exceeds(cpu: np.ndarray, mem: np.ndarray, capacity: float, hosts: int) -> bool:
+    """``pair_hosts_lower_bound(cpu, mem, capacity) > hosts``, deciding cheaply when it can.
+
+    With ``k`` tasks in a group, ``nu`` is at most half the tasks that have a partner
+    and at least a greedy matching's size; the exact matching is computed only when
+    these two do not decide.
+    """
+    import networkx as nx
+
+    cap_m = 1.0 + MEM_TOL
+    for group in (np.flatnonzero(mem > cap_m / 3.0), np.flatnonzero(cpu > capacity / 3.0)):
+        k = int(group.size)
+        if k <= hosts:
+            continue
+        a, m = cpu[group], mem[group]
+        ok = (m[:, None] + m[None, :] <= cap_m) & (a[:, None] + a[None, :] <= capacity)
+        np.fill_diagonal(ok, False)
+        degree = ok.sum(axis=1)
+        if k - int((degree > 0).sum()) // 2 > hosts:
+            return True
+        free = np.ones(k, dtype=bool)
+        greedy = 0
+        for i in np.argsort(degree, kind="stable"):
+            if free[i]:
+                partners = np.flatnonzero(ok[i] & free)
+                partners = partners[partners != i]
+                if partners.size:
+                    j = partners[np.argmin(degree[partners])]
+                    free[i] = free[j] = False
+                    greedy += 1
+        if k - greedy <= hosts:
+            continue
+        rows, cols = np.nonzero(np.triu(ok, 1))
+        graph = nx.Graph()
+        graph.add_edges_from(zip(rows.tolist(), cols.tolist(), strict=True))
+        if k - len(nx.max_weight_matching(graph, maxcardinality=True)) > hosts:
+            return True
+    return False
+
+
+def _pair_breakpoints(cpu: np.ndarray, mem: np.ndarray, lo: float) -> np.ndarray:
+    """The CPU capacities above ``lo`` where the matching argument can change."""
+    cand = np.flatnonzero((mem > (1.0 + MEM_TOL) / 3.0) | (cpu > lo / 3.0))
+    a = cpu[cand]
+    sums = (a[:, None] + a[None, :])[np.triu_indices(a.size, 1)]
+    points = np.unique(np.concatenate((sums, 3.0 * a)))
+    return points[points > lo]
+
+
 def load_lower_bound(instance: VCInstance) -> tuple[float, str]:
     """A proven lower bound on the smallest achievable largest host CPU load ``L*``.
 
     Two arguments, the larger wins: the LP bound ``sum a / H`` (the load spread evenly)
-    and bin packing on the CPU needs: if the tasks cannot be packed into ``H`` bins of
-    capacity ``C`` (Martello-Toth L2, which contains the pigeonhole argument "among the
-    ``kH + 1`` largest tasks some host holds ``k + 1``"), then ``L* > C``; the largest
-    such ``C`` is found by bisection. Memory is not used (``yield_upper_bound`` adds
-    the memory argument for infeasibility).
+    and bin packing: if the tasks cannot be placed on ``H`` hosts with every CPU load
+    at most ``C`` — by Martello-Toth L2 on the CPU needs (which contains the pigeonhole
+    argument "among the ``kH + 1`` largest tasks some host holds ``k + 1``") or by the
+    matching argument of ``pair_hosts_lower_bound`` (memory-aware) — then ``L* > C``;
+    the largest such ``C`` is found by bisection (the counts only fall as ``C`` grows).
 
     Parameters
     ----------
@@ -87,7 +188,7 @@ def load_lower_bound(instance: VCInstance) -> tuple[float, str]:
     load : float
         ``L* >= load``.
     source : {"lp", "bin-packing"}
-        Which argument gave it.
+        Which argument gave it (``"bin-packing"`` for both packing arguments).
 
     Examples
     --------
@@ -97,21 +198,40 @@ def load_lower_bound(instance: VCInstance) -> tuple[float, str]:
     (1.2, 'bin-packing')
     """
     cpu = instance.cpu[instance.task_job]
+    mem = instance.mem[instance.task_job]
     hosts = instance.hosts
     lp = float(cpu.sum()) / hosts
-    lo = max(lp, float(cpu.max()))
-    if cpu.size <= hosts or bins_lower_bound(cpu, lo) <= hosts:
+    start = max(lp, float(cpu.max()))
+    if cpu.size <= hosts:
         return lp, "lp"
-    hi = float(cpu.sum())
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if bins_lower_bound(cpu, mid) > hosts:
-            lo = mid
-        else:
-            hi = mid
-    return (lo, "bin-packing") if lo > lp else (lp, "lp")
+    best = start
+    # Martello-Toth L2 on the CPU needs: bisection on the capacity
+    if bins_lower_bound(cpu, start) > hosts:
+        lo, hi = start, 2.0 * start
+        while bins_lower_bound(cpu, hi) > hosts:
+            lo, hi = hi, 2.0 * hi
+        for _ in range(BISECTION_STEPS):
+            mid = 0.5 * (lo + hi)
+            if hi - lo <= 1e-12 * hi or not lo < mid < hi:
+                break
+            if bins_lower_bound(cpu, mid) > hosts:
+                lo = mid
+            else:
+                hi = mid
+        best = max(best, lo)
+    # the matching argument: a step function of the capacity, searched over its steps
+    if _pair_exceeds(cpu, mem, best, hosts):
+        points = _pair_breakpoints(cpu, mem, best)
+        lo_i, hi_i = 0, points.size  # the first step where it stops exceeding
+        while lo_i < hi_i:
+            mid_i = (lo_i + hi_i) // 2
+            if _pair_exceeds(cpu, mem, float(points[mid_i]), hosts):
+                lo_i = mid_i + 1
+            else:
+                hi_i = mid_i
+        if lo_i < points.size:
+            best = max(best, float(points[lo_i]))
+    return (best, "bin-packing") if best > lp else (lp, "lp")
 
 
 def yield_upper_bound(instance: VCInstance) -> tuple[float | None, str]:
@@ -119,7 +239,8 @@ def yield_upper_bound(instance: VCInstance) -> tuple[float | None, str]:
 
     ``min(1, 1 / L)`` for ``L`` from ``load_lower_bound``; None (infeasible) when the
     total memory exceeds ``H`` or the memories cannot be packed into ``H`` hosts
-    (Martello-Toth L2 on memory, capacity ``1 + MEM_TOL`` as the placement check).
+    (Martello-Toth L2 on memory, capacity ``1 + MEM_TOL`` as the placement check, or
+    the matching argument on the tasks of memory above 1/3).
 
     Parameters
     ----------
@@ -143,7 +264,12 @@ def yield_upper_bound(instance: VCInstance) -> tuple[float | None, str]:
     (None, 'memory')
     """
     mem = instance.mem[instance.task_job]
-    if float(mem.sum()) > instance.hosts or bins_lower_bound(mem, 1.0 + MEM_TOL) > instance.hosts:
+    cpu = instance.cpu[instance.task_job]
+    if (
+        float(mem.sum()) > instance.hosts
+        or bins_lower_bound(mem, 1.0 + MEM_TOL) > instance.hosts
+        or _pair_exceeds(cpu, mem, np.inf, instance.hosts)
+    ):
         return None, "memory"
     load, source = load_lower_bound(instance)
     if load <= 1.0:

@@ -518,5 +518,5 @@ def empty_result(
         solve_seconds=solve_seconds,
         message=message,
         setup_seconds=setup_seconds,
-        bound_source=bound_source if bound is not None else "",
+        bound_source=bound_source,
     )
