@@ -209,8 +209,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method",
         default="milp",
-        help="milp (default), milp-paper, cpsat, lp, gr, sg, gb, sgb, rrnd, rrnz, "
-        "mcb1..mcb8, adapt",
+        help="milp (default), milp-paper, cpsat, lp, best (portfolio: heuristics, local "
+        "search, bounds, exact search; 60 s unless --time-limit), gr, sg, gb, sgb, rrnd, "
+        "rrnz, mcb1..mcb8, adapt",
     )
     p.add_argument(
         "--time-limit",
