@@ -678,6 +678,7 @@ def experiment_tasks(
     period: float = PERIOD_SECONDS,
     backfill_depth: int | None = None,
     sets_only: tuple[str, ...] | None = None,
+    algorithms_only: tuple[str, ...] | None = None,
 ) -> list[Task]:
     """The runner tasks of ``experiment`` (see ``EXPERIMENTS``).
 
@@ -700,6 +701,8 @@ def experiment_tasks(
         EASY's backfill depth (``simulate_batch``); None is Lifka's EASY (unlimited).
     sets_only : tuple of str, optional
         Keep only these of the experiment's trace sets (e.g. ``("real",)``).
+    algorithms_only : tuple of str, optional
+        Keep only these of the experiment's algorithms (e.g. ``("EASY", "FCFS")``).
 
     Returns
     -------
@@ -736,6 +739,13 @@ def experiment_tasks(
                 f"sets must be among {list(set_names)} for {experiment}; got {unknown}"
             )
         set_names = tuple(s for s in set_names if s in sets_only)
+    if algorithms_only is not None:
+        unknown = sorted(set(algorithms_only) - set(algorithms))
+        if unknown:
+            raise InvalidInputError(
+                f"algorithms must be among the {experiment} ones; got {unknown}"
+            )
+        algorithms = tuple(a for a in algorithms if a in algorithms_only)
     periods = PERIODS if experiment in PERIOD_SWEEPS else (float(period),)
     tasks = []
     for instance_id, spec in sets.specs(set_names):
@@ -858,7 +868,8 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
                 entry[set_name]["degradation_by_load"] = {
                     f"{load:g}": statistics.fmean(v) for load, v in sorted(by_load.items())
                 }
-        table["rows"][name] = entry
+        if entry:
+            table["rows"][name] = entry
     return table
 
 

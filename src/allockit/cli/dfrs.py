@@ -65,6 +65,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         sets_only=None if args.sets is None else tuple(
             x.strip() for x in args.sets.split(",") if x.strip()
         ),
+        algorithms_only=None if args.algorithms is None else tuple(
+            x.strip() for x in args.algorithms.split(";") if x.strip()
+        ),
     )
     summary = run_sweep(
         tasks,
@@ -150,6 +153,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="comma-separated subset of the experiment's trace sets: real, unscaled, scaled "
         "(default: all of them)",
+    )
+    p.add_argument(
+        "--algorithms",
+        default=None,
+        help="semicolon-separated subset of the experiment's algorithms, e.g. "
+        "'EASY;FCFS' (default: all)",
     )
     p.add_argument(
         "--backfill-depth",
