@@ -266,3 +266,9 @@ def test_scoring_by_slack_groups_by_the_stem():
     assert per[0.1][0]["max"] == 50.0 and per[0.5][0]["max"] == 0.0
     with pytest.raises(InvalidInputError, match="has no slack"):
         scoring_by_slack([_row("a", {})])
+
+
+def test_target_zero_scores_a_memory_alone_packing_as_yield_zero():
+    rows = [_row("a", {"mcb8": (0.8, 0.8), "mcb4": (0.5, 0.0)})]
+    lines = {x["variant"]: x for x in scoring_table(rows, scoring="target-zero")}
+    assert lines["mcb4"]["avg"] == 100.0 and lines["mcb4"]["failures"] == 0
