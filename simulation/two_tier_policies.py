@@ -400,16 +400,22 @@ class TwoTierScheduler:
 
     def fg_pass(self, state: TwoTierState, now: float) -> None:
         """Steps 1 and 2: FCFS over the merged list, then reservation and backfilling."""
-        merged, size = state.merged, state.size
-        deploy = self.deploy
-        # step 1: FCFS into fg; stop at the first job that cannot be deployed
+        self.fcfs(state, now)
+        self.backfill(state, now)
+
+    def fcfs(self, state: TwoTierState, now: float) -> None:
+        """Step 1: FCFS into fg; stop at the first job that cannot be deployed."""
+        merged, size, deploy = state.merged, state.size, self.deploy
         while merged:
             j = merged[0]
             if size[j] > state.idle_fg or not deploy.deploy(state, j, now):
                 break
+
+    def backfill(self, state: TwoTierState, now: float) -> None:
+        """Step 2: reservation for the merged list's head, backfilling of the others."""
+        merged, size, deploy = state.merged, state.size, self.deploy
         if len(merged) < 2 or state.idle_fg == 0:
             return
-        # step 2: reservation for the head, backfilling of the others
         head = merged[0]
         shadow, extra, avoid = self.reservation.reserve(state, head, now)
         idle = state.idle_fg
