@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,40 +91,63 @@ class DRFHInstance:
             raise InvalidInputError("resources must name at least one resource")
         if len(set(self.resources)) != m:
             raise InvalidInputError(f"resource names must be unique; got {list(self.resources)}")
-        cap = np.array(self.capacity, dtype=float).reshape(len(self.server_names), m)
-        count = np.array(self.count, dtype=np.int64).reshape(-1)
-        dem = np.array(self.demand, dtype=float).reshape(len(self.user_names), m)
-        weight = np.array(self.weight, dtype=float).reshape(-1)
-        tasks = np.array(self.tasks, dtype=float).reshape(-1)
         if not self.server_names:
             raise InvalidInputError("servers must hold at least one server")
         if not self.user_names:
             raise InvalidInputError("users must hold at least one user")
+        k, n = len(self.server_names), len(self.user_names)
+        try:
+            cap = np.array(self.capacity, dtype=float).reshape(k, m)
+            count = np.array(self.count, dtype=np.int64).reshape(-1)
+            dem = np.array(self.demand, dtype=float).reshape(n, m)
+            weight = np.array(self.weight, dtype=float).reshape(-1)
+            tasks = np.array(self.tasks, dtype=float).reshape(-1)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidInputError(
+                f"DRFHInstance arrays must be numbers of the right shape: {exc}"
+            ) from None
+        if count.shape != (k,) or weight.shape != (n,) or tasks.shape != (n,):
+            raise InvalidInputError(
+                "DRFHInstance needs one count per server class and one weight and task "
+                f"count per user; got {count.size}, {weight.size}, {tasks.size}"
+            )
         for kind, names in (("server", self.server_names), ("user", self.user_names)):
             if len(set(names)) != len(names):
                 raise InvalidInputError(f"{kind} names must be unique")
-        for c, name in enumerate(self.server_names):
-            if not np.isfinite(cap[c]).all() or (cap[c] <= 0).any():
-                raise InvalidInputError(
-                    f"capacity must be finite and > 0; got {cap[c].tolist()} at server {name!r}"
-                )
-            if count[c] < 1:
-                raise InvalidInputError(f"count must be >= 1; got {count[c]} at server {name!r}")
-        for i, name in enumerate(self.user_names):
-            if not np.isfinite(dem[i]).all() or (dem[i] <= 0).any():
-                raise InvalidInputError(
-                    f"demand must be finite and > 0; got {dem[i].tolist()} at user {name!r}"
-                )
-            if not (dem[i][None, :] <= cap * (1 + 1e-12)).all(axis=1).any():
-                raise InvalidInputError(
-                    f"demand {dem[i].tolist()} of user {name!r} is larger than every server"
-                )
-            if not (np.isfinite(weight[i]) and weight[i] > 0):
-                raise InvalidInputError(f"weight must be > 0; got {weight[i]} at user {name!r}")
-            if not (tasks[i] >= 0) or (np.isfinite(tasks[i]) and tasks[i] != int(tasks[i])):
-                raise InvalidInputError(
-                    f"tasks must be a whole number >= 0 or null; got {tasks[i]} at user {name!r}"
-                )
+        for c in np.flatnonzero(~np.isfinite(cap).all(axis=1) | (cap <= 0).any(axis=1))[:1]:
+            raise InvalidInputError(
+                f"capacity must be finite and > 0; got {cap[c].tolist()} "
+                f"at server {self.server_names[c]!r}"
+            )
+        for c in np.flatnonzero(count < 1)[:1]:
+            raise InvalidInputError(
+                f"count must be >= 1; got {count[c]} at server {self.server_names[c]!r}"
+            )
+        for i in np.flatnonzero(~np.isfinite(dem).all(axis=1) | (dem <= 0).any(axis=1))[:1]:
+            raise InvalidInputError(
+                f"demand must be finite and > 0; got {dem[i].tolist()} "
+                f"at user {self.user_names[i]!r}"
+            )
+        fits = np.zeros(n, dtype=bool)
+        slack = cap * (1 + 1e-12)
+        for c in range(k):  # one server class at a time: memory O(n m)
+            fits |= (dem <= slack[c]).all(axis=1)
+        for i in np.flatnonzero(~fits)[:1]:
+            raise InvalidInputError(
+                f"demand {dem[i].tolist()} of user {self.user_names[i]!r} is larger than "
+                "every server"
+            )
+        for i in np.flatnonzero(~(np.isfinite(weight) & (weight > 0)))[:1]:
+            raise InvalidInputError(
+                f"weight must be > 0; got {weight[i]} at user {self.user_names[i]!r}"
+            )
+        finite = np.isfinite(tasks)
+        whole = ~finite | (np.floor(np.where(finite, tasks, 0.0)) == np.where(finite, tasks, 0.0))
+        for i in np.flatnonzero(~(tasks >= 0) | ~whole)[:1]:
+            raise InvalidInputError(
+                f"tasks must be a whole number >= 0 or null; got {tasks[i]} "
+                f"at user {self.user_names[i]!r}"
+            )
         for name, value in (
             ("capacity", cap),
             ("count", count),
@@ -188,59 +211,85 @@ class DRFHInstance:
     # ------------------------------------------------------------------ JSON
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DRFHInstance:
-        """Build from the JSON object, checking every field (errors name the entry)."""
-        if not isinstance(data, Mapping):
-            raise InvalidInputError("instance must be a JSON object")
-        for key in ("resources", "servers", "users"):
-            if key not in data:
-                raise InvalidInputError(f"instance is missing field {key!r}")
-        unknown = set(data) - {"problem", "resources", "servers", "users"}
-        if unknown:
-            raise InvalidInputError(f"instance has unknown field {sorted(unknown)[0]!r}")
-        if data.get("problem", "drfh") != "drfh":
-            raise InvalidInputError(f"problem must be 'drfh'; got {data.get('problem')!r}")
-        resources = list(data["resources"])
+        """Build from the JSON object, checking every field (errors name the entry).
 
-        def vector(value: Any, where: str) -> list[float]:
+        The object is checked by the schema ``allockit.instances.schemas.DRFH`` (strict
+        types, finite numbers, ranges, no unknown field), then by the constructor (a
+        vector per resource, demands that fit some server, unique names).
+
+        Parameters
+        ----------
+        data : Mapping
+            ``{"problem": "drfh", "resources": [...], "servers": [{"name", "capacity",
+            "count"}], "users": [{"name", "demand", "weight", "tasks"}]}``; a capacity
+            or demand is a list (one number per resource) or an object by resource name
+            (missing resources are 0).
+
+        Returns
+        -------
+        DRFHInstance
+            The validated instance.
+
+        Raises
+        ------
+        InvalidInputError
+            On a missing or unknown field, a value of the wrong type or out of range;
+            the message names the field's path, the value and what is allowed.
+
+        Examples
+        --------
+        >>> DRFHInstance.from_dict({"resources": ["cpu"], "servers": [{"capacity": [1]}],
+        ...     "users": [{"name": "a", "demand": [0.5], "tasks": 1.5}]})
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: users[0].tasks must be null (unbounded) or an \
+integer >= 0; got 1.5 at user 'a'
+        """
+        from allockit.instances.schemas import DRFH, validate
+
+        doc = validate(DRFH, data, name="the instance")
+        resources = doc["resources"]
+        if len(set(resources)) != len(resources):
+            raise InvalidInputError(f"resources must be distinct names; got {resources}")
+
+        def vector(value: Any, where: str, entry: str) -> list[float]:
             if isinstance(value, Mapping):
-                bad = set(value) - set(resources)
-                if bad:
-                    raise InvalidInputError(f"unknown resource {sorted(bad)[0]!r} at {where}")
+                for key in value:
+                    if key not in resources:
+                        raise InvalidInputError(
+                            f"{where}[{key!r}] is not a known resource at {entry}; "
+                            f"resources: {', '.join(resources)}"
+                        )
                 value = [value.get(r, 0.0) for r in resources]
-            if not isinstance(value, Sequence) or isinstance(value, str):
-                raise InvalidInputError(f"{where} must be a list of numbers")
             if len(value) != len(resources):
                 raise InvalidInputError(
-                    f"{where} has {len(value)} entries; resources has {len(resources)}"
+                    f"{where} must have one number per resource ({len(resources)}); "
+                    f"got {value} at {entry}"
                 )
-            try:
-                return [float(v) for v in value]
-            except (TypeError, ValueError):
-                raise InvalidInputError(f"{where} must hold numbers; got {value!r}") from None
+            return value
 
-        servers, users = data["servers"], data["users"]
         cap, count, snames = [], [], []
-        for k, s in enumerate(servers):
-            name = s.get("name", f"s{k}")
+        for k, server in enumerate(doc["servers"]):
+            name = server.get("name", f"s{k}")
             snames.append(name)
-            cap.append(vector(s.get("capacity"), f"server {name!r} capacity"))
-            count.append(s.get("count", 1))
+            cap.append(vector(server["capacity"], f"servers[{k}].capacity", f"server {name!r}"))
+            count.append(server.get("count", 1))
         dem, weight, tasks, unames = [], [], [], []
-        for k, u in enumerate(users):
-            name = u.get("name", f"u{k}")
+        for k, user in enumerate(doc["users"]):
+            name = user.get("name", f"u{k}")
             unames.append(name)
-            dem.append(vector(u.get("demand"), f"user {name!r} demand"))
-            weight.append(u.get("weight", 1.0))
-            t = u.get("tasks")
+            dem.append(vector(user["demand"], f"users[{k}].demand", f"user {name!r}"))
+            weight.append(user.get("weight", 1.0))
+            t = user.get("tasks")
             tasks.append(math.inf if t is None else t)
         return cls(
             resources=tuple(resources),
             server_names=tuple(snames),
-            capacity=np.array(cap),
-            count=np.array(count),
+            capacity=np.array(cap, dtype=float),
+            count=np.array(count, dtype=np.int64),
             user_names=tuple(unames),
-            demand=np.array(dem),
-            weight=np.array(weight),
+            demand=np.array(dem, dtype=float),
+            weight=np.array(weight, dtype=float),
             tasks=np.array(tasks, dtype=float),
         )
 

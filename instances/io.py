@@ -24,8 +24,9 @@ _PROBLEMS = {"vcsched": VCInstance}
 def instance_from_json(text: str) -> VCInstance:
     """Parse one instance from JSON text, dispatching on its ``problem`` field.
 
-    Only ``"vcsched"`` is dispatched here (DRFH files, ``"problem": "drfh"``, are read
-    with ``read_drfh_instance``).
+    Only ``"vcsched"`` is dispatched here: a DRFH file (``"problem": "drfh"``) is
+    refused with a message naming the command that reads it (``allockit drfh``,
+    ``read_drfh_instance``).
 
     Parameters
     ----------
@@ -43,7 +44,8 @@ def instance_from_json(text: str) -> VCInstance:
     ------
     InvalidInputError
         On malformed JSON (with line and column), a value that is not an object, an
-        unknown ``problem``, or an invalid instance (the message names the field).
+        unknown ``problem`` (a DRFH instance names ``allockit drfh``), or an invalid
+        instance (the message names the field's path, the value and what is allowed).
 
     Examples
     --------
@@ -58,11 +60,32 @@ def instance_from_json(text: str) -> VCInstance:
         raise InvalidInputError(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, deep nesting
+        raise InvalidInputError(f"malformed JSON: {_short(exc)}") from None
+    return _dispatch(data)
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:120]
+
+
+def _dispatch(data: Any) -> VCInstance:
+    from allockit.instances.schemas import show
+
     if not isinstance(data, dict):
-        raise InvalidInputError(f"instance must be a JSON object; got {type(data).__name__}")
+        raise InvalidInputError(f"the instance must be an object; got {show(data)}")
     problem = data.get("problem")
-    if problem not in _PROBLEMS:
-        raise InvalidInputError(f"problem must be one of {sorted(_PROBLEMS)}; got {problem!r}")
+    if problem == "drfh":
+        raise InvalidInputError(
+            "this is a DRFH instance (problem 'drfh'): `allockit drfh FILE` reads it "
+            "(or allockit.instances.io.read_drfh_instance)"
+        )
+    if not isinstance(problem, str) or problem not in _PROBLEMS:
+        raise InvalidInputError(
+            f"problem must be 'vcsched' (DRFH instances, 'drfh', are read by `allockit "
+            f"drfh`); got {show(problem)}"
+        )
     return _PROBLEMS[problem].from_dict(data)
 
 
@@ -111,6 +134,8 @@ def read_json(path: str | Path, what: str = "input") -> Any:
         raise InvalidInputError(
             f"{path.name}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, deep nesting
+        raise InvalidInputError(f"{path.name}: malformed JSON: {_short(exc)}") from None
 
 
 def read_drfh_instance(path: str | Path) -> Any:
@@ -148,7 +173,16 @@ def read_drfh_instance(path: str | Path) -> Any:
     """
     from allockit.instances.drfh import DRFHInstance
 
-    return DRFHInstance.from_dict(read_json(path, "instance"))
+    data = read_json(path, "instance")
+    if isinstance(data, dict) and data.get("problem") == "vcsched":
+        raise InvalidInputError(
+            f"{Path(path).name}: this is a VCSched instance (problem 'vcsched'): "
+            "`allockit solve FILE` reads it (or allockit.instances.io.read_instance)"
+        )
+    try:
+        return DRFHInstance.from_dict(data)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{Path(path).name}: {exc}") from None
 
 
 def read_instance(path: str | Path) -> VCInstance:
@@ -177,7 +211,7 @@ def read_instance(path: str | Path) -> VCInstance:
     >>> read_instance(path)
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: bad.json: VCInstance.hosts must be >= 1; got 0
+    allockit.errors.InvalidInputError: bad.json: hosts must be an integer in [1, 1000000]; got 0
     """
     path = Path(path)
     try:

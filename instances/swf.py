@@ -18,6 +18,7 @@ import gzip
 import io
 import math
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,13 @@ class SWFTrace:
 
     ``header`` holds the ``(key, value)`` pairs in file order (keys may repeat, e.g.
     ``Note``); ``bad_lines`` the ``(line number, reason)`` of skipped lines.
+
+    Examples
+    --------
+    >>> t = read_swf(["; MaxNodes: 338 (batch partition)",
+    ...               "1 0 5 100 2 -1 -1 2 200 -1 1 3 -1 -1 1 -1 -1 -1"])
+    >>> t.n_jobs, t.header_int("MaxNodes"), t.column("run").tolist()
+    (1, 338, [100.0])
     """
 
     header: tuple[tuple[str, str], ...]
@@ -111,23 +119,57 @@ def _open_text(path: Path) -> io.TextIOBase:
     return open(path, encoding="utf-8", errors="replace")
 
 
+#: A decimal number as SWF writes it (no underscores, hex, "nan" or "inf").
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _rules() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The SWF field table as arrays: lower bounds, upper bounds, integer columns."""
+    from allockit.instances.schemas import SWF_FIELDS_SCHEMA
+
+    low = np.array([rule[2] for rule in SWF_FIELDS_SCHEMA], dtype=np.float64)
+    high = np.array([rule[3] for rule in SWF_FIELDS_SCHEMA], dtype=np.float64)
+    ints = np.array([k for k, rule in enumerate(SWF_FIELDS_SCHEMA) if rule[1] is int])
+    return low, high, ints
+
+
+def _field_problem(k: int, token: str) -> str | None:
+    """Why field ``k`` (0-based) of a line breaks the SWF field table, or None."""
+    from allockit.instances.schemas import SWF_FIELDS_SCHEMA, number
+
+    name, kind, low, high = SWF_FIELDS_SCHEMA[k]
+    allowed = number(kind, ge=low, le=high).__metadata__[0].description
+    problem = f"field {k + 1} ({name}) must be {allowed}; got {token!r}"
+    if not _NUMBER.fullmatch(token):
+        return problem
+    value = float(token)
+    if not (math.isfinite(value) and low <= value <= high):
+        return problem
+    if kind is int and value != math.floor(value):
+        return problem
+    return None
+
+
 def _line_problem(line: str) -> str | None:
     parts = line.split()
     if len(parts) != 18:
         return f"expected 18 fields, got {len(parts)}"
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        return "non-numeric field"
-    if not all(math.isfinite(v) for v in values):
-        return "non-finite field"
+    for k, token in enumerate(parts):
+        problem = _field_problem(k, token)
+        if problem:
+            return problem
     return None
 
 
 def _parse_chunk(
-    lines: list[tuple[int, str]], on_error: str, bad: list[tuple[int, str]]
+    lines: list[tuple[int, str]], on_error: str, bad: list[tuple[int, str]], where: str = ""
 ) -> np.ndarray:
-    """Convert a chunk of data lines at once; only a failing chunk is checked line by line."""
+    """Convert a chunk of data lines at once; only a failing chunk is checked line by line.
+
+    A line must hold 18 decimal numbers within the SWF field table
+    (``allockit.instances.schemas.SWF_FIELDS_SCHEMA``): integers where the format has
+    integers, finite values in range.
+    """
     tokens: list[str] = []
     rows = 0
     for _, line in lines:
@@ -141,7 +183,7 @@ def _parse_chunk(
             data = np.array(tokens, dtype=np.float64).reshape(-1, 18)
         except ValueError:
             data = None
-        if data is not None and np.isfinite(data).all():
+        if data is not None and _chunk_ok(data, tokens):
             return data
     good: list[str] = []
     for number, line in lines:
@@ -150,9 +192,23 @@ def _parse_chunk(
             good.extend(line.split())
             continue
         if on_error == "raise":
-            raise InvalidInputError(f"SWF line {number}: {reason}: {line.strip()[:80]!r}")
+            raise InvalidInputError(f"{where}SWF line {number}: {reason}")
         bad.append((number, reason))
     return np.array(good, dtype=np.float64).reshape(-1, 18)
+
+
+def _chunk_ok(data: np.ndarray, tokens: list[str]) -> bool:
+    """Every value of a converted chunk within the field table (vectorised)."""
+    if data.size == 0:
+        return True
+    text = " ".join(tokens)
+    if "_" in text or not text.isascii() or any(c in text for c in "nNxX"):
+        return False  # Python's float() takes 1_000, Unicode digits, nan, inf, 0x...
+    low, high, ints = _rules()
+    if not (np.isfinite(data).all() and (data >= low).all() and (data <= high).all()):
+        return False
+    column = data[:, ints]
+    return bool((column == np.floor(column)).all())
 
 
 def read_swf(source: str | Path | Iterable[str], *, on_error: str = "raise") -> SWFTrace:
@@ -184,8 +240,10 @@ def read_swf(source: str | Path | Iterable[str], *, on_error: str = "raise") -> 
     """
     if on_error not in ("raise", "skip"):
         raise InvalidInputError(f"on_error must be 'raise' or 'skip'; got {on_error!r}")
+    where = ""
     if isinstance(source, str | Path):
         path = Path(source)
+        where = f"{path.name}: "
         try:
             stream: Iterable[str] = _open_text(path)
         except OSError as exc:
@@ -210,16 +268,31 @@ def read_swf(source: str | Path | Iterable[str], *, on_error: str = "raise") -> 
                 continue
             pending.append((number, stripped))
             if len(pending) >= _CHUNK:
-                chunks.append(_parse_chunk(pending, on_error, bad))
+                chunks.append(_parse_chunk(pending, on_error, bad, where))
                 pending = []
-        chunks.append(_parse_chunk(pending, on_error, bad))
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InvalidInputError(f"cannot read SWF data: {exc}") from None
+        chunks.append(_parse_chunk(pending, on_error, bad, where))
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InvalidInputError(f"{where}cannot read SWF data: {exc}") from None
     finally:
         if isinstance(stream, io.IOBase):
             stream.close()
     data = np.concatenate(chunks) if chunks else np.zeros((0, 18))
+    _check_header(header, where)
     return SWFTrace(header=tuple(header), data=data, comments=tuple(comments), bad_lines=tuple(bad))
+
+
+def _check_header(header: list[tuple[str, str]], where: str) -> None:
+    """The header values allockit uses, by the schema ``schemas.SWF_HEADER``."""
+    used = {k: v for k, v in header if k in ("MaxNodes", "MaxProcs")}
+    if not used:
+        return
+    from allockit.instances.schemas import SWF_HEADER, validate
+
+    values: dict[str, int | str] = {}
+    for key, value in used.items():
+        token = re.match(r"\s*([^\s(;]*)", value).group(1)  # "338 (batch partition)"
+        values[key] = int(token) if re.fullmatch(r"[+-]?\d{1,30}", token) else value
+    validate(SWF_HEADER, values, where=f"{where}SWF header: ")
 
 
 def _format(value: float) -> str:
@@ -229,7 +302,25 @@ def _format(value: float) -> str:
 
 
 def swf_lines(trace: SWFTrace) -> Iterator[str]:
-    """The text lines of a trace, header comments first."""
+    """The text lines of a trace, header comments first.
+
+    Parameters
+    ----------
+    trace : SWFTrace
+        The trace.
+
+    Returns
+    -------
+    Iterator of str
+        Each comment line, then one line of 18 fields per record (integers without a
+        decimal point), each ending with a newline.
+
+    Examples
+    --------
+    >>> t = read_swf(["; MaxNodes: 4", "1 0 5 100 2 -1 -1 2 200 -1 1 3 -1 -1 1 -1 -1 -1"])
+    >>> list(swf_lines(t))
+    ['; MaxNodes: 4\\n', '1 0 5 100 2 -1 -1 2 200 -1 1 3 -1 -1 1 -1 -1 -1\\n']
+    """
     for comment in trace.comments:
         yield comment + "\n"
     for row in trace.data:
@@ -240,6 +331,22 @@ def write_swf(trace: SWFTrace, path: str | Path) -> None:
     """Write a trace (header comments, then the records); ``.gz`` paths are gzipped.
 
     ``read_swf(write_swf(t))`` gives back the same header and data (lossless).
+
+    Parameters
+    ----------
+    trace : SWFTrace
+        The trace.
+    path : str or Path
+        The file (overwritten); a ``.gz`` suffix writes gzip.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> t = read_swf(["; MaxNodes: 4", "1 0 5 100 2 -1 -1 2 200 -1 1 3 -1 -1 1 -1 -1 -1"])
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "t.swf.gz")
+    >>> write_swf(t, path)
+    >>> read_swf(path).data.tolist() == t.data.tolist()
+    True
     """
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
@@ -254,12 +361,14 @@ def _extras(trace: SWFTrace) -> tuple[Platform | None, dict[int, tuple[int, floa
     for key, value in trace.header:
         try:
             if key == "allockit-Platform":
-                fields = dict(item.split("=", 1) for item in value.split())
-                platform = Platform(
-                    nodes=int(fields["nodes"]),
-                    cores=int(fields["cores"]),
-                    node_memory=int(fields["node_memory"]),
-                )
+                from allockit.instances.schemas import SWF_PLATFORM, validate
+
+                fields: dict[str, int | str] = {}
+                for item in value.split():
+                    name, text = item.split("=", 1)
+                    fields[name] = int(text) if re.fullmatch(r"\d{1,30}", text) else text
+                fields = validate(SWF_PLATFORM, fields, where="allockit-Platform header: ")
+                platform = Platform(**fields)
             elif key == "allockit-Job":
                 job_id, tasks, cpu, mem = value.split()
                 jobs[int(job_id)] = (int(tasks), float(cpu), float(mem))
@@ -285,15 +394,49 @@ def swf_to_workload(
     (used) or else 10 (requested), in KB per processor, as a fraction of ``node_memory``
     (capped at 1) when that is given, else ``default_mem``; processing time = field 4;
     requested time = field 9 (NaN when -1). Jobs with no positive run time or processor
-    count cannot be simulated and are dropped. ``nodes`` defaults to the header's
-    MaxNodes (else MaxProcs / cores) and ``cores`` to MaxProcs / MaxNodes (else 1).
+    count cannot be simulated and are dropped (``read_workload_report`` counts them).
+    ``nodes`` defaults to the header's MaxNodes (else MaxProcs / cores) and ``cores`` to
+    MaxProcs / MaxNodes (else 1); given, they also override an ``allockit-Platform``
+    header.
+
+    Parameters
+    ----------
+    trace : SWFTrace
+        The trace (``read_swf``).
+    nodes, cores : int, optional
+        The platform's nodes and cores per node (default: from the header).
+    node_memory : int, optional
+        Bytes per node; also turns SWF memory (KB) into fractions of a node.
+    default_mem : float, default 0.1
+        Memory per task when the trace gives none (fraction of a node).
+
+    Returns
+    -------
+    Workload
+        The simulable jobs, sorted by submit time.
 
     Raises
     ------
     InvalidInputError
-        If the node count is neither given nor in the header.
+        If the node count is neither given nor in the header, or an ``allockit-``
+        header is malformed or out of range.
+
+    Examples
+    --------
+    >>> t = read_swf(["; MaxNodes: 4", "; MaxProcs: 16",
+    ...               "1 0 5 100 2 -1 -1 2 200 -1 1 3 -1 -1 1 -1 -1 -1",
+    ...               "2 9 0 -1 1 -1 -1 1 -1 -1 0 3 -1 -1 1 -1 -1 -1"])
+    >>> w = swf_to_workload(t)
+    >>> w.n_jobs, w.platform.cores, w.cpu.tolist()
+    (1, 4, [0.25])
     """
     platform, extras = _extras(trace)
+    if platform is not None and (nodes is not None or cores is not None):
+        platform = Platform(  # the caller's --nodes / --cores win over the header
+            nodes=int(nodes or platform.nodes),
+            cores=int(cores or platform.cores),
+            node_memory=node_memory or platform.node_memory,
+        )
     run = trace.column("run")
     procs = trace.column("procs")
     procs = np.where(procs > 0, procs, trace.column("procs_req"))
@@ -308,7 +451,10 @@ def swf_to_workload(
             if nodes is None and trace.header_int("MaxProcs"):
                 nodes = max(1, trace.header_int("MaxProcs") // cores)
         if nodes is None:
-            raise InvalidInputError("the SWF header has no MaxNodes: pass nodes=")
+            raise InvalidInputError(
+                "the SWF header has no MaxNodes or MaxProcs: give the node count "
+                "(--nodes N, or nodes=N)"
+            )
         platform = Platform(nodes=int(nodes), cores=cores, node_memory=node_memory or 2 * 1024**3)
     tasks = procs.astype(np.int64)
     cpu = np.full(trace.n_jobs, 1.0 / platform.cores)
@@ -340,6 +486,31 @@ def jobs_to_workload(
     ``tasks``, ``cpu`` and ``mem`` are given per record; the submit, run and requested
     times, ids, users, queues, preceding jobs and think times come from the trace
     (requested and think time -1 become NaN, a preceding job number <= 0 becomes -1).
+
+    Parameters
+    ----------
+    trace : SWFTrace
+        The trace.
+    keep : numpy.ndarray of bool
+        Which records become jobs.
+    platform : Platform
+        The workload's platform.
+    tasks, cpu, mem : numpy.ndarray
+        Per record: task count, CPU need and memory per task (fractions of a node).
+
+    Returns
+    -------
+    Workload
+        The kept jobs.
+
+    Examples
+    --------
+    >>> t = read_swf(["1 9 0 50 1 -1 -1 1 60 -1 1 3 -1 -1 1 -1 -1 -1",
+    ...               "2 0 0 80 1 -1 -1 1 -1 -1 1 3 -1 -1 1 -1 -1 -1"])
+    >>> w = jobs_to_workload(t, np.array([True, True]), Platform(nodes=2),
+    ...                      tasks=np.ones(2, int), cpu=np.ones(2), mem=np.full(2, 0.1))
+    >>> w.ids.tolist(), w.requested_time.tolist()
+    ([2, 1], [nan, 60.0])
     """
     requested = trace.column("time_req")
     submit = trace.column("submit")
@@ -372,6 +543,18 @@ def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTra
     Field 5 and 8 hold the task count, field 4 the run time, field 9 the requested time
     (-1 when absent), field 10 the memory per task in KB, fields 17 and 18 the preceding
     job and the think time (-1 when absent); unknown fields are -1.
+
+    Parameters
+    ----------
+    workload : Workload
+        The jobs and their platform.
+    header : iterable of str, default ()
+        Comment lines (``"; Note: ..."``) written first.
+
+    Returns
+    -------
+    SWFTrace
+        The trace; ``swf_to_workload`` of it gives back the workload.
 
     Examples
     --------

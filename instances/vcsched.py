@@ -9,14 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from allockit.constants import MAX_HOSTS, MAX_TASKS
 from allockit.errors import InvalidInputError
 
 __all__ = ["VCInstance"]
-
-_JOB_FIELDS = {"name", "cpu", "mem", "tasks", "previous"}
-_JOB_REQUIRED = {"name", "cpu", "mem"}
-_TOP_FIELDS = {"problem", "hosts", "jobs", "migration_budget", "max_migrations"}
-_TOP_REQUIRED = {"problem", "hosts", "jobs"}
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -78,29 +74,35 @@ class VCInstance:
         hosts = _check_int(self.hosts, "VCInstance.hosts")
         if hosts < 1:
             raise InvalidInputError(f"VCInstance.hosts must be >= 1; got {hosts}")
+        if hosts > MAX_HOSTS:
+            raise InvalidInputError(
+                f"VCInstance.hosts must be <= {MAX_HOSTS} (allockit.constants.MAX_HOSTS); "
+                f"got {hosts}"
+            )
         object.__setattr__(self, "hosts", hosts)
         names = tuple(self.job_names)
         n = len(names)
         if n == 0:
             raise InvalidInputError("VCInstance.jobs must hold at least one job; got none")
-        seen: set[str] = set()
         for name in names:
             if not isinstance(name, str) or not name:
                 raise InvalidInputError(f"job name must be a non-empty string; got {name!r}")
-            if name in seen:
-                raise InvalidInputError(f"job names must be unique; got {name!r} twice")
-            seen.add(name)
+        if len(set(names)) != n:
+            seen: set[str] = set()
+            for name in names:
+                if name in seen:
+                    raise InvalidInputError(f"job names must be unique; got {name!r} twice")
+                seen.add(name)
         object.__setattr__(self, "job_names", names)
 
         cpu = self._vector(self.cpu, "cpu", n)
         mem = self._vector(self.mem, "mem", n)
-        for i, name in enumerate(names):
-            if not (0.0 < cpu[i] <= 1.0):
-                raise InvalidInputError(
-                    f"cpu must be in (0, 1]; got {float(cpu[i])!r} at job {name!r}"
-                )
-            if mem[i] < 0.0:
-                raise InvalidInputError(f"mem must be >= 0; got {float(mem[i])!r} at job {name!r}")
+        for i in np.flatnonzero(~((cpu > 0.0) & (cpu <= 1.0)))[:1]:
+            raise InvalidInputError(
+                f"cpu must be in (0, 1]; got {float(cpu[i])!r} at job {names[i]!r}"
+            )
+        for i in np.flatnonzero(mem < 0.0)[:1]:
+            raise InvalidInputError(f"mem must be >= 0; got {float(mem[i])!r} at job {names[i]!r}")
         object.__setattr__(self, "cpu", _readonly(cpu))
         object.__setattr__(self, "mem", _readonly(mem))
 
@@ -108,12 +110,16 @@ class VCInstance:
         tasks = np.array(raw_tasks, dtype=np.int64, copy=True).reshape(-1)
         if tasks.shape != (n,):
             raise InvalidInputError(f"tasks must have one entry per job ({n}); got {tasks.size}")
-        for i, name in enumerate(names):
-            if tasks[i] < 1:
-                raise InvalidInputError(f"tasks must be >= 1; got {int(tasks[i])} at job {name!r}")
+        for i in np.flatnonzero(tasks < 1)[:1]:
+            raise InvalidInputError(f"tasks must be >= 1; got {int(tasks[i])} at job {names[i]!r}")
+        n_tasks = int(tasks.sum())
+        if n_tasks > MAX_TASKS:
+            raise InvalidInputError(
+                f"VCInstance has {n_tasks} tasks; at most {MAX_TASKS} "
+                "(allockit.constants.MAX_TASKS) can be allocated"
+            )
         object.__setattr__(self, "tasks", _readonly(tasks))
 
-        n_tasks = int(tasks.sum())
         if self.previous is None:
             previous = np.full(n_tasks, -1, dtype=np.int64)
         else:
@@ -122,19 +128,20 @@ class VCInstance:
             raise InvalidInputError(
                 f"previous must have one host per task ({n_tasks}); got {previous.size}"
             )
-        task_job = np.repeat(np.arange(n), tasks)
-        for t in np.flatnonzero((previous < -1) | (previous >= hosts)):
-            raise InvalidInputError(
-                f"previous host must be in [0, {hosts - 1}] or null; got {int(previous[t])} "
-                f"at job {names[task_job[t]]!r}"
-            )
-        starts = np.concatenate(([0], np.cumsum(tasks)[:-1]))
-        for i, name in enumerate(names):
-            block = previous[starts[i] : starts[i] + tasks[i]]
-            if (block < 0).any() and (block >= 0).any():
+        if self.previous is not None:
+            task_job = np.repeat(np.arange(n), tasks)
+            for t in np.flatnonzero((previous < -1) | (previous >= hosts))[:1]:
+                raise InvalidInputError(
+                    f"previous host must be in [0, {hosts - 1}] or null; got {int(previous[t])} "
+                    f"at job {names[task_job[t]]!r}"
+                )
+            starts = np.concatenate(([0], np.cumsum(tasks)[:-1]))
+            placed = np.add.reduceat((previous >= 0).astype(np.int64), starts)
+            for i in np.flatnonzero((placed > 0) & (placed < tasks))[:1]:
+                block = previous[starts[i] : starts[i] + tasks[i]]
                 raise InvalidInputError(
                     f"previous must give a host for every task of a job, or be null; "
-                    f"got {block.tolist()} at job {name!r}"
+                    f"got {block.tolist()} at job {names[i]!r}"
                 )
         object.__setattr__(self, "previous", _readonly(previous))
 
@@ -270,14 +277,28 @@ class VCInstance:
     def from_dict(cls, data: Mapping[str, Any]) -> VCInstance:
         """Build an instance from its JSON object, checking every field.
 
-        ``previous`` of a job is null (a new job), a host index (every task on that host)
-        or a list with one host index per task.
+        The object is checked by the schema ``allockit.instances.schemas.VCSCHED``
+        (strict types, finite numbers, ranges, no unknown field), then by the
+        constructor (unique names, previous hosts within ``hosts``). ``previous`` of a
+        job is null (a new job), a host index (every task on that host) or a list with
+        one host index per task.
+
+        Parameters
+        ----------
+        data : Mapping
+            ``{"problem": "vcsched", "hosts": H, "jobs": [{"name", "cpu", "mem",
+            "tasks", "previous"}, ...], "migration_budget": ..., "max_migrations": ...}``.
+
+        Returns
+        -------
+        VCInstance
+            The validated instance.
 
         Raises
         ------
         InvalidInputError
-            On a missing or unknown field, or a value out of range; the message names
-            the job and the field.
+            On a missing or unknown field, a value of the wrong type or out of range;
+            the message names the field's path, the value and what is allowed.
 
         Examples
         --------
@@ -285,54 +306,30 @@ class VCInstance:
         ...     "jobs": [{"name": "a", "cpu": 2, "mem": 0}]})
         Traceback (most recent call last):
         ...
-        allockit.errors.InvalidInputError: cpu must be in (0, 1]; got 2.0 at job 'a'
+        allockit.errors.InvalidInputError: jobs[0].cpu must be a number in (0, 1]; got 2 at job 'a'
         """
-        if not isinstance(data, Mapping):
-            raise InvalidInputError(f"instance must be a JSON object; got {type(data).__name__}")
-        missing = sorted(_TOP_REQUIRED - data.keys())
-        if missing:
-            raise InvalidInputError(f"instance is missing field {missing[0]!r}")
-        unknown = sorted(set(data) - _TOP_FIELDS)
-        if unknown:
-            raise InvalidInputError(
-                f"instance has unknown field {unknown[0]!r}; valid fields: {sorted(_TOP_FIELDS)}"
-            )
-        if data["problem"] != "vcsched":
-            raise InvalidInputError(f"problem must be 'vcsched'; got {data['problem']!r}")
-        jobs = data["jobs"]
-        if not isinstance(jobs, list):
-            raise InvalidInputError(f"jobs must be a list; got {type(jobs).__name__}")
-        names, cpu, mem, tasks, previous = [], [], [], [], []
-        for k, job in enumerate(jobs):
-            where = f"jobs[{k}]"
-            if not isinstance(job, Mapping):
-                raise InvalidInputError(f"{where} must be an object; got {job!r}")
-            label = repr(job["name"]) if "name" in job else where
-            missing = sorted(_JOB_REQUIRED - job.keys())
-            if missing:
-                raise InvalidInputError(f"job {label} is missing field {missing[0]!r}")
-            unknown = sorted(set(job) - _JOB_FIELDS)
-            if unknown:
-                raise InvalidInputError(
-                    f"job {label} has unknown field {unknown[0]!r}; "
-                    f"valid fields: {sorted(_JOB_FIELDS)}"
-                )
-            names.append(job["name"])
-            cpu.append(_check_number(job["cpu"], f"cpu of job {label}"))
-            mem.append(_check_number(job["mem"], f"mem of job {label}"))
-            tasks.append(_check_int(job.get("tasks", 1), f"tasks of job {label}"))
-            previous.append(job.get("previous"))
-        budget = data.get("migration_budget")
-        count = data.get("max_migrations")
-        return cls.from_lists(
-            hosts=_check_int(data["hosts"], "hosts"),
+        from allockit.instances.schemas import VCSCHED, validate
+
+        doc = validate(VCSCHED, data, name="the instance")
+        jobs = doc["jobs"]
+        n = len(jobs)
+        names = [job["name"] for job in jobs]
+        cpu = np.fromiter((job["cpu"] for job in jobs), dtype=np.float64, count=n)
+        mem = np.fromiter((job["mem"] for job in jobs), dtype=np.float64, count=n)
+        tasks = np.fromiter((job.get("tasks", 1) for job in jobs), dtype=np.int64, count=n)
+        per_job = [job.get("previous") for job in jobs]
+        previous = None
+        if any(prev is not None for prev in per_job):
+            previous = _flatten_previous(per_job, tasks.tolist(), names, doc["hosts"])
+        return cls(
+            hosts=doc["hosts"],
+            job_names=tuple(names),
             cpu=cpu,
             mem=mem,
             tasks=tasks,
-            names=names,
             previous=previous,
-            migration_budget=budget,
-            max_migrations=count,
+            migration_budget=doc.get("migration_budget"),
+            max_migrations=doc.get("max_migrations"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -385,23 +382,34 @@ class VCInstance:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _flatten_previous(per_job: list[Any], tasks: list[int], names: list[Any]) -> np.ndarray:
+def _flatten_previous(
+    per_job: list[Any], tasks: list[int], names: list[Any], hosts: int | None = None
+) -> np.ndarray:
+    """Per-job ``previous`` (null, a host, or a host per task) as one host per task.
+
+    With ``hosts`` (from ``from_dict``) the messages name the field's path
+    (``jobs[3].previous``) and hosts are checked against the instance's host count.
+    """
     flat: list[int] = []
-    for prev, t, name in zip(per_job, tasks, names, strict=True):
+    for k, (prev, t, name) in enumerate(zip(per_job, tasks, names, strict=True)):
+        where = "previous" if hosts is None else f"jobs[{k}].previous"
         if prev is None:
             flat.extend([-1] * max(t, 0))
-        elif isinstance(prev, list | tuple | np.ndarray):
-            hosts = [_check_int(h, f"previous of job {name!r}") for h in prev]
-            if len(hosts) != t:
-                raise InvalidInputError(
-                    f"previous must list one host per task ({t}); got {len(hosts)} at job {name!r}"
-                )
-            if any(h < 0 for h in hosts):
-                raise InvalidInputError(f"previous host must be >= 0; got {hosts} at job {name!r}")
-            flat.extend(hosts)
-        else:
-            host = _check_int(prev, f"previous of job {name!r}")
-            if host < 0:
-                raise InvalidInputError(f"previous host must be >= 0; got {host} at job {name!r}")
-            flat.extend([host] * max(t, 0))
+            continue
+        many = isinstance(prev, list | tuple | np.ndarray)
+        given = [_check_int(h, f"previous of job {name!r}") for h in prev] if many else None
+        if many and len(given) != t:
+            raise InvalidInputError(
+                f"{where} must list one host per task ({t}); got {len(given)} at job {name!r}"
+            )
+        host_list = given if many else [_check_int(prev, f"previous of job {name!r}")] * max(t, 0)
+        if any(h < 0 for h in host_list):
+            shown = given if many else host_list[0]
+            raise InvalidInputError(f"previous host must be >= 0; got {shown} at job {name!r}")
+        if hosts is not None and any(h >= hosts for h in host_list):
+            shown = given if many else host_list[0]
+            raise InvalidInputError(
+                f"{where} must hold host indices in [0, {hosts - 1}]; got {shown} at job {name!r}"
+            )
+        flat.extend(host_list)
     return np.asarray(flat, dtype=np.int64)

@@ -7,7 +7,7 @@ from pathlib import Path
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 
-__all__ = ["read_workload"]
+__all__ = ["read_workload", "read_workload_report"]
 
 
 def read_workload(
@@ -49,17 +49,81 @@ def read_workload(
     ...
     allockit.errors.InvalidInputError: ...
     """
+    return read_workload_report(
+        path, nodes=nodes, cores=cores, skip_bad=skip_bad, node_memory_gib=node_memory_gib
+    )[0]
+
+
+def read_workload_report(
+    path: str | Path,
+    *,
+    nodes: int | None = None,
+    cores: int | None = None,
+    skip_bad: bool = False,
+    node_memory_gib: float | None = None,
+) -> tuple[Workload, dict[str, int]]:
+    """``read_workload``, and what was left out on purpose, counted.
+
+    Parameters
+    ----------
+    path : str or Path
+        SWF file (plain or gzip).
+    nodes, cores : int, optional
+        Override the platform of the file's header.
+    skip_bad : bool
+        Skip malformed lines instead of refusing the file.
+    node_memory_gib : float, optional
+        Node memory in GiB, overriding the platform's.
+
+    Returns
+    -------
+    tuple (Workload, dict)
+        The workload, and ``{"records": job lines read, "dropped_jobs": records with no
+        positive run time or processor count (not simulable), "skipped_lines":
+        malformed lines skipped with skip_bad}``; ``records - dropped_jobs`` jobs are
+        in the workload.
+
+    Raises
+    ------
+    InvalidInputError
+        If the file cannot be read, a line is malformed (without ``skip_bad``), the
+        platform is out of range, or no job is left.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "w.swf")
+    >>> _ = path.write_text("; MaxNodes: 4\\n"
+    ...     "1 0 0 100 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\\n"
+    ...     "2 9 0 -1 1 -1 -1 1 -1 -1 0 1 1 -1 -1 -1 -1 -1\\n"
+    ...     "not a job\\n")
+    >>> w, counts = read_workload_report(path, skip_bad=True)
+    >>> w.n_jobs, counts
+    (1, {'records': 2, 'dropped_jobs': 1, 'skipped_lines': 1})
+    """
     import dataclasses
 
+    from allockit.constants import MAX_CORES, MAX_NODES
     from allockit.instances.swf import read_swf, swf_to_workload
 
+    for name, value, top in (("nodes", nodes, MAX_NODES), ("cores", cores, MAX_CORES)):
+        if value is not None and (isinstance(value, bool) or not 1 <= value <= top):
+            raise InvalidInputError(f"{name} must be an integer in [1, {top}]; got {value!r}")
     trace = read_swf(path, on_error="skip" if skip_bad else "raise")
     workload = swf_to_workload(trace, nodes=nodes, cores=cores)
+    counts = {
+        "records": trace.n_jobs,
+        "dropped_jobs": trace.n_jobs - workload.n_jobs,
+        "skipped_lines": len(trace.bad_lines),
+    }
     if workload.n_jobs == 0:
-        raise InvalidInputError(f"{path}: no job with a positive run time and processor count")
+        raise InvalidInputError(
+            f"{Path(path).name}: no job with a positive run time and processor count "
+            f"({counts['records']} records, {counts['skipped_lines']} malformed lines skipped)"
+        )
     if node_memory_gib is not None:
         platform = dataclasses.replace(
             workload.platform, node_memory=round(node_memory_gib * 1024**3)
         )
         workload = workload.replace(platform=platform)
-    return workload
+    return workload, counts

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
 from allockit.results import DRFHResult, SolveStatus
 
@@ -82,11 +83,16 @@ def build_drfh_lp(instance: DRFHInstance) -> Any:
 
 
 class _DRFHLP:
-    """The LP (7) in HiGHS, kept between the rounds of progressive filling (warm starts).
+    """LP (7) in HiGHS, by column generation; kept between solves (warm starts).
 
-    Columns: ``g[i, l]`` then ``g``; rows: class capacities, then one row per user,
-    ``sum_l g_il - w_i g = 0`` for an active user or ``= G_i`` (``g`` removed from the row)
-    for a frozen one.
+    Rows: the class capacities ``sum_i g_il d_ir <= c_lr`` (``k * m``), then one row per
+    user, ``sum_l g_il - alpha_i g = beta_i``: LP (7) is ``alpha = w, beta = 0``; a user
+    frozen at share ``G_i`` has ``alpha_i = 0, beta_i = G_i``. Columns: ``g`` (the
+    objective), then the ``g_il`` generated so far. With ``n * k`` above ``_FULL`` pairs
+    only the columns that can improve the objective are added: each solve prices every
+    ``(i, l)`` pair with the row duals (reduced cost ``-(d_i . y_l + y_i)``, vectorised)
+    and adds the best ones per user until none is attractive, which proves the
+    restricted optimum optimal for the whole LP.
     """
 
     def __init__(self, instance: DRFHInstance) -> None:
@@ -94,61 +100,115 @@ class _DRFHLP:
 
         _, d, cap = _normalised(instance)
         n, k, m = instance.n_users, instance.n_classes, len(instance.resources)
-        self.n, self.k, self.base = n, k, k * m
-        self.g_col = n * k
-        ncol = n * k + 1
-        var = np.arange(n * k).reshape(n, k)
-        rows, cols, vals = [], [], []
-        for s in range(m):
-            rows.append((np.arange(k)[None, :] * m + s).repeat(n, axis=0).ravel())
-            cols.append(var.ravel())
-            vals.append(np.repeat(d[:, s], k))
-        rows.append(self.base + np.repeat(np.arange(n), k))
-        cols.append(var.ravel())
-        vals.append(np.ones(n * k))
-        rows.append(self.base + np.arange(n))
-        cols.append(np.full(n, self.g_col))
-        vals.append(-instance.weight.astype(float))
-        r_, c_, v_ = (np.concatenate(x) for x in (rows, cols, vals))
-        order = np.lexsort((r_, c_))
-        r_, c_, v_ = r_[order], c_[order], v_[order]
+        self.n, self.k, self.m, self.base = n, k, m, k * m
+        self.d, self.cap = d, cap
+        self.hs = highspy
         inf = highspy.kHighsInf
         lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = ncol, self.base + n
-        cost = np.zeros(ncol)
-        cost[-1] = 1.0
-        lp.col_cost_ = cost
-        lp.col_lower_ = np.zeros(ncol)
-        lp.col_upper_ = np.full(ncol, inf)
+        lp.num_col_, lp.num_row_ = 1, self.base + n
+        lp.col_cost_ = np.ones(1)
+        lp.col_lower_ = np.zeros(1)
+        lp.col_upper_ = np.full(1, inf)
         lp.row_lower_ = np.concatenate([np.full(self.base, -inf), np.zeros(n)])
         lp.row_upper_ = np.concatenate([cap.ravel(), np.zeros(n)])
         lp.sense_ = highspy.ObjSense.kMaximize
         lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.searchsorted(c_, np.arange(ncol + 1)).astype(np.int32)
-        lp.a_matrix_.index_ = r_.astype(np.int32)
-        lp.a_matrix_.value_ = v_.astype(float)
-        self.hs = highspy
+        alpha = instance.weight.astype(float)
+        lp.a_matrix_.start_ = np.array([0, n], dtype=np.int32)
+        lp.a_matrix_.index_ = (self.base + np.arange(n)).astype(np.int32)
+        lp.a_matrix_.value_ = -alpha
+        self.alpha, self.beta = alpha.copy(), np.zeros(n)
         self.h = highspy.Highs()
         self.h.setOptionValue("output_flag", False)
         self.h.setOptionValue("threads", 1)
         self.h.passModel(lp)
+        self.present = np.zeros((n, k), dtype=bool)
+        self.col_user = np.zeros(0, dtype=np.int64)
+        self.col_class = np.zeros(0, dtype=np.int64)
+        self.rounds = 0
+        if n * k <= _FULL:
+            users, classes = np.nonzero(np.ones((n, k), dtype=bool))
+        else:  # each user's classes that alone give it the largest dominant share
+            fit = np.min(cap[None, :, :] / d[:, None, :], axis=2)
+            best = np.argsort(-fit, axis=1, kind="stable")[:, :_SEED_COLUMNS]
+            users, classes = np.repeat(np.arange(n), best.shape[1]), best.ravel()
+        self._add(users, classes)
 
-    def freeze(self, users: np.ndarray, shares: np.ndarray) -> None:
-        """Fix users at given global dominant shares (no longer tied to ``g``)."""
-        for i, value in zip(users, shares, strict=True):
-            row = self.base + int(i)
-            self.h.changeCoeff(row, self.g_col, 0.0)
-            self.h.changeRowBounds(row, float(value), float(value))
+    def _add(self, users: np.ndarray, classes: np.ndarray) -> None:
+        count = users.size
+        if count == 0:
+            return
+        m = self.m
+        rows = np.empty((count, m + 1), dtype=np.int32)
+        rows[:, :m] = classes[:, None] * m + np.arange(m)[None, :]
+        rows[:, m] = self.base + users
+        values = np.empty((count, m + 1))
+        values[:, :m] = self.d[users]
+        values[:, m] = 1.0
+        self.h.addCols(
+            count,
+            np.zeros(count),
+            np.zeros(count),
+            np.full(count, self.hs.kHighsInf),
+            count * (m + 1),
+            (np.arange(count) * (m + 1)).astype(np.int32),
+            rows.ravel(),
+            values.ravel(),
+        )
+        self.present[users, classes] = True
+        self.col_user = np.concatenate([self.col_user, users])
+        self.col_class = np.concatenate([self.col_class, classes])
 
-    def solve(self, g_max: float) -> tuple[float, np.ndarray] | None:
-        """Maximise ``g`` up to ``g_max`` (warm-started); return ``g`` and ``g[i, l]``."""
-        upper = self.hs.kHighsInf if not np.isfinite(g_max) else float(g_max)
-        self.h.changeColBounds(self.g_col, 0.0, upper)
-        self.h.run()
-        if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
-            return None
+    def targets(
+        self, alpha: np.ndarray, beta: np.ndarray, lower: float = 0.0, upper: float = np.inf
+    ) -> None:
+        """User ``i`` gets ``alpha_i g + beta_i``; ``g`` within ``[lower, upper]``."""
+        for i in np.flatnonzero(alpha != self.alpha):
+            self.h.changeCoeff(int(self.base + i), 0, float(-alpha[i]))
+        self.alpha = np.array(alpha, dtype=float)
+        for i in np.flatnonzero(beta != self.beta):
+            self.h.changeRowBounds(int(self.base + i), float(beta[i]), float(beta[i]))
+        self.beta = np.array(beta, dtype=float)
+        top = self.hs.kHighsInf if not np.isfinite(upper) else float(upper)
+        self.h.changeColBounds(0, float(lower), top)
+
+    def solve(self) -> tuple[float, np.ndarray] | None:
+        """Maximise ``g``; ``g`` and ``g[i, l]``, or None if the LP is infeasible."""
+        while True:
+            self.h.run()
+            if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+                return None
+            self.rounds += 1
+            if self.present.all():
+                break
+            duals = np.asarray(self.h.getSolution().row_dual)
+            y = duals[: self.base].reshape(self.k, self.m)
+            reduced = -(self.d @ y.T + duals[self.base :, None])
+            reduced[self.present] = -np.inf
+            per_user = min(_PER_ROUND, self.k)
+            if self.rounds > _MAX_ROUNDS:  # the cap: add every attractive column at once
+                per_user = self.k
+            best = np.argpartition(-reduced, per_user - 1, axis=1)[:, :per_user]
+            gain = np.take_along_axis(reduced, best, axis=1)
+            users, slot = np.nonzero(gain > _PRICE_TOL)
+            if users.size == 0:
+                break
+            self._add(users, best[users, slot])
         x = np.asarray(self.h.getSolution().col_value)
-        return float(x[-1]), np.maximum(0.0, x[: self.n * self.k].reshape(self.n, self.k))
+        shares = np.zeros((self.n, self.k))
+        np.add.at(shares, (self.col_user, self.col_class), np.maximum(0.0, x[1:]))
+        return float(x[0]), shares
+
+
+#: Pairs (users x classes) up to which every column is in the LP from the start.
+_FULL = 20_000
+#: Columns per user in the first LP, and added per user and round at most.
+_SEED_COLUMNS = 3
+_PER_ROUND = 2
+#: Reduced cost above which a column improves the objective.
+_PRICE_TOL = 1e-10
+#: Pricing rounds before every attractive column is added at once.
+_MAX_ROUNDS = 200
 
 
 def result_from_shares(
@@ -234,13 +294,163 @@ def result_from_shares(
     )
 
 
+# ---------------------------------------------------------------------- two resources
+def _cut_values(x: np.ndarray, mass: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """``sum_j mass_j * min(x_j, tau)`` at every ``tau`` (prefix sums over sorted ``x``)."""
+    order = np.argsort(x, kind="stable")
+    xs, ms = x[order], mass[order]
+    below = np.concatenate(([0.0], np.cumsum(ms * xs)))
+    above = np.concatenate((np.cumsum(ms[::-1])[::-1], [0.0]))
+    k = np.searchsorted(xs, tau, side="right")
+    return below[k] + tau * above[k]
+
+
+def _two_resource_level(
+    cap: np.ndarray, d: np.ndarray, fixed: np.ndarray, rate: np.ndarray
+) -> float:
+    """The largest ``g`` such that users at shares ``fixed_i + rate_i g`` fit the classes.
+
+    Exact for two resources. With ``A_l, B_l`` a class's capacity, ``t_i = d_i2 / d_i1``
+    a user's type and ``s_l = B_l / A_l`` a class's, the dual of the LP is a problem
+    over concave nondecreasing functions ``h`` (a class costs ``A_l h(s_l)``, a user
+    needs ``d_i1 h(t_i)``), whose extreme rays are ``h(t) = min(t, tau)``: the shares
+    fit iff every cut ``sum_l A_l min(s_l, tau) >= sum_i G_i d_i1 min(t_i, tau)`` holds,
+    and checking ``tau`` at the breakpoints ``{s_l} U {t_i}`` suffices (each ratio is
+    linear-fractional between breakpoints). Returns ``inf`` when nothing grows with
+    ``g`` and ``-inf`` when even ``g = 0`` does not fit.
+    """
+    a, b = cap[:, 0], cap[:, 1]
+    s, t = b / a, d[:, 1] / d[:, 0]
+    tau = np.unique(np.concatenate((s, t)))
+    supply = _cut_values(s, a, tau)
+    base = _cut_values(t, fixed * d[:, 0], tau)
+    grow = _cut_values(t, rate * d[:, 0], tau)
+    slack = supply - base
+    if (slack < -1e-12 * supply).any():
+        return -np.inf
+    positive = grow > 0
+    if not positive.any():
+        return np.inf
+    return float(np.min(np.maximum(slack[positive], 0.0) / grow[positive]))
+
+
+def _two_resource_fill(cap: np.ndarray, d: np.ndarray, shares: np.ndarray) -> np.ndarray | None:
+    """Users' dominant shares placed on the classes (two resources); None if it fails.
+
+    In units of a class's first resource, user ``i`` brings mass ``G_i d_i1`` of type
+    ``t_i`` and class ``l`` holds mass ``A_l`` with ``sum(mass * type) <= B_l``. Each
+    class takes the types nearest its own ``s_l`` from both sides, in amounts that keep
+    the mean type at ``s_l``: the least spread mix, which lowers the other classes'
+    cuts no more than it must. The tests check that this places every user whenever
+    the cuts allow it; the caller verifies the result and solves the LP otherwise.
+    """
+    a_cap, b_cap = cap[:, 0], cap[:, 1]
+    n, k = d.shape[0], cap.shape[0]
+    types = d[:, 1] / d[:, 0]
+    order = np.argsort(types, kind="stable")
+    ts = types[order].tolist()
+    left = (shares * d[:, 0])[order].astype(float).tolist()
+    total = sum(left)
+    x = np.zeros((n, k))
+    # skip links over used-up users: to the left (shifted by one, 0 = none) and right
+    to_left = list(range(n + 1))
+    to_right = list(range(n + 1))
+
+    def find(links: list[int], j: int) -> int:
+        root = j
+        while links[root] != root:
+            root = links[root]
+        while links[j] != root and links[j] != j:
+            links[j], j = root, links[j]
+        return root
+
+    def used_up(j: int) -> None:
+        left[j] = 0.0
+        to_left[j + 1] = j
+        to_right[j] = j + 1
+
+    for j in range(n):
+        if left[j] <= 0.0:
+            used_up(j)
+    tiny = 1e-15 * max(total, 1e-300)
+    for c in np.argsort(b_cap / a_cap, kind="stable").tolist():
+        s = float(b_cap[c] / a_cap[c])
+        room, budget = float(a_cap[c]), float(b_cap[c])
+        start = int(np.searchsorted(ts, s, side="right"))
+        for _ in range(2 * n + 2):
+            if room <= 1e-15 * a_cap[c]:
+                break
+            lo, hi = find(to_left, start) - 1, find(to_right, start)
+            if lo < 0 and hi >= n:
+                break
+            if lo >= 0 and (hi >= n or ts[lo] >= s * (1 - 1e-12)):  # lighter or equal only
+                take = min(left[lo], room, max(budget, 0.0) / ts[lo] if ts[lo] > 0 else room)
+                steps = ((lo, take),)
+            elif lo < 0 or ts[hi] <= s * (1 + 1e-12):  # heavier types only: the budget binds
+                take = min(left[hi], room, max(budget, 0.0) / ts[hi])
+                if take <= 0.0:
+                    break
+                steps = ((hi, take),)
+            else:  # units of (lighter, heavier) whose mean type is s
+                light = (ts[hi] - s) / (ts[hi] - ts[lo])  # in (0, 1): both types differ from s
+                unit = min(room, left[lo] / light, left[hi] / max(1.0 - light, 1e-300))
+                steps = ((lo, unit * light), (hi, unit * (1.0 - light)))
+            for j, take in steps:
+                x[order[j], c] += take
+                room -= take
+                budget -= take * ts[j]
+                left[j] -= take
+                if left[j] <= tiny:
+                    used_up(j)
+    if sum(left) > 1e-9 * max(total, 1e-300):
+        return None
+    return x / d[:, [0]]
+
+
+def _two_resource_shares(
+    instance: DRFHInstance, fixed: np.ndarray, rate: np.ndarray, lower: float, upper: float
+) -> tuple[float, np.ndarray] | None:
+    """``g`` (largest in ``[lower, upper]``) and its allocation ``g[i, l]``, or None.
+
+    Users get ``fixed_i + rate_i g``. Exact ``g`` by the cuts (``_two_resource_level``),
+    allocation by ``_two_resource_fill``, checked against the capacities; None when the
+    instance does not have two resources or the check fails (the LP then decides).
+    """
+    if len(instance.resources) > 2:
+        return None
+    _, d, cap = _normalised(instance)
+    if d.shape[1] == 1:  # one resource: a second, identical one changes nothing
+        d, cap = np.repeat(d, 2, axis=1), np.repeat(cap, 2, axis=1)
+    level = _two_resource_level(cap, d, fixed, rate)
+    if level < lower * (1 - 1e-12):
+        return None
+    g = float(min(max(level, lower), upper))
+    if not np.isfinite(g):
+        return None
+    shares = fixed + rate * g
+    alloc = _two_resource_fill(cap, d, shares)
+    if alloc is None:
+        return None
+    used = np.einsum("il,ir->lr", alloc, d)
+    if (used > cap * (1 + 1e-9) + 1e-15).any():
+        return None
+    return g, alloc
+
+
 def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     """The DRFH allocation for users with unbounded tasks: the LP (7), weighted.
 
     Every user gets global dominant share ``w_i g`` with ``g`` as large as the servers
-    allow. Task limits are ignored here (see ``progressive_filling``).
+    allow. A finite task cap is honoured or refused: when the answer gives some user
+    more tasks than it has, the call is refused (``progressive_filling`` is the DRFH
+    allocation with task caps).
 
-    Solved with HiGHS directly (no Pyomo; ``build_drfh_lp`` is the reference model).
+    With one or two resources (CPU and memory, as in the paper) ``g`` is computed
+    exactly from the LP's dual, a minimum over the cuts ``min(t, tau)``
+    (``_two_resource_level``), and the allocation is built without a solver and
+    checked; with more resources, or if that check fails, the LP is solved with HiGHS
+    directly (matrices, column generation). ``build_drfh_lp`` is the Pyomo reference
+    model; the tests check that all give the same ``g``.
 
     Parameters
     ----------
@@ -255,10 +465,13 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     -------
     DRFHResult
         Status ``optimal``; fractional tasks per user, dominant shares ``w_i g`` and
-        the allocation.
+        the allocation; ``message`` says how it was solved.
 
     Raises
     ------
+    InvalidInputError
+        If the allocation gives a user with a finite task cap more tasks than the cap
+        (the message names the user and suggests ``progressive``).
     RuntimeError
         If HiGHS does not reach an optimum (not expected: ``g = 0`` is feasible and
         the LP is bounded).
@@ -271,6 +484,14 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     >>> r = drfh_lp(inst)
     >>> [round(float(t), 6) for t in r.tasks], [round(float(g), 6) for g in r.dominant_share]
     ([10.0, 10.0], [0.714286, 0.714286])
+    >>> capped = DRFHInstance.from_dict({**inst.to_dict(), "users": [
+    ...     {"name": "u1", "demand": [0.2, 1], "tasks": 4}, {"name": "u2", "demand": [1, 0.2]}]})
+    >>> drfh_lp(capped)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: the DRFH LP (7) would give user 'u1' 10 tasks, more \
+than its 4: LP (7) assumes unbounded tasks; use method 'progressive' (progressive filling \
+honours task caps)
 
     References
     ----------
@@ -278,10 +499,28 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
        computing systems with heterogeneous servers, INFOCOM, Sec. IV, LP (7).
     """
     start = time.perf_counter()
-    solved = _DRFHLP(instance).solve(np.inf)
-    if solved is None:  # pragma: no cover - g = 0 is always feasible
-        raise RuntimeError("the DRFH LP failed")
+    n = instance.n_users
+    weight = instance.weight.astype(float)
+    solved = _two_resource_shares(instance, np.zeros(n), weight, 0.0, np.inf)
+    how = "exact cuts (two resources)"
+    if solved is None:
+        lp = _DRFHLP(instance)
+        solved = lp.solve()
+        if solved is None:  # pragma: no cover - g = 0 is always feasible
+            raise RuntimeError("the DRFH LP failed")
+        how = f"HiGHS, {lp.rounds} pricing rounds, {lp.col_user.size} columns"
     _, g = solved
+    tasks = g.sum(axis=1) / instance.dominant
+    over = np.flatnonzero(tasks > instance.tasks * (1 + 1e-9) + 1e-9)
+    if over.size:
+        i = int(over[0])
+        raise InvalidInputError(
+            f"the DRFH LP (7) would give user {instance.user_names[i]!r} {tasks[i]:.6g} tasks, "
+            f"more than its {instance.tasks[i]:.6g}"
+            + (f" (and {over.size - 1} more users)" if over.size > 1 else "")
+            + ": LP (7) assumes unbounded tasks; use method 'progressive' (progressive "
+            "filling honours task caps)"
+        )
     return result_from_shares(
         instance,
         g,
@@ -289,19 +528,24 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
         status=SolveStatus.OPTIMAL,
         seconds=time.perf_counter() - start,
         split=split,
+        message=how,
     )
 
 
 def progressive_filling(
     instance: DRFHInstance, *, split: bool = False, tol: float = 1e-9
 ) -> DRFHResult:
-    """DRFH with finite tasks: raise all active users' ``G_i / w_i`` together (Sec. V-A).
+    """DRFH with finite tasks: raise all users' ``G_i / w_i`` together (Sec. V-A).
 
-    Each round solves the LP with the active users at ``w_i g`` (``g`` capped by the
-    smallest ``cap_i / w_i``, ``cap_i = n_i D_i*`` the share that runs all of user ``i``'s
-    tasks) and the frozen users at their share. Users that reach their cap are frozen
-    there; when the servers stop ``g`` before any cap, the remaining users are frozen at
-    ``w_i g`` and filling ends.
+    Progressive filling raises a common level ``g``: user ``i`` gets the global
+    dominant share ``min(w_i g, cap_i)`` (``cap_i = n_i D_i*``, the share that runs all
+    of its tasks), until the servers stop ``g``. Its outcome is that of the largest
+    feasible ``g``, found without replaying every freeze: a bisection over the
+    breakpoints ``cap_i / w_i`` (is "everyone at ``min(w_i b, cap_i)``" feasible?),
+    then the largest ``g`` between the last feasible breakpoint and the next, with the
+    users capped below it fixed at their caps. With one or two resources each step is
+    exact arithmetic on the cuts (see ``drfh_lp``); otherwise each is an LP solved by
+    column generation in one warm-started HiGHS model.
 
     Parameters
     ----------
@@ -312,18 +556,18 @@ def progressive_filling(
         Report the allocation per server (each class entry split evenly into its
         ``count`` servers, named ``name#k``) instead of per class.
     tol : float, default 1e-9
-        Relative and absolute tolerance for deciding that a user reached its cap.
+        Relative tolerance of "feasible" for the LP path (``lambda >= 1 - tol``).
 
     Returns
     -------
     DRFHResult
         Status ``optimal``; fractional tasks per user (at most its cap), dominant
-        shares and allocation; ``message`` gives the number of LP rounds.
+        shares and allocation; ``message`` says how it was solved.
 
     Raises
     ------
     RuntimeError
-        If an LP round fails (not expected: the previous round's point is feasible).
+        If an LP fails (not expected: each one starts from a feasible point).
 
     Examples
     --------
@@ -340,33 +584,65 @@ def progressive_filling(
        computing systems with heterogeneous servers, INFOCOM, Sec. V-A.
     """
     start = time.perf_counter()
-    cap = instance.tasks * instance.dominant
-    lp = _DRFHLP(instance)
-    active = cap > 0
-    lp.freeze(np.flatnonzero(~active), np.zeros(int((~active).sum())))
-    g_alloc = np.zeros((instance.n_users, instance.n_classes))
-    rounds = 0
-    while active.any():
-        rounds += 1
-        solved = lp.solve(float(np.min(cap[active] / instance.weight[active])))
-        if solved is None:  # pragma: no cover - the previous round's point is feasible
+    n = instance.n_users
+    weight = instance.weight.astype(float)
+    cap = instance.tasks * instance.dominant  # inf for unbounded users
+    finite = np.isfinite(cap)
+    levels = np.unique(cap[finite] / weight[finite])
+    zero = np.zeros(n)
+    two = len(instance.resources) <= 2
+    lp: _DRFHLP | None = None
+    solves = 0
+
+    def fits(level: float) -> bool:
+        nonlocal lp, solves
+        shares = np.minimum(weight * level, cap)
+        if two:
+            _, d, caps = _normalised(instance)
+            if d.shape[1] == 1:
+                d, caps = np.repeat(d, 2, axis=1), np.repeat(caps, 2, axis=1)
+            return _two_resource_level(caps, d, shares, zero) > -np.inf
+        lp = lp or _DRFHLP(instance)
+        lp.targets(shares, zero, 0.0, 1.0)
+        solves += 1
+        solved = lp.solve()
+        return solved is not None and solved[0] >= 1.0 - tol
+
+    lo, hi = -1, levels.size  # levels[lo] fits (-1: level 0), levels[hi] does not
+    for _ in range(64):  # a bisection over at most n breakpoints: log2(n) steps
+        if hi - lo <= 1:
+            break
+        mid = (lo + hi) // 2
+        if fits(float(levels[mid])):
+            lo = mid
+        else:
+            hi = mid
+    floor = float(levels[lo]) if lo >= 0 else 0.0
+    if hi == levels.size and finite.all():  # every user reaches its cap
+        fixed, rate, ceiling = cap.astype(float), zero, 1.0
+    else:
+        frozen = finite & (cap / weight <= floor)
+        fixed, rate = np.where(frozen, cap, 0.0), np.where(frozen, 0.0, weight)
+        ceiling = float(levels[hi]) if hi < levels.size else np.inf
+    solved = _two_resource_shares(instance, fixed, rate, 0.0, ceiling) if two else None
+    how = "exact cuts (two resources)"
+    if solved is None:
+        lp = lp or _DRFHLP(instance)
+        if rate.any():
+            lp.targets(rate, fixed, floor, ceiling)
+        else:
+            lp.targets(fixed, zero, 1.0, 1.0)
+        solves += 1
+        solved = lp.solve()
+        if solved is None:  # pragma: no cover - the last feasible level is a feasible point
             raise RuntimeError("progressive filling lost feasibility")
-        g, g_alloc = solved
-        hit = active & (cap / instance.weight <= g * (1 + tol) + tol)
-        if not hit.any():
-            break  # the servers stop g: the active users stay at w_i g
-        lp.freeze(np.flatnonzero(hit), cap[hit])
-        active &= ~hit
-    if not active.any() and rounds:
-        solved = lp.solve(0.0)
-        if solved is not None:
-            g_alloc = solved[1]
+        how = f"{solves} LPs ({lp.rounds} pricing rounds, {lp.col_user.size} columns)"
     return result_from_shares(
         instance,
-        g_alloc,
+        solved[1],
         method="progressive",
         status=SolveStatus.OPTIMAL,
         seconds=time.perf_counter() - start,
         split=split,
-        message=f"{rounds} LP rounds",
+        message=how,
     )

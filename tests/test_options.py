@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from allockit.drfh import DRFH_METHODS, METHOD_SPECS as DRFH_SPECS, allocate
+from allockit.drfh import DRFH_METHODS, allocate
+from allockit.drfh import METHOD_SPECS as DRFH_SPECS
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
 from allockit.instances.lublin import dfrs_synthetic
@@ -16,7 +17,7 @@ from allockit.vcsched import METHOD_SPECS, METHODS, solve
 VC = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.5, 0.7], mem=[0.3, 0.4, 0.2])
 DRFH = DRFHInstance.from_dict(
     {"resources": ["cpu", "mem"], "servers": [{"capacity": [1, 1]}],
-     "users": [{"demand": [0.2, 0.1], "tasks": 3}]}
+     "users": [{"demand": [0.2, 0.1], "tasks": 10}]}
 )
 WORKLOAD = dfrs_synthetic(10, nodes=4, load=0.5, seed=1)
 FAST_VC = [m for m in METHODS if m not in ("milp-paper", "cpsat", "adapt")]
@@ -86,6 +87,43 @@ def test_a_callable_method_gets_its_options_unchecked():
 
     solve(VC, method, custom=1, seed=2)
     assert seen == {"custom": 1, "seed": 2}
+
+
+def test_a_callable_drfh_mechanism_gets_the_checked_common_options():
+    seen = {}
+
+    def mechanism(instance, **kw):
+        seen.update(kw)
+        return allocate(instance, "first-fit")
+
+    allocate(DRFH, mechanism, custom=1, seed=2, threads=1)
+    assert seen == {"custom": 1, "seed": 2, "threads": 1}
+    for bad in ({"seed": -1}, {"threads": 0}, {"time_limit": float("nan")}):
+        with pytest.raises(InvalidInputError, match=next(iter(bad))):
+            allocate(DRFH, mechanism, **bad)
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "match"),
+    [
+        ("mcb8", {"tol": 0.0}, r"tol must be a number in \[1e-09, 0.5\]; got 0.0"),
+        ("mcb8", {"tol": 1e-300}, r"tol must be a number in \[1e-09, 0.5\]"),
+        ("gb", {"max_attempts": 2.5}, r"max_attempts must be an integer in \[1, .*\]; got 2.5"),
+        ("rrnd", {"epsilon": True}, r"epsilon must be a number in \[0, 1\); got True"),
+        ("milp", {"symmetry_breaking": 1}, r"symmetry_breaking must be true or false; got 1"),
+        ("milp", {"rel_gap": -1}, r"rel_gap must be a number in \[0, 1\]; got -1"),
+    ],
+)
+def test_own_options_are_checked_against_their_ranges(method, options, match):
+    with pytest.raises(InvalidInputError, match=match):
+        solve(VC, method, **options)
+
+
+def test_threads_are_capped_at_four_per_core():
+    import os
+
+    with pytest.raises(InvalidInputError, match=r"threads must be an integer in \[1, \d+\]"):
+        solve(VC, "sg", threads=4 * (os.cpu_count() or 1) + 1)
 
 
 @pytest.mark.parametrize("method", DRFH_METHODS)

@@ -50,11 +50,59 @@ def test_bad_lines_raise_or_skip_with_line_numbers():
         "2 0 0 x 1 -1 -1 1 10 -1 1 1 -1 -1 1 -1 -1 -1",
         "3 1 2",
     ]
-    with pytest.raises(InvalidInputError, match="SWF line 3: non-numeric field"):
+    with pytest.raises(
+        InvalidInputError, match=r"SWF line 3: field 4 \(run\) must be a number in .*; got 'x'"
+    ):
         read_swf(lines)
     t = read_swf(lines, on_error="skip")
     assert t.n_jobs == 1
-    assert t.bad_lines == ((3, "non-numeric field"), (4, "expected 18 fields, got 3"))
+    assert t.bad_lines == (
+        (3, "field 4 (run) must be a number in [-1e+10, 1e+10]; got 'x'"),
+        (4, "expected 18 fields, got 3"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "token", "match"),
+    [
+        (5, "2.5", r"field 5 \(procs\) must be an integer in \[-1, .*\]; got '2.5'"),
+        (1, "1_000", r"field 1 \(job\) must be an integer .*; got '1_000'"),
+        (4, "1e308", r"field 4 \(run\) must be a number in \[-1e\+10, 1e\+10\]; got '1e308'"),
+        (4, "nan", r"field 4 \(run\) must be a number .*; got 'nan'"),
+        (12, "99999999999999999999", r"field 12 \(user\) must be an integer .*"),
+        (2, "0x10", r"field 2 \(submit\) must be a number .*; got '0x10'"),
+    ],
+)
+def test_fields_follow_the_field_table(field, token, match):
+    parts = "1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 1 -1 -1 -1".split()
+    parts[field - 1] = token
+    with pytest.raises(InvalidInputError, match="SWF line 2: " + match):
+        read_swf(["; MaxNodes: 2", " ".join(parts)])
+
+
+@pytest.mark.parametrize(
+    ("header", "match"),
+    [
+        ("; MaxProcs: -5", r"MaxProcs must be an integer in \[1, .*\]; got -5"),
+        ("; MaxNodes: 99999999999999999999", r"MaxNodes must be an integer in \[1, 1000000\]"),
+        ("; MaxNodes: x", r"MaxNodes must be an integer .*; got 'x'"),
+        ("; MaxNodes: 2.5", r"MaxNodes must be an integer .*; got '2.5'"),
+    ],
+)
+def test_header_values_in_use_follow_the_schema(header, match):
+    with pytest.raises(InvalidInputError, match="SWF header: " + match):
+        read_swf([header, "1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 1 -1 -1 -1"])
+
+
+def test_nodes_and_cores_override_an_allockit_platform_header(tmp_path):
+    from allockit.instances.workload_files import read_workload_report
+
+    w = Workload.from_jobs(Platform(nodes=4, cores=2), submit=[0, 5], runtime=[10, -1 + 21],
+                           tasks=[1, 3], cpu=[0.5, 1.0], mem=[0.1, 0.3])
+    write_swf(workload_to_swf(w), tmp_path / "w.swf")
+    again, counts = read_workload_report(tmp_path / "w.swf", nodes=16, cores=4)
+    assert again.platform.nodes == 16 and again.platform.cores == 4
+    assert counts == {"records": 2, "dropped_jobs": 0, "skipped_lines": 0}
 
 
 @settings(max_examples=200)

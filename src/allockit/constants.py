@@ -11,16 +11,27 @@ Examples
 """
 
 __all__ = [
+    "BOUND_TOL_FLOOR",
     "CAPACITY_TOL",
     "DEFAULT_REL_GAP",
+    "MAX_CORES",
+    "MAX_DRFH_PLACEMENTS",
+    "MAX_HOSTS",
+    "MAX_NODES",
+    "MAX_SECONDS",
+    "MAX_SEED",
+    "MAX_TASKS",
     "MCB_TOL",
     "MEM_EPS",
     "MEM_TOL",
     "PENALTY_SECONDS",
+    "PERIOD_FLOOR_SECONDS",
     "PERIOD_SECONDS",
     "RUNNER_BACKENDS",
     "RUNNER_GRACE_SECONDS",
+    "STALE_CLAIM_SECONDS",
     "TAU",
+    "THREADS_PER_CORE",
     "YIELD_ACCURACY",
 ]
 
@@ -46,3 +57,30 @@ DEFAULT_REL_GAP = 1e-6
 RUNNER_BACKENDS = ("local", "serial", "dask")
 #: Seconds past a task's time limit before the runner stops it.
 RUNNER_GRACE_SECONDS = 5.0
+
+# ---------------------------------------------------------------------- sane ranges
+# The largest sizes allockit accepts at its boundary (JSON, SWF, TOML, the command line):
+# beyond them an input cannot be allocated or run in reasonable time, and is refused at
+# once with the size that works.
+
+#: Largest seed (numpy and CP-SAT both take 63-bit seeds).
+MAX_SEED = 2**63 - 1
+#: Solver threads and worker processes: at most this many per core.
+THREADS_PER_CORE = 4
+#: Most hosts of a VCSched instance (the heuristics keep arrays per host).
+MAX_HOSTS = 1_000_000
+#: Most tasks of a VCSched instance, and of one DRFH user (arrays per task).
+MAX_TASKS = 10_000_000
+#: Most nodes of a workload platform, and cores per node.
+MAX_NODES = 1_000_000
+MAX_CORES = 4096
+#: Largest time in an SWF field or a period, penalty or limit (s; about 317 years).
+MAX_SECONDS = 1e10
+#: Shortest period of the periodic DFRS schedulers (s): shorter ones flood the event queue.
+PERIOD_FLOOR_SECONDS = 1.0
+#: Smallest relative tolerance of the stretch bound's bisection.
+BOUND_TOL_FLOOR = 1e-9
+#: Most task placements of the DRFH task heuristics (First-Fit, Best-Fit, slots).
+MAX_DRFH_PLACEMENTS = 10_000_000
+#: A store's task claim without a heartbeat for this long is stale and taken over (s).
+STALE_CLAIM_SECONDS = 60.0

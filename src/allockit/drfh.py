@@ -13,7 +13,7 @@ from typing import Any
 
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
-from allockit.options import MethodSpec, check_options
+from allockit.options import MethodSpec, Range, check_common, check_options
 from allockit.results import DRFHResult
 
 __all__ = ["DRFH_METHODS", "METHODS", "METHOD_SPECS", "allocate"]
@@ -28,15 +28,18 @@ _NOT_USED = {
 METHOD_SPECS: dict[str, MethodSpec] = {
     "lp": MethodSpec(
         "lp",
-        "LP (7): the largest equal weighted global dominant share; task caps ignored",
+        "LP (7): the largest equal weighted global dominant share; refused when a finite "
+        "task cap would be exceeded (use progressive)",
         ("split",),
         _NOT_USED,
+        {"split": Range(bool)},
     ),
     "progressive": MethodSpec(
         "progressive",
         "progressive filling of LP (7) for users with finite tasks (Sec. V-A)",
         ("split", "tol"),
         _NOT_USED,
+        {"split": Range(bool), "tol": Range(float, ge=1e-12, le=0.1)},
     ),
     "first-fit": MethodSpec(
         "first-fit", "indivisible tasks, lowest share first, first machine that fits", (),
@@ -49,7 +52,11 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         "per-server-drf", "DRF on each server separately (not Pareto optimal)", (), _NOT_USED
     ),
     "slots": MethodSpec(
-        "slots", "slot scheduler: slots of 1/S of the largest server", ("per_largest",), _NOT_USED
+        "slots",
+        "slot scheduler: slots of 1/S of the largest server",
+        ("per_largest",),
+        _NOT_USED,
+        {"per_largest": Range(int, ge=1, le=10_000)},
     ),
 }
 
@@ -105,11 +112,13 @@ def allocate(
         ``"first-fit"``, ``"best-fit"``, ``"per-server-drf"``, ``"slots"``) or a
         callable ``f(instance, **options) -> DRFHResult``.
     time_limit, threads, seed
-        The common options; every DRFH mechanism runs to completion, single-threaded
-        and deterministically, so they are accepted and have no effect.
+        The common options, validated (``allockit.options.check_common``); every DRFH
+        mechanism runs to completion, single-threaded and deterministically, so they
+        have no effect on a named method. A callable gets those that are not None.
     **options
         The method's own options: ``split`` (lp, progressive: report per server, not
         per class), ``tol`` (progressive), ``per_largest`` (slots per largest server).
+        With a callable ``method`` they are passed as they are.
 
     Returns
     -------
@@ -118,7 +127,9 @@ def allocate(
     Raises
     ------
     InvalidInputError
-        For an unknown method or an option the method does not accept.
+        For an unknown method, an option the method does not accept or out of its
+        range, a bad common option (also with a callable), or finite task caps that
+        ``lp`` would exceed.
 
     Examples
     --------
@@ -130,9 +141,13 @@ def allocate(
     Traceback (most recent call last):
     ...
     allockit.errors.InvalidInputError: DRFH method 'lp' does not accept option 'per_largest'...
+    >>> allocate(inst, lambda inst, **kw: sorted(kw), seed=4)
+    ['seed']
     """
     if callable(method):
-        return method(instance, **options)
+        check_common(time_limit=time_limit, threads=threads, seed=seed)
+        common = {"time_limit": time_limit, "threads": threads, "seed": seed}
+        return method(instance, **{k: v for k, v in common.items() if v is not None}, **options)
     if not isinstance(method, str) or method not in METHODS:
         raise InvalidInputError(f"method must be one of {list(DRFH_METHODS)}; got {method!r}")
     check_options(

@@ -6,9 +6,10 @@ options. The method table says what a deterministic or instant method does with 
 common option (for example, a greedy heuristic has nothing to seed). Anything else is
 an ``InvalidInputError`` that names the accepted options.
 
-- ``time_limit`` (s, > 0, finite): wall-clock limit of the method's solve; a method
-  that stops at it reports status ``time_limit`` with its incumbent.
-- ``threads`` (int >= 1): solver threads; single-threaded methods ignore it.
+- ``time_limit`` (s, > 0, finite, at most ``MAX_SECONDS``): wall-clock limit of the
+  method's solve; a method that stops at it reports status ``time_limit`` with its
+  incumbent.
+- ``threads`` (int in [1, 4 x cores]): solver threads; single-threaded methods ignore it.
 - ``seed`` (int in [0, 2**63 - 1]): seed of the method's random choices; methods
   without random choices ignore it (their answer is deterministic).
 
@@ -31,21 +32,181 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from allockit.constants import MAX_SECONDS, THREADS_PER_CORE
+from allockit.constants import MAX_SEED as _MAX_SEED
 from allockit.errors import InvalidInputError
 
 __all__ = [
     "COMMON_OPTIONS",
     "MAX_SEED",
     "MethodSpec",
+    "Range",
     "check_common",
     "check_options",
+    "max_threads",
     "method_table",
 ]
 
 #: The options every method accepts, with one documented meaning.
 COMMON_OPTIONS = ("seed", "threads", "time_limit")
 #: Largest seed accepted (numpy and CP-SAT both take 63-bit seeds).
-MAX_SEED = 2**63 - 1
+MAX_SEED = _MAX_SEED
+
+
+def max_threads() -> int:
+    """The most solver threads or worker processes accepted: 4 x the cores of this machine.
+
+    Returns
+    -------
+    int
+        ``THREADS_PER_CORE * os.cpu_count()`` (``allockit.constants``).
+
+    Examples
+    --------
+    >>> max_threads() >= 4
+    True
+    """
+    import os
+
+    return THREADS_PER_CORE * (os.cpu_count() or 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """What a number option accepts: its kind, bounds and unit (a declarative check).
+
+    Used for the methods' own options (``MethodSpec.ranges``) and for every number
+    option of the command line (``allockit.cli.common.OPTION_RANGES``). ``le`` may be a
+    function of no argument, for limits that depend on the machine (``max_threads``).
+
+    Attributes
+    ----------
+    kind : {int, float, bool}
+        ``int`` refuses bools and fractions; ``float`` refuses bools, NaN and
+        infinities; ``bool`` takes only True or False.
+    ge, gt, le, lt : number or callable, optional
+        Bounds (``>=``, ``>``, ``<=``, ``<``).
+    unit : str
+        Printed after the kind (``"a number of seconds > 0"``).
+
+    Examples
+    --------
+    >>> Range(float, gt=0, le=1).describe()
+    'a number in (0, 1]'
+    >>> Range(int, ge=1, unit="threads").check("threads", 0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: threads must be an integer number of threads >= 1; got 0
+    """
+
+    kind: type
+    ge: Any = None
+    gt: Any = None
+    le: Any = None
+    lt: Any = None
+    unit: str = ""
+
+    def _bound(self, value: Any) -> Any:
+        return value() if callable(value) else value
+
+    def describe(self) -> str:
+        """What the option accepts, in words (``"an integer in [1, 8]"``).
+
+        Returns
+        -------
+        str
+            The kind, the unit and the bounds.
+
+        Examples
+        --------
+        >>> Range(float, ge=0, unit="seconds").describe()
+        'a number of seconds >= 0'
+        """
+        if self.kind is bool:
+            return "true or false"
+        noun = "an integer" if self.kind is int else "a number"
+        if self.unit:
+            noun += f" of {self.unit}" if self.kind is float else f" number of {self.unit}"
+        ge, gt, le, lt = (self._bound(v) for v in (self.ge, self.gt, self.le, self.lt))
+        low = f"[{_fmt(ge)}" if ge is not None else (f"({_fmt(gt)}" if gt is not None else "")
+        high = f"{_fmt(le)}]" if le is not None else (f"{_fmt(lt)})" if lt is not None else "")
+        if low and high:
+            return f"{noun} in {low}, {high}"
+        if low:
+            return f"{noun} {'>=' if ge is not None else '>'} {_fmt(ge if ge is not None else gt)}"
+        if high:
+            return f"{noun} {'<=' if le is not None else '<'} {_fmt(le if le is not None else lt)}"
+        return noun
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` is of the kind and within the bounds.
+
+        Parameters
+        ----------
+        value : Any
+            The option's value.
+
+        Returns
+        -------
+        bool
+            True if the value is accepted.
+
+        Examples
+        --------
+        >>> Range(int, ge=1).accepts(2.0), Range(float, gt=0).accepts(float("inf"))
+        (False, False)
+        """
+        if self.kind is bool:
+            return isinstance(value, bool)
+        if isinstance(value, bool):
+            return False
+        if self.kind is int:
+            if not isinstance(value, int | np.integer):
+                return False
+        elif not isinstance(value, int | float | np.integer | np.floating) or not math.isfinite(
+            value
+        ):
+            return False
+        ge, gt, le, lt = (self._bound(v) for v in (self.ge, self.gt, self.le, self.lt))
+        return not (
+            (ge is not None and value < ge)
+            or (gt is not None and value <= gt)
+            or (le is not None and value > le)
+            or (lt is not None and value >= lt)
+        )
+
+    def check(self, name: str, value: Any) -> None:
+        """Raise ``InvalidInputError`` unless ``value`` is accepted.
+
+        Parameters
+        ----------
+        name : str
+            The option's name, quoted in the message (``"--period"``, ``"tol"``).
+        value : Any
+            The option's value.
+
+        Raises
+        ------
+        InvalidInputError
+            ``"<name> must be <describe()>; got <value>"``.
+
+        Examples
+        --------
+        >>> Range(float, ge=1.0, unit="seconds").check("--period", 1e-9)
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: --period must be a number of seconds >= 1; got 1e-09
+        """
+        if not self.accepts(value):
+            raise InvalidInputError(f"{name} must be {self.describe()}; got {value!r}")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e6 else f"{value:g}"
+    return str(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +226,9 @@ class MethodSpec:
         The method's own options (the common ones are always accepted too).
     common : Mapping[str, str]
         Common option -> what the method does with it, e.g. ``"ignored (deterministic)"``.
+    ranges : Mapping[str, Range]
+        Own option -> the values it accepts, checked by ``check_options`` before the
+        method runs (an option without a range is checked by the method itself).
 
     Examples
     --------
@@ -77,6 +241,7 @@ class MethodSpec:
     summary: str
     options: tuple[str, ...] = ()
     common: Mapping[str, str] = field(default_factory=dict)
+    ranges: Mapping[str, Range] = field(default_factory=dict)
 
     @property
     def accepted(self) -> tuple[str, ...]:
@@ -92,17 +257,19 @@ def check_common(
     Parameters
     ----------
     time_limit : float, optional
-        Wall-clock limit in seconds; must be a finite number > 0 (not a bool).
+        Wall-clock limit in seconds; must be a finite number in (0, ``MAX_SECONDS``]
+        (not a bool).
     threads : int, optional
-        Solver threads; must be an integer >= 1 (not a bool).
+        Solver threads; must be an integer in [1, ``max_threads()``] (4 per core; not a
+        bool).
     seed : int, optional
         Random seed; must be an integer in [0, ``MAX_SEED``] = [0, 2**63 - 1].
 
     Raises
     ------
     InvalidInputError
-        If ``time_limit`` is not a finite number > 0, ``threads`` not an integer >= 1,
-        or ``seed`` not an integer in [0, 2**63 - 1].
+        If ``time_limit`` is not a finite number in (0, 1e10], ``threads`` not an
+        integer in [1, 4 x cores], or ``seed`` not an integer in [0, 2**63 - 1].
 
     Examples
     --------
@@ -112,19 +279,14 @@ def check_common(
     ...
     allockit.errors.InvalidInputError: seed must be an integer in [0, 9223372036854775807]; got -1
     """
-    if time_limit is not None and not (
-        isinstance(time_limit, int | float)
-        and not isinstance(time_limit, bool)
-        and math.isfinite(time_limit)
-        and time_limit > 0
-    ):
-        raise InvalidInputError(f"time_limit must be a finite number > 0; got {time_limit!r}")
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-    ):
-        raise InvalidInputError(f"threads must be an integer >= 1; got {threads!r}")
+    if time_limit is not None:
+        Range(float, gt=0, le=MAX_SECONDS, unit="seconds").check("time_limit", time_limit)
+    if threads is not None:
+        Range(int, ge=1, le=max_threads()).check("threads", threads)
     if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+        isinstance(seed, bool)
+        or not isinstance(seed, int | np.integer)
+        or not 0 <= seed <= MAX_SEED
     ):
         raise InvalidInputError(f"seed must be an integer in [0, {MAX_SEED}]; got {seed!r}")
 
@@ -147,8 +309,9 @@ def check_options(family: str, spec: MethodSpec, options: Mapping[str, Any]) -> 
     Raises
     ------
     InvalidInputError
-        For an unknown option (the message lists the accepted ones), or a common
-        option with a bad value (see ``check_common``).
+        For an unknown option (the message lists the accepted ones), a common option
+        with a bad value (see ``check_common``) or an own option outside its
+        ``spec.ranges``.
 
     Examples
     --------
@@ -169,6 +332,9 @@ accepted: seed, split, threads, time_limit
             f"accepted: {', '.join(spec.accepted)}"
         )
     check_common(**{k: options[k] for k in COMMON_OPTIONS if k in options})
+    for name, value in options.items():
+        if name in spec.ranges:
+            spec.ranges[name].check(name, value)
 
 
 def method_table(specs: Mapping[str, MethodSpec]) -> str:

@@ -235,6 +235,33 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     ),
 }
 
+
+def _with_ranges(specs: dict[str, MethodSpec]) -> dict[str, MethodSpec]:
+    """Each method's own options get the range of their name (checked before solving)."""
+    import dataclasses
+
+    from allockit.constants import MAX_TASKS
+    from allockit.options import Range
+
+    ranges = {
+        "rel_gap": Range(float, ge=0, le=1),
+        "tol": Range(float, ge=1e-9, le=0.5),
+        "max_attempts": Range(int, ge=1, le=10**10),
+        "epsilon": Range(float, ge=0, lt=1),
+        "max_moves": Range(int, ge=0, le=MAX_TASKS),
+        "symmetry_breaking": Range(bool),
+        "warm_start": Range(bool),
+    }
+    return {
+        name: dataclasses.replace(
+            spec, ranges={o: ranges[o] for o in spec.options if o in ranges}
+        )
+        for name, spec in specs.items()
+    }
+
+
+METHOD_SPECS = _with_ranges(METHOD_SPECS)
+
 EXACT_METHODS = ("milp", "milp-paper", "cpsat", "lp", "best")
 HEURISTIC_METHODS = tuple(name for name in METHOD_SPECS if name not in EXACT_METHODS)
 

@@ -74,10 +74,13 @@ def test_aggregating_identical_servers_changes_nothing(seed, n):
             "users": random_users(n, seed=seed + 1, max_share=0.2),
         }
     )
-    classes, single = drfh_lp(inst), drfh_lp(inst.expanded())
-    assert classes.dominant_share == pytest.approx(single.dominant_share, rel=1e-7, abs=1e-9)
     pf_c, pf_s = progressive_filling(inst), progressive_filling(inst.expanded())
     assert pf_c.tasks == pytest.approx(pf_s.tasks, rel=1e-6, abs=1e-6)
+    # LP (7) is for unbounded users (with finite caps it would exceed them: refused)
+    inst = DRFHInstance.from_dict({**inst.to_dict(), "users": random_users(
+        n, seed=seed + 1, max_share=0.2, tasks=None)})
+    classes, single = drfh_lp(inst), drfh_lp(inst.expanded())
+    assert classes.dominant_share == pytest.approx(single.dominant_share, rel=1e-7, abs=1e-9)
     split = drfh_lp(inst, split=True)
     assert split.allocation.shape[1] == int(inst.count.sum())
     assert split.allocation.sum(axis=1) == pytest.approx(classes.allocation.sum(axis=1))
@@ -189,13 +192,42 @@ def test_google_mix_is_bundled():
     [
         ({"users": [{"name": "u1", "demand": [0, 1]}]}, r"demand must be finite and > 0.*'u1'"),
         ({"users": [{"name": "u1", "demand": [20, 1]}]}, r"larger than every server"),
-        ({"servers": [{"name": "s1", "capacity": [-1, 2]}]}, r"capacity.*server 's1'"),
-        ({"users": [{"name": "u1", "demand": [1]}]}, r"user 'u1' demand has 1 entries"),
+        (
+            {"servers": [{"name": "s1", "capacity": [-1, 2]}]},
+            r"servers\[0\]\.capacity\[0\] must be a number in \[0, 1e\+15\]; got -1 at server 's1'",
+        ),
+        (
+            {"users": [{"name": "u1", "demand": [1]}]},
+            r"users\[0\]\.demand must have one number per resource \(2\); got \[1.0\] at user 'u1'",
+        ),
         (
             {"users": [{"name": "u1", "demand": {"cpu": 1, "gpu": 1}}]},
-            r"unknown resource 'gpu' at user 'u1'",
+            r"users\[0\]\.demand\['gpu'\] is not a known resource at user 'u1'",
         ),
-        ({"users": [{"name": "u1", "demand": [1, 1], "weight": 0}]}, r"weight must be > 0"),
+        (
+            {"users": [{"name": "u1", "demand": [1, 1], "weight": 0}]},
+            r"users\[0\]\.weight must be a number in \(0, 1e\+09\]; got 0 at user 'u1'",
+        ),
+        (
+            {"users": [{"name": "u1", "demand": [1, 1], "tasks": "3"}]},
+            r"users\[0\]\.tasks must be null \(unbounded\) or an integer >= 0; got '3'",
+        ),
+        (
+            {"users": [{"name": "u1", "demand": [1, 1], "tasks": 2.5}]},
+            r"users\[0\]\.tasks must be .*; got 2.5 at user 'u1'",
+        ),
+        (
+            {"servers": [{"name": "s1", "capacity": [2, 12], "count": True}]},
+            r"servers\[0\]\.count must be an integer in \[1, 1000000000\]; got true",
+        ),
+        (
+            {"servers": [{"name": "s1", "capacity": [2, 12], "count": None}]},
+            r"servers\[0\]\.count must be an integer .*; got null at server 's1'",
+        ),
+        (
+            {"servers": [{"name": "s1", "capacity": [2, 12], "colour": "red"}]},
+            r"servers\[0\]\.colour is not a known field at server 's1'; valid fields",
+        ),
     ],
 )
 def test_bad_drfh_input_names_the_entry(change, match):
