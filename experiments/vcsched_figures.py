@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from allockit.errors import InvalidInputError
 from allockit.tasks import Task
 
@@ -42,8 +44,39 @@ LARGE_METHODS = ("mcb8", "gr", "sg", "gb", "sgb", "rrnd", "rrnz")
 PARALLEL_METHODS = ("mcb8", "sg", "sgb")
 
 
+def _by_total_tasks(
+    *, hosts: int, total: int, slack: float, cov_cpu: float, cov_mem: float, rng
+) -> Any:
+    """A parallel-job instance with ``total`` tasks in all (Lublin-Feitelson job sizes)."""
+    from allockit.instances.lublin_sizes import sample_sizes
+    from allockit.instances.vcsched import VCInstance
+
+    sizes: list[int] = []
+    while sum(sizes) < total:
+        sizes += sample_sizes(1, max_size=64, seed=rng).tolist()
+    sizes[-1] -= sum(sizes) - total  # the last job keeps the tasks that fit
+
+    def draw(mean: float, cov: float, n: int) -> np.ndarray:
+        out = rng.normal(mean, cov * mean, n)
+        for _ in range(10_000):
+            bad = (out > 1.0) | (out <= 0.0)
+            if not bad.any():
+                return out
+            out[bad] = rng.normal(mean, cov * mean, int(bad.sum()))
+        raise InvalidInputError(f"cannot sample values in (0, 1] with mean {mean}")
+
+    cpu = draw(0.5, cov_cpu, len(sizes))
+    mem = draw(min((1.0 - slack) * hosts / total, 1.0), cov_mem, len(sizes))
+    return VCInstance.from_lists(hosts=hosts, cpu=cpu, mem=mem, tasks=sizes)
+
+
 def set_sample(
-    name: str = "large", *, every: int = 1, parallel: bool = False, seed: int = 0
+    name: str = "large",
+    *,
+    every: int = 1,
+    parallel: bool = False,
+    total_tasks: bool = False,
+    seed: int = 0,
 ) -> list[tuple[str, dict[str, Any]]]:
     """Every ``every``-th instance of one of the paper's sets, as ``(stem, JSON)`` pairs.
 
@@ -62,6 +95,12 @@ def set_sample(
         Stride (>= 1); 1 is the whole set.
     parallel : bool, default False
         Parallel jobs (Lublin-Feitelson task counts, the paper's Sec. 5).
+    total_tasks : bool, default False
+        With ``parallel``: the set's job count J is the *total number of tasks* (jobs
+        of Lublin-Feitelson sizes are drawn until J tasks, the last one cut to fit),
+        as in the paper's large set of "100, 250 and 500 tasks"; by default
+        (``iter_vcsched_set``) every one of J jobs draws a size, about 7 tasks on
+        average. Stems end in ``-T`` then.
     seed : int, default 0
         Base seed of the set.
 
@@ -84,14 +123,14 @@ def set_sample(
     """
     import itertools
 
-    import numpy as np
-
     from allockit.instances.generators import COVS, SETS, SLACKS, generate_vcsched
 
     if isinstance(every, bool) or int(every) < 1:
         raise InvalidInputError(f"every must be >= 1; got {every!r}")
     if name not in SETS:
         raise InvalidInputError(f"set must be one of {sorted(SETS)}; got {name!r}")
+    if total_tasks and not parallel:
+        raise InvalidInputError("total_tasks needs parallel=True")
     spec = SETS[name]
     combos = itertools.product(spec.jobs, SLACKS, COVS, COVS, range(spec.per_spec))
     out = []
@@ -99,6 +138,18 @@ def set_sample(
     # tests check the two agree)
     for index, (jobs, slack, cc, cm, rep) in enumerate(combos):
         if index % every:
+            continue
+        stem = f"h{spec.hosts}-j{jobs}-s{slack}-cc{cc}-cm{cm}-r{rep}"
+        if total_tasks:
+            inst = _by_total_tasks(
+                hosts=spec.hosts,
+                total=jobs,
+                slack=slack,
+                cov_cpu=cc,
+                cov_mem=cm,
+                rng=np.random.default_rng([seed, index]),
+            )
+            out.append((stem + "-T", inst.to_dict()))
             continue
         inst = generate_vcsched(
             hosts=spec.hosts,
@@ -109,7 +160,7 @@ def set_sample(
             parallel=parallel,
             seed=np.random.default_rng([seed, index]),
         )
-        out.append((f"h{spec.hosts}-j{jobs}-s{slack}-cc{cc}-cm{cm}-r{rep}", inst.to_dict()))
+        out.append((stem, inst.to_dict()))
     return out
 
 

@@ -40,6 +40,7 @@ def test_large_figures_sample(capsys, tmp_path):
         (["table1", "--worst", "-1"], "--worst must be >= 0"),
         (["large", "--truncation", "clip"], "applies to table1 and table7 only"),
         (["table1", "--starts", "top", "--every", "1440"], "start must be one of"),
+        (["large", "--total-tasks"], "--total-tasks applies to parallel only"),
     ],
 )
 def test_bad_options_exit_2(capsys, tmp_path, extra, match):

@@ -272,3 +272,14 @@ def test_target_zero_scores_a_memory_alone_packing_as_yield_zero():
     rows = [_row("a", {"mcb8": (0.8, 0.8), "mcb4": (0.5, 0.0)})]
     lines = {x["variant"]: x for x in scoring_table(rows, scoring="target-zero")}
     assert lines["mcb4"]["avg"] == 100.0 and lines["mcb4"]["failures"] == 0
+
+
+def test_set_sample_with_total_tasks():
+    items = set_sample("large", every=5000, parallel=True, total_tasks=True)
+    assert items[0][0] == "h64-j100-s0.1-cc0.25-cm0.25-r0-T"
+    for stem, data in items:
+        inst = VCInstance.from_dict(data)
+        assert int(inst.tasks.sum()) == int(stem.split("-j")[1].split("-")[0])
+        assert inst.tasks.min() >= 1 and inst.tasks.max() <= 64
+    with pytest.raises(InvalidInputError, match="total_tasks needs parallel"):
+        set_sample("small", total_tasks=True)

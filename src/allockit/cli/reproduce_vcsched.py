@@ -38,10 +38,13 @@ def _items(args: argparse.Namespace, every: int) -> list[tuple[str, dict[str, An
             for k, (stem, inst) in enumerate(clipped_set(_SET[args.experiment], seed=args.seed))
             if k % every == 0
         ]
+    if args.total_tasks and args.experiment != "parallel":
+        raise InvalidInputError("--total-tasks applies to parallel only")
     return set_sample(
         _SET[args.experiment],
         every=every,
         parallel=args.experiment == "parallel",
+        total_tasks=args.total_tasks,
         seed=args.seed,
     )
 
@@ -149,6 +152,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         f"VCSched {args.experiment}: {len(items)} instances of the {name} set "
         f"(every {every}-th of iter_vcsched_set(seed={args.seed})"
         + (", draws clipped" if args.truncation == "clip" else "")
+        + (", J = total tasks" if args.total_tasks else "")
         + f"), MCB tol {args.tol:g}"
         + (f", packing rule {args.rule}" if args.experiment in ("table1", "table7") else "")
     )
@@ -224,6 +228,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="every K-th instance of the set, >= 1 (default: 1, the whole set; overrides --quick)",
     )
     p.add_argument("--seed", type=int, default=0, help="base seed of the set (default: 0)")
+    p.add_argument(
+        "--total-tasks",
+        action="store_true",
+        help="parallel: J is the total number of tasks of an instance (jobs drawn until J "
+        "tasks), not the number of jobs",
+    )
     p.add_argument(
         "--tol",
         type=positive_float,
