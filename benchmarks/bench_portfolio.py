@@ -8,11 +8,12 @@ Two measurements (issue 16, item 1):
   ``--time-limit`` seconds and ``--rel-gap`` as the stopping gap. Prints, per J and
   slack, the share certified within 0.5 % and 0.1 % and the median time.
 - ``small``: the whole small set (1,440 instances) with ``--methods`` (default
-  ``best``) on ``--workers`` processes; prints the total wall time (process start-up
-  and imports included) and the statuses.
+  ``best``; ``milp:cold`` is ``milp`` without the MCB8 warm start, the model alone)
+  on ``--workers`` processes; prints the total wall time (process start-up and
+  imports included) and the statuses.
 
     python benchmarks/bench_portfolio.py large-strat --seeds 101,202,303 --time-limit 10
-    python benchmarks/bench_portfolio.py small --methods best,milp --workers 2
+    python benchmarks/bench_portfolio.py small --methods best,milp,milp:cold --workers 2
 
 Rows go to ``benchmarks/out/portfolio-<set>-<method>.csv``.
 """
@@ -127,8 +128,10 @@ def _run_small(args):
     stem, inst, method = args
     from allockit.vcsched import solve
 
+    name, _, variant = method.partition(":")
+    options = {"warm_start": False} if variant == "cold" else {}
     start = time.perf_counter()
-    r = solve(inst, method, threads=1)
+    r = solve(inst, name, threads=1, **options)
     return {
         "instance": stem,
         "method": method,
@@ -184,7 +187,7 @@ def main() -> None:
             with ProcessPoolExecutor(max_workers=args.workers) as pool:
                 rows = list(pool.map(_run_small, [(s, i, method) for s, i in items], chunksize=8))
             total = time.perf_counter() - start
-            _write(rows, f"portfolio-small-{method}.csv")
+            _write(rows, f"portfolio-small-{method.replace(':', '-')}.csv")
             count = defaultdict(int)
             for r in rows:
                 count[r["status"]] += 1

@@ -319,11 +319,12 @@ def solve_best(
 
         setup += load_kernels("local_search_kernel")
         budget = max(0.001, min(left() - reserve, share * limit))
-        stop = 1.0 / best.bound if best.bound else 0.0
+        # a largest load of 1 / (bound * (1 - rel_gap)) certifies the incumbent
+        stop = 1.0 / (best.bound * (1.0 - rel_gap)) if best.bound else 0.0
         improved = improve_placement(
             instance,
             best.task_hosts,
-            stop_load=max(1.0, stop * (1.0 + rel_gap)) if stop <= 1.0 else stop,
+            stop_load=stop,
             time_limit=budget,
             seed=seed,
         )
