@@ -369,6 +369,11 @@ def plot_figures(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    methods = list(
+        dict.fromkeys(m for key in ("min_yield", "seconds") for m in series.get(key, {}))
+    )
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    color = {m: palette[k % len(palette)] for k, m in enumerate(methods)}
     panels = (
         ("min_yield", "memory slack", "mean minimum yield (solved instances)", False),
         ("avg_yield", "memory slack", "mean average yield (solved instances)", False),
@@ -383,7 +388,7 @@ def plot_figures(
             xs, ys = zip(*pts, strict=True)
             style = "--" if method == "lp" else "-"
             label = "LP bound" if method == "lp" else method.upper()
-            ax.plot(xs, ys, style, marker="o", markersize=3, label=label)
+            ax.plot(xs, ys, style, marker="o", markersize=3, label=label, color=color.get(method))
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if log:
