@@ -3,8 +3,9 @@
 A task kind maps a name (``"vcsched"``, ``"dfrs"``, ...) to the function that runs it,
 given as ``"module:function"`` so that a worker process can import it by name. The
 experiments (``allockit.experiments``) register their kinds when imported; the runner
-(``allockit.runner``) runs tasks of any kind without importing a domain module. Three
-diagnostic kinds live here: ``sleep``, ``fail`` and ``spin``.
+(``allockit.runner``) runs tasks of any kind without importing a domain module. Four
+diagnostic kinds live here: ``sleep``, ``fail``, ``spin`` and ``mark`` (leaves a line in a
+file, to count how often each task ran).
 
 Examples
 --------
@@ -42,6 +43,7 @@ TASK_KINDS: dict[str, str] = {
     "sleep": "allockit.tasks:_kind_sleep",
     "fail": "allockit.tasks:_kind_fail",
     "spin": "allockit.tasks:_kind_spin",
+    "mark": "allockit.tasks:_kind_mark",
 }
 
 
@@ -343,3 +345,24 @@ def _kind_spin(task: Task) -> dict[str, Any]:
     for k in range(int(task.params.get("iterations", 1_000_000))):
         total = (total + k * k) % 1_000_003
     return {"status": "done", "value": total}
+
+
+def _kind_mark(task: Task) -> dict[str, Any]:
+    """Diagnostic: append ``"<instance id> <pid>"`` to ``params['path']``, then sleep.
+
+    Counts how many times each task ran (the runner's tests of several writers). Sleeps
+    ``params['first_seconds']`` the first time the task runs (no line of it yet), else
+    ``params['seconds']``.
+    """
+    import os
+    from pathlib import Path
+
+    path = Path(task.params["path"])
+    before = path.read_text(encoding="utf-8").split() if path.exists() else []
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(f"{task.instance_id} {os.getpid()}\n")
+        fh.flush()
+    first = task.instance_id not in before[::2]
+    pause = task.params.get("first_seconds" if first else "seconds", task.params.get("seconds"))
+    time.sleep(float(pause or 0.0))
+    return {"status": "done"}

@@ -75,10 +75,13 @@ def test_infeasible_instance_exits_zero_with_status(capsys, tmp_path):
     [
         (
             '{"problem": "vcsched", "hosts": 2, "jobs": [{"name": "a", "cpu": 0, "mem": 0}]}',
-            "cpu must be in (0, 1]; got 0.0 at job 'a'",
+            "jobs[0].cpu must be a number in (0, 1]; got 0 at job 'a'",
         ),
         ('{"problem": "vcsched", "hosts": 2, "jobs": [', "malformed JSON"),
-        ('{"problem": "vcsched", "hosts": 0, "jobs": []}', "hosts must be >= 1"),
+        (
+            '{"problem": "vcsched", "hosts": 0, "jobs": []}',
+            "hosts must be an integer in [1, 1000000]; got 0",
+        ),
     ],
 )
 def test_invalid_input_exits_2_with_one_line(capsys, tmp_path, doc, match):
@@ -155,7 +158,7 @@ def test_generate_bad_slack_exits_2(capsys):
     code, _, err = run(
         capsys, "generate", "vcsched", "--hosts", "4", "--jobs", "6", "--slack", "1.5"
     )
-    assert code == 2 and "slack must be in [0, 1)" in err
+    assert code == 2 and "--slack must be a number in [0, 1); got 1.5" in err
 
 
 def test_bad_time_limit_is_a_usage_error(capsys):

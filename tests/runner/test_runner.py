@@ -21,7 +21,7 @@ from allockit.instances import example_path, read_instance
 from allockit.runner import Progress, Task, execute_task, run_sweep
 from allockit.runner.store import flat_rows, read_rows
 
-TIMING = {"build_seconds", "solve_seconds", "setup_seconds", "seconds"}
+TIMING = {"build_seconds", "solve_seconds", "setup_seconds", "seconds", "mcb8_calls"}
 
 
 def _grid():
@@ -195,7 +195,7 @@ def test_vcsched_task_row_has_the_solve_outputs():
 def test_invalid_instance_in_a_task_is_a_failed_row():
     bad = {"problem": "vcsched", "hosts": 1, "jobs": [{"name": "a", "cpu": 3, "mem": 0}]}
     row = execute_task(Task(kind="vcsched", instance_id="bad", instance=bad, method="milp"))
-    assert not row.ok and "cpu must be in (0, 1]" in row.error
+    assert not row.ok and "jobs[0].cpu must be a number in (0, 1]; got 3" in row.error
 
 
 def test_progress_line():

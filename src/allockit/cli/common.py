@@ -16,6 +16,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from allockit.errors import InvalidInputError
@@ -25,8 +26,16 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_OK",
     "EXIT_TASKS_FAILED",
+    "OUTPUT_KINDS",
+    "check_output",
+    "check_outputs",
+    "check_ranges",
+    "error_line",
+    "finite_float",
+    "integer",
     "nonnegative_float",
     "number_list",
+    "option_ranges",
     "positive_float",
     "positive_int",
     "print_json",
@@ -295,3 +304,306 @@ def write_dict_csv(path: str, rows: list[dict[str, Any]]) -> None:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
+
+
+# ---------------------------------------------------------------------- the boundary
+def _ranges() -> dict[str, Any]:
+    from allockit.constants import (
+        BOUND_TOL_FLOOR,
+        MAX_CORES,
+        MAX_HOSTS,
+        MAX_NODES,
+        MAX_SECONDS,
+        MAX_SEED,
+        MAX_TASKS,
+        PERIOD_FLOOR_SECONDS,
+    )
+    from allockit.options import Range, max_threads
+
+    seconds = "seconds"
+    return {
+        "seed": Range(int, ge=0, le=MAX_SEED),
+        "threads": Range(int, ge=1, le=max_threads()),
+        "workers": Range(int, ge=1, le=max_threads()),
+        "time_limit": Range(float, gt=0, le=MAX_SECONDS, unit=seconds),
+        "tol": Range(float, ge=BOUND_TOL_FLOOR, le=0.5),
+        "period": Range(float, ge=PERIOD_FLOOR_SECONDS, le=MAX_SECONDS, unit=seconds),
+        "penalty": Range(float, ge=0, le=MAX_SECONDS, unit=seconds),
+        "hold": Range(float, ge=0, le=MAX_SECONDS, unit=seconds),
+        "migration_cost": Range(float, ge=0, le=MAX_SECONDS, unit=seconds),
+        "node_memory": Range(float, gt=0, le=2.0**20, unit="GiB"),
+        "nodes": Range(int, ge=1, le=MAX_NODES),
+        "cores": Range(int, ge=1, le=MAX_CORES),
+        "hosts": Range(int, ge=1, le=MAX_HOSTS),
+        "jobs": Range(int, ge=1, le=MAX_TASKS),
+        "trace_jobs": Range(int, ge=1, le=MAX_TASKS),
+        "processors": Range(int, ge=1, le=MAX_NODES * MAX_CORES),
+        "slack": Range(float, ge=0, lt=1),
+        "cov_cpu": Range(float, ge=0, le=10),
+        "cov_mem": Range(float, ge=0, le=10),
+        "load": Range(float, gt=0, le=100),
+        "examples": Range(int, ge=1, le=1_000_000),
+        "slots": Range(int, ge=1, le=10_000),
+        "backfill_depth": Range(int, ge=0, le=MAX_TASKS),
+        "seeds": Range(int, ge=1, le=10_000),
+        "bg_threshold": Range(float, ge=0, le=1e6),
+        "connect_timeout": Range(float, gt=0, le=3600, unit=seconds),
+    }
+
+
+def check_ranges(args: argparse.Namespace) -> None:
+    """Check every number option against its range (``option_ranges``), before any work.
+
+    argparse has read each option's syntax; this is the one place where the values'
+    ranges are enforced, for every subcommand alike (a dest shared by several
+    subcommands has one meaning and one range).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Raises
+    ------
+    InvalidInputError
+        For the first option out of range: ``--threads must be an integer in [1, 8];
+        got 100000``.
+
+    Examples
+    --------
+    >>> check_ranges(argparse.Namespace(period=600.0, seed=3))
+    >>> check_ranges(argparse.Namespace(period=1e-9))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --period must be a number of seconds in [1, 1e+10]; \
+got 1e-09
+    """
+    for dest, rule in option_ranges().items():
+        value = getattr(args, dest, None)
+        if value is None or isinstance(value, str):
+            continue
+        rule.check("--" + dest.replace("_", "-"), value)
+
+
+def option_ranges() -> dict[str, Any]:
+    """The range of every number option of the command line, by its argparse ``dest``.
+
+    Returns
+    -------
+    dict of str to allockit.options.Range
+        ``dest`` -> accepted values (kind, bounds, unit). Thread and worker counts are
+        capped at 4 x the cores of this machine; periods and tolerances have a floor.
+
+    Examples
+    --------
+    >>> option_ranges()["seed"].describe()
+    'an integer in [0, 9223372036854775807]'
+    """
+    global _RANGES
+    if _RANGES is None:
+        _RANGES = _ranges()
+    return _RANGES
+
+
+_RANGES: dict[str, Any] | None = None
+
+#: Output options by dest: "file" (its folder must exist), "dir" (created if missing),
+#: "path" (a file or a folder, by the command), "store" (a results store).
+OUTPUT_KINDS = {
+    "csv": "file",
+    "jobs_csv": "file",
+    "markdown": "file",
+    "parquet": "file",
+    "plot": "path",
+    "out": "path",
+    "store": "store",
+    "output": "store",
+}
+#: Commands whose ``--plot`` is a folder of figures.
+_PLOT_FOLDERS = ("compare", "demo", "simulate")
+
+
+def check_output(path: str | Path, kind: str, option: str) -> None:
+    """Refuse an output path that cannot be written, before any work runs.
+
+    Parameters
+    ----------
+    path : str or Path
+        The path given on the command line.
+    kind : {"file", "dir", "path", "store"}
+        ``file``: a file whose folder exists; ``dir``: a folder (created when missing,
+        refused when a file is in the way); ``path``: either, nothing in the way;
+        ``store``: a results store (``allockit.runner.store.check_store``).
+    option : str
+        The option's name, for the message (``"--csv"``).
+
+    Raises
+    ------
+    InvalidInputError
+        If the path is a folder where a file is wanted (or the reverse), its folder
+        does not exist or is not writable, a file is in the way, or the store is not an
+        allockit store.
+
+    Examples
+    --------
+    >>> check_output("/nonexistent/dir/x.csv", "file", "--csv")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --csv: folder '/nonexistent/dir' does not exist
+    """
+    import os
+
+    target = Path(path)
+    if str(path) == "":
+        raise InvalidInputError(f"{option} needs a path; got ''")
+    if kind == "store":
+        from allockit.runner.store import check_store
+
+        check_store(target, option=option)
+        return
+    existing = target
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing != target and not existing.is_dir():
+        raise InvalidInputError(f"{option}: {str(existing)!r} is a file, not a folder")
+    if kind == "file":
+        if target.is_dir():
+            raise InvalidInputError(f"{option}: {str(target)!r} is a folder; give a file name")
+        folder = target.parent
+        if not folder.is_dir():
+            raise InvalidInputError(f"{option}: folder {str(folder)!r} does not exist")
+        if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+            raise InvalidInputError(f"{option}: {str(target)!r} is not writable")
+        return
+    if kind == "dir" and target.exists() and not target.is_dir():
+        raise InvalidInputError(f"{option}: {str(target)!r} is a file; give a folder")
+    if not os.access(existing, os.W_OK):
+        raise InvalidInputError(f"{option}: {str(existing)!r} is not writable")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output option of a parsed command line (``OUTPUT_KINDS``).
+
+    Called by ``allockit.cli.main`` before the command runs, so that a run never ends
+    on an unwritable file after its work.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``command`` is the subcommand).
+
+    Raises
+    ------
+    InvalidInputError
+        For the first output that cannot be written (see ``check_output``).
+
+    Examples
+    --------
+    >>> check_outputs(argparse.Namespace(command="compare", csv=None, plot=None))
+    >>> check_outputs(argparse.Namespace(command="compare", csv="/"))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --csv: '/' is a folder; give a file name
+    """
+    command = getattr(args, "command", "")
+    for dest, kind in OUTPUT_KINDS.items():
+        value = getattr(args, dest, None)
+        if not isinstance(value, str | Path):
+            continue
+        if dest == "plot":
+            kind = "dir" if command in _PLOT_FOLDERS else "path"
+        if dest == "out" and command == "generate":
+            kind = "dir"
+        check_output(value, kind, "--" + dest.replace("_", "-"))
+
+
+def finite_float(text: str) -> float:
+    """An argparse type: a finite number (its range is checked by ``check_ranges``).
+
+    Parameters
+    ----------
+    text : str
+        The command-line value.
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not a number, or is NaN or infinite.
+
+    Examples
+    --------
+    >>> finite_float("0.25")
+    0.25
+    >>> finite_float("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a finite number; got 'nan'
+    """
+    value = _number(text, float, "a number")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
+    return value
+
+
+def integer(text: str) -> int:
+    """An argparse type: an integer written in decimal (its range: ``check_ranges``).
+
+    Parameters
+    ----------
+    text : str
+        The command-line value.
+
+    Returns
+    -------
+    int
+        The integer.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not a decimal integer (``"1.5"``, ``"1e3"`` are refused).
+
+    Examples
+    --------
+    >>> integer("-3")
+    -3
+    >>> integer("1e3")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected an integer; got '1e3'
+    """
+    return _number(text, int, "an integer")
+
+
+def error_line(exc: BaseException) -> str:
+    """One line for an OS, SQLite, connection or memory error (exit code 2).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error.
+
+    Returns
+    -------
+    str
+        ``"<what>: <detail>"``, no newline.
+
+    Examples
+    --------
+    >>> error_line(FileNotFoundError(2, "No such file or directory", "/x/y.csv"))
+    "No such file or directory: '/x/y.csv'"
+    """
+    if isinstance(exc, MemoryError):
+        return "out of memory: the input is too large for this machine"
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f": {exc.filename!r}" if exc.filename else ""
+        return f"{exc.strerror}{where}"
+    module = type(exc).__module__
+    prefix = "results store (SQLite): " if module.startswith("sqlite3") else ""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return prefix + text[:300]

@@ -12,7 +12,9 @@ backend and writes each row the moment its task finishes:
 - ``dask``: an existing ``dask.distributed`` cluster (``scheduler`` address, or a
   ``Client``); overrunning tasks are cancelled and recorded as failed.
 
-A task that raises becomes a failed row with its error text; the sweep goes on. The
+A task that raises becomes a failed row with its error text; the sweep goes on. Several
+sweeps may write one store at once: each task is claimed atomically in the store (owner
+and heartbeat), so no task runs twice, and a killed writer's tasks are taken over. The
 runner imports no domain module: it runs any registered kind.
 """
 
@@ -21,16 +23,17 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from allockit.constants import RUNNER_BACKENDS, RUNNER_GRACE_SECONDS
+from allockit.constants import RUNNER_BACKENDS, RUNNER_GRACE_SECONDS, STALE_CLAIM_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.runner.backends import execute_task_guarded, run_dask, run_local, run_serial
 from allockit.runner.progress import Progress
-from allockit.runner.store import ResultStore, flat_rows, read_rows
+from allockit.runner.store import Heartbeat, ResultStore, check_store, flat_rows, read_rows
 from allockit.tasks import TASK_KINDS, Task, TaskRow, execute_task, register_task_kind
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
     "SweepSummary",
     "Task",
     "TaskRow",
+    "check_store",
     "execute_task",
     "execute_task_guarded",
     "flat_rows",
@@ -58,7 +62,9 @@ class SweepSummary:
     """What a sweep did: tasks in the grid, skipped as already done, run, failed.
 
     ``status`` is ``"completed"`` when every task ran successfully, ``"failed_tasks"``
-    when some failed (the command line then exits 3).
+    when some failed (the command line then exits 3). ``others`` counts the tasks that
+    another writer of the same store finished while this sweep ran (they are among the
+    skipped ones).
 
     Examples
     --------
@@ -73,6 +79,7 @@ class SweepSummary:
     failed: int
     seconds: float
     store: str
+    others: int = 0
 
     @property
     def status(self) -> str:
@@ -87,6 +94,7 @@ class SweepSummary:
             "skipped": self.skipped,
             "ran": self.ran,
             "failed": self.failed,
+            "others": self.others,
             "seconds": self.seconds,
             "store": self.store,
         }
@@ -102,9 +110,75 @@ class SweepSummary:
                 failed=int(data["failed"]),
                 seconds=float(data["seconds"]),
                 store=str(data["store"]),
+                others=int(data.get("others", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(f"sweep summary is malformed: {exc}") from exc
+
+
+class _Claims:
+    """The tasks this writer claims in the store, handed out one at a time.
+
+    A task another live writer holds is looked at again every ``_LOOK`` seconds: it is
+    taken over once that writer's heartbeat is older than ``stale_after``, or dropped
+    once its row is written (``others`` counts those).
+    """
+
+    def __init__(
+        self,
+        store: ResultStore,
+        tasks: list[Task],
+        *,
+        stale_after: float,
+        retry_failed: bool,
+        since: float,
+    ) -> None:
+        self.store, self.stale_after = store, stale_after
+        self.retry_failed, self.since = retry_failed, since
+        self.queue: deque[Task] = deque(tasks)
+        self.waiting: list[Task] = []
+        self.others = 0
+        self._look = 0.0
+
+    def _state(self, task: Task) -> str:
+        state = self.store.claim(
+            task.key,
+            stale_after=self.stale_after,
+            retry_failed=self.retry_failed,
+            since=self.since,
+        )
+        if state == "done":
+            self.others += 1
+        return state
+
+    def take(self) -> Task | None:
+        while self.queue:
+            task = self.queue.popleft()
+            state = self._state(task)
+            if state == "claimed":
+                return task
+            if state == "busy":
+                self.waiting.append(task)
+        if not self.waiting or time.monotonic() < self._look:
+            return None
+        self._look = time.monotonic() + min(_LOOK, self.stale_after / 2)
+        for k, task in enumerate(self.waiting):
+            state = self._state(task)
+            if state == "busy":
+                continue
+            del self.waiting[k]
+            if state == "claimed":
+                return task
+            return self.take()
+        return None
+
+    @property
+    def exhausted(self) -> bool:
+        return not self.queue and not self.waiting
+
+
+#: Seconds between two looks at tasks other writers hold.
+_LOOK = 1.0
 
 
 def run_sweep(
@@ -118,19 +192,28 @@ def run_sweep(
     retry_failed: bool = False,
     grace: float = RUNNER_GRACE_SECONDS,
     progress: bool | None = None,
+    stale_after: float = STALE_CLAIM_SECONDS,
+    connect_timeout: float = 10.0,
 ) -> SweepSummary:
     """Run every task not yet in ``store``; write each row as soon as its task ends.
+
+    Several sweeps may share one store at once (two terminals, several machines on a
+    shared folder): a task runs only in the sweep that claims it in the store; a sweep
+    waits for the tasks other live writers hold, and takes over those whose writer
+    stopped sending heartbeats ``stale_after`` seconds ago (killed). No task runs
+    twice and no row is lost.
 
     Parameters
     ----------
     tasks : iterable of Task
         The grid (duplicates by key are run once).
     store : path
-        SQLite results file, created if needed. Rerunning the same sweep skips the tasks
-        already recorded and runs the rest.
+        SQLite results file, created if needed (refused unless it is an allockit
+        store, ``allockit.runner.store.check_store``). Rerunning the same sweep skips
+        the tasks already recorded and runs the rest.
     backend : {"local", "serial", "dask"}
     workers : int, optional
-        Local worker processes (default: the number of cores).
+        Local worker processes, in [1, 4 x cores] (default: the number of cores).
     scheduler : str or distributed.Client, optional
         Dask scheduler address (or client) for ``backend="dask"``.
     sweep : str
@@ -138,9 +221,13 @@ def run_sweep(
     retry_failed : bool
         Also rerun tasks recorded as failed.
     grace : float
-        Seconds past a task's time limit before it is stopped and recorded as failed.
+        Seconds past a task's time limit before it is stopped (>= 0).
     progress : bool, optional
         Force the progress bar on or off (default: on when stderr is a terminal).
+    stale_after : float, default ``STALE_CLAIM_SECONDS`` (60)
+        Seconds without a heartbeat after which another writer's claim is taken over.
+    connect_timeout : float, default 10.0
+        Seconds to wait for a Dask scheduler to answer.
 
     Returns
     -------
@@ -149,7 +236,8 @@ def run_sweep(
     Raises
     ------
     InvalidInputError
-        For an unknown backend or a bad worker count.
+        For an unknown backend, a bad worker count, grace or ``stale_after``, a store
+        that is not an allockit store, or an unreachable Dask scheduler.
 
     Examples
     --------
@@ -162,18 +250,27 @@ def run_sweep(
     >>> run_sweep(grid, db, backend="serial").skipped
     3
     """
+    from allockit.options import Range, max_threads
+
     if backend not in BACKENDS:
         raise InvalidInputError(f"backend must be one of {list(BACKENDS)}; got {backend!r}")
-    if workers is not None and (isinstance(workers, bool) or int(workers) < 1):
-        raise InvalidInputError(f"workers must be >= 1; got {workers!r}")
+    if workers is not None:
+        Range(int, ge=1, le=max_threads()).check("workers", workers)
+    Range(float, ge=0, le=86_400, unit="seconds").check("grace", grace)
+    Range(float, gt=0, le=86_400, unit="seconds").check("stale_after", stale_after)
+    Range(float, gt=0, le=3600, unit="seconds").check("connect_timeout", connect_timeout)
     unique: dict[str, Task] = {}
     for task in tasks:
         unique.setdefault(task.key, task)
     start = time.perf_counter()
     with ResultStore(store) as results:
+        since = time.time()
         done = results.keys(ok_only=retry_failed)
         todo = [t for k, t in unique.items() if k not in done]
         bar = Progress(len(todo), enabled=progress)
+        source = _Claims(
+            results, todo, stale_after=stale_after, retry_failed=retry_failed, since=since
+        )
         failed = 0
 
         def emit(row: TaskRow) -> None:
@@ -183,17 +280,20 @@ def run_sweep(
             bar.update(row.ok)
 
         if todo:
-            if backend == "serial":
-                run_serial(todo, emit, grace)
-            elif backend == "local":
-                run_local(todo, emit, workers or os.cpu_count() or 1, grace)
-            else:
-                run_dask(todo, emit, scheduler, grace)
+            beat = max(0.05, min(10.0, stale_after / 4))
+            with Heartbeat(results.path, results.owner, beat):
+                if backend == "serial":
+                    run_serial(source, emit, grace)
+                elif backend == "local":
+                    run_local(source, emit, workers or os.cpu_count() or 1, grace)
+                else:
+                    run_dask(source, emit, scheduler, grace, connect_timeout=connect_timeout)
     return SweepSummary(
         total=len(unique),
-        skipped=len(unique) - len(todo),
+        skipped=len(unique) - bar.done,
         ran=bar.done,
         failed=failed,
         seconds=time.perf_counter() - start,
         store=str(store),
+        others=source.others,
     )

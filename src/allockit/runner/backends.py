@@ -1,8 +1,11 @@
 """The runner's backends: serial (this process), local (worker processes), Dask.
 
-Each runs a list of tasks and hands every finished row to ``emit`` as soon as it is
-done. A task that overruns its time limit (plus a grace period) is stopped and becomes
-a failed row with status ``time_limit``.
+Each runs the tasks of a *source* and hands every finished row to ``emit`` as soon as
+it is done. A source is a list of tasks or a ``TaskSource`` (``take()`` gives the next
+task, or None when none is ready yet; ``exhausted`` says no task will come): the sweep
+hands out tasks as it claims them in the results store. A task that overruns its time
+limit (plus a grace period) is stopped and becomes a failed row with status
+``time_limit``.
 """
 
 from __future__ import annotations
@@ -12,13 +15,77 @@ import signal
 import subprocess
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.tasks import Task, TaskRow, execute_task, failed_row, overrun_row
 
-__all__ = ["execute_task_guarded", "run_dask", "run_local", "run_serial"]
+__all__ = [
+    "TaskSource",
+    "as_source",
+    "execute_task_guarded",
+    "run_dask",
+    "run_local",
+    "run_serial",
+]
+
+#: Seconds between two looks at a source that has no task ready.
+_POLL = 0.2
+
+
+class TaskSource(Protocol):
+    """Where a backend takes its tasks: ``take()`` and ``exhausted``.
+
+    Examples
+    --------
+    >>> source = as_source([Task(kind="sleep", instance_id="a", instance={}, method="-")])
+    >>> source.take().instance_id, source.take(), source.exhausted
+    ('a', None, True)
+    """
+
+    def take(self) -> Task | None:
+        """The next task to run, or None if none is ready now."""
+
+    @property
+    def exhausted(self) -> bool:
+        """True when no task will come any more."""
+
+
+class _ListSource:
+    def __init__(self, tasks: Sequence[Task]) -> None:
+        self._queue = deque(tasks)
+
+    def take(self) -> Task | None:
+        return self._queue.popleft() if self._queue else None
+
+    @property
+    def exhausted(self) -> bool:
+        return not self._queue
+
+
+def as_source(tasks: Sequence[Task] | TaskSource) -> TaskSource:
+    """A task source: a ``TaskSource`` as it is, or a list handed out in order.
+
+    Parameters
+    ----------
+    tasks : sequence of Task or TaskSource
+        The tasks.
+
+    Returns
+    -------
+    TaskSource
+        An object with ``take()`` and ``exhausted``.
+
+    Examples
+    --------
+    >>> as_source([]).exhausted
+    True
+    """
+    if hasattr(tasks, "take") and hasattr(tasks, "exhausted"):
+        return tasks  # type: ignore[return-value]
+    return _ListSource(list(tasks))  # type: ignore[arg-type]
 
 
 def _hard_limit(task: Task, grace: float) -> float | None:
@@ -26,7 +93,7 @@ def _hard_limit(task: Task, grace: float) -> float | None:
 
 
 def run_serial(
-    tasks: Sequence[Task], emit: Callable[[TaskRow], None], grace: float
+    tasks: Sequence[Task] | TaskSource, emit: Callable[[TaskRow], None], grace: float
 ) -> None:
     """Run the tasks one after another in this process (the ``serial`` backend).
 
@@ -36,8 +103,8 @@ def run_serial(
 
     Parameters
     ----------
-    tasks : sequence of Task
-        The tasks, run in order.
+    tasks : sequence of Task or TaskSource
+        The tasks, run in order (a source may make the backend wait for its next one).
     emit : callable
         Called with each ``TaskRow`` as soon as its task ends (``run_sweep`` writes it
         to the results store).
@@ -60,28 +127,39 @@ def run_serial(
     >>> [(r.instance, r.ok, r.status) for r in rows]
     [('a', True, 'done'), ('b', False, 'failed')]
     """
-    for task in tasks:
-        limit = _hard_limit(task, grace)
+    source = as_source(tasks)
+    while True:
+        task = source.take()
+        if task is None:
+            if source.exhausted:
+                return
+            time.sleep(_POLL)
+            continue
+        emit(_run_one_serially(task, grace))
 
-        def _alarm(signum: int, frame: Any) -> None:
-            raise TimeoutError
 
-        start = time.perf_counter()
-        previous = signal.signal(signal.SIGALRM, _alarm) if limit else None
+def _run_one_serially(task: Task, grace: float) -> TaskRow:
+    limit = _hard_limit(task, grace)
+
+    def _alarm(signum: int, frame: Any) -> None:
+        raise TimeoutError
+
+    start = time.perf_counter()
+    previous = signal.signal(signal.SIGALRM, _alarm) if limit else None
+    try:
+        if limit:
+            signal.setitimer(signal.ITIMER_REAL, limit)
         try:
-            if limit:
-                signal.setitimer(signal.ITIMER_REAL, limit)
-            try:
-                row = execute_task(task)
-            except TimeoutError:
-                row = overrun_row(task, time.perf_counter() - start)
-        finally:
-            if limit:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
-        if row.error and "TimeoutError" in row.error:
-            row = overrun_row(task, row.seconds)
-        emit(row)
+            row = execute_task(task)
+        except TimeoutError:
+            row = overrun_row(task, time.perf_counter() - start)
+    finally:
+        if limit:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    if row.error and "TimeoutError" in row.error:
+        row = overrun_row(task, row.seconds)
+    return row
 
 
 class _Worker:
@@ -128,23 +206,27 @@ class _Worker:
 
 
 def run_local(
-    tasks: Sequence[Task], emit: Callable[[TaskRow], None], workers: int, grace: float
+    tasks: Sequence[Task] | TaskSource,
+    emit: Callable[[TaskRow], None],
+    workers: int,
+    grace: float,
 ) -> None:
     """Run the tasks on a pool of worker processes (the ``local`` backend).
 
     Each worker is a ``python -m allockit.runner.worker`` child fed pickled tasks; rows
-    are emitted in completion order. A worker whose task overruns ``time_limit +
+    are emitted in completion order. A worker is started only when there is a task for
+    it (never more than ``workers``), and a worker whose task overruns ``time_limit +
     grace`` seconds is killed and replaced (the row has status ``time_limit``); a
     worker that dies (segfault, out of memory) becomes a failed row and is replaced.
 
     Parameters
     ----------
-    tasks : sequence of Task
+    tasks : sequence of Task or TaskSource
         The tasks, handed out in order.
     emit : callable
         Called with each ``TaskRow`` as soon as its task ends.
     workers : int
-        Most worker processes (>= 1); never more than there are tasks.
+        Most worker processes (>= 1).
     grace : float
         Seconds allowed past a task's ``time_limit`` before its worker is killed.
 
@@ -155,21 +237,36 @@ def run_local(
     ...           rows.append, workers=1, grace=5.0)
     >>> [(r.instance, r.ok, r.status) for r in rows]
     [('a', True, 'done')]
+    >>> run_local([], rows.append, workers=4, grace=5.0)  # no task: no worker started
     """
     from multiprocessing.connection import wait
 
-    pool = [_Worker() for _ in range(max(1, min(workers, len(tasks))))]
-    queue = list(reversed(tasks))
+    source = as_source(tasks)
+    pool: list[_Worker] = []
     try:
-        while queue or any(w.task is not None for w in pool):
-            for w in pool:
-                if w.task is None and queue:
-                    w.give(queue.pop())
-            ready = wait([w for w in pool if w.task is not None], timeout=0.2)
-            now = time.perf_counter()
-            for i, w in enumerate(pool):
+        while True:
+            for w in pool:  # idle workers first
                 if w.task is None:
-                    continue
+                    task = source.take()
+                    if task is None:
+                        break
+                    w.give(task)
+            while len(pool) < max(1, workers) and not source.exhausted:
+                task = source.take()
+                if task is None:
+                    break
+                pool.append(_Worker())
+                pool[-1].give(task)
+            busy = [w for w in pool if w.task is not None]
+            if not busy:
+                if source.exhausted:
+                    return
+                time.sleep(_POLL)
+                continue
+            ready = wait(busy, timeout=_POLL)
+            now = time.perf_counter()
+            gone: list[_Worker] = []  # killed or dead: replaced when a task needs one
+            for w in busy:
                 if w in ready:
                     try:
                         row = w.receive()
@@ -180,14 +277,16 @@ def run_local(
                             w.task, f"worker process died (exit code {code})", now - w.started
                         )
                         w.kill()
-                        pool[i] = _Worker()
+                        gone.append(w)
                     emit(row)
                     continue
                 limit = _hard_limit(w.task, grace)
                 if limit is not None and now - w.started > limit:
                     emit(overrun_row(w.task, now - w.started))
+                    w.task = None
                     w.kill()
-                    pool[i] = _Worker()
+                    gone.append(w)
+            pool = [w for w in pool if w not in gone]
     finally:
         for w in pool:
             if w.task is None:
@@ -244,18 +343,24 @@ def execute_task_guarded(task: Task, grace: float = 5.0) -> TaskRow:
 
 
 def run_dask(
-    tasks: Sequence[Task], emit: Callable[[TaskRow], None], scheduler: Any, grace: float
+    tasks: Sequence[Task] | TaskSource,
+    emit: Callable[[TaskRow], None],
+    scheduler: Any,
+    grace: float,
+    *,
+    connect_timeout: float = 10.0,
 ) -> None:
     """Run the tasks on a ``dask.distributed`` cluster (the ``dask`` backend).
 
-    Every task is submitted at once as ``execute_task_guarded(task, grace)`` (so a
-    task with a time limit runs in a child process that can be killed); rows are
+    The client connects first (within ``connect_timeout`` seconds), then each task is
+    submitted as soon as the source gives it, as ``execute_task_guarded(task, grace)``
+    (a task with a time limit runs in a child process that can be killed); rows are
     emitted in completion order. A future that fails (lost worker, cancellation)
     becomes a failed row. A client created here is closed at the end.
 
     Parameters
     ----------
-    tasks : sequence of Task
+    tasks : sequence of Task or TaskSource
         The tasks.
     emit : callable
         Called with each ``TaskRow`` as soon as its task ends.
@@ -263,13 +368,16 @@ def run_dask(
         A scheduler address such as ``"tcp://10.0.0.1:8786"``, or a connected client.
     grace : float
         Seconds allowed past a task's ``time_limit`` before it is stopped.
+    connect_timeout : float, default 10.0
+        Seconds to wait for the scheduler to answer.
 
     Raises
     ------
     SolverUnavailableError
         If ``dask.distributed`` is not installed (``pip install 'allockit[dask]'``).
     InvalidInputError
-        If ``scheduler`` is empty.
+        If ``scheduler`` is empty, or does not answer within ``connect_timeout``
+        seconds (the message names the address).
 
     Examples
     --------
@@ -286,30 +394,50 @@ def run_dask(
     """
     import importlib.util
 
+    if not scheduler:
+        raise InvalidInputError("the dask backend needs a scheduler address (--scheduler)")
     if importlib.util.find_spec("distributed") is None:
         raise SolverUnavailableError(
             "the dask backend needs dask.distributed: pip install 'allockit[dask]'"
         )
-    from distributed import Client, as_completed
+    from distributed import Client, wait
 
     own = not isinstance(scheduler, Client)
-    if own and not scheduler:
-        raise InvalidInputError("the dask backend needs a scheduler address (--scheduler)")
-    client = Client(scheduler) if own else scheduler
+    if own:
+        try:
+            client = Client(scheduler, timeout=connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            raise InvalidInputError(
+                f"the Dask scheduler {scheduler!r} did not answer within {connect_timeout:g} s "
+                f"({type(exc).__name__}); check --scheduler, or raise --connect-timeout"
+            ) from None
+    else:
+        client = scheduler
+    source = as_source(tasks)
+    futures: dict[Any, Task] = {}
     try:
-        futures = {
-            client.submit(
-                execute_task_guarded, task, grace, pure=False, key=f"allockit-{task.key}"
-            ): task
-            for task in tasks
-        }
-        for future in as_completed(futures):
-            task = futures[future]
+        while True:
+            while (task := source.take()) is not None:
+                future = client.submit(
+                    execute_task_guarded, task, grace, pure=False, key=f"allockit-{task.key}"
+                )
+                futures[future] = task
+            if not futures:
+                if source.exhausted:
+                    return
+                time.sleep(_POLL)
+                continue
             try:
-                row = future.result()
-            except Exception as exc:  # lost worker, cancelled, unpicklable result...
-                row = failed_row(task, f"dask: {exc!r}", 0.0)
-            emit(row)
+                done, _ = wait(list(futures), timeout=_POLL * 5, return_when="FIRST_COMPLETED")
+            except TimeoutError:  # nothing finished yet: look at the source again
+                continue
+            for future in done:
+                task = futures.pop(future)
+                try:
+                    row = future.result()
+                except Exception as exc:  # lost worker, cancelled, unpicklable result...
+                    row = failed_row(task, f"dask: {exc!r}", 0.0)
+                emit(row)
     finally:
         if own:
             client.close()

@@ -1,17 +1,44 @@
-"""The results store of a sweep: one SQLite file (WAL mode), one row per task."""
+"""The results store of a sweep: one SQLite file (WAL mode), one row per task, task claims.
+
+The file carries a schema marker (``PRAGMA application_id`` = ``STORE_APPLICATION_ID``,
+``PRAGMA user_version`` = ``STORE_VERSION``): allockit opens a file only if it is a new
+(or empty) file or an allockit store (``check_store``), never another SQLite database.
+Several writers (two terminals, several machines on a shared folder) can run the same
+sweep on one store: a task is run only by the writer that *claims* it, atomically (a row
+of ``claims`` with its owner and a heartbeat); a claim whose heartbeat is older than
+``stale_after`` seconds (its writer was killed) is taken over. No task runs twice and no
+row is lost.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sqlite3
+import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 from allockit.errors import InvalidInputError, SolverUnavailableError
 
-__all__ = ["ResultStore", "flat_rows", "read_dataframe", "read_rows"]
+__all__ = [
+    "STORE_APPLICATION_ID",
+    "STORE_VERSION",
+    "Heartbeat",
+    "ResultStore",
+    "check_store",
+    "flat_rows",
+    "read_dataframe",
+    "read_rows",
+]
+
+#: ``PRAGMA application_id`` of an allockit store ("ALKT").
+STORE_APPLICATION_ID = 0x414C4B54
+#: ``PRAGMA user_version``: 2 adds the claims table and the setup_seconds column.
+STORE_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -30,11 +57,18 @@ CREATE TABLE IF NOT EXISTS results (
     finished_at REAL NOT NULL,
     host TEXT NOT NULL,
     allockit_version TEXT NOT NULL,
-    solver_versions TEXT NOT NULL
-)
+    solver_versions TEXT NOT NULL,
+    setup_seconds REAL
+);
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    heartbeat REAL NOT NULL,
+    claimed_at REAL NOT NULL
+);
 """
 
-_COLUMNS = (
+_LEGACY_COLUMNS = (
     "key",
     "sweep",
     "kind",
@@ -52,49 +86,186 @@ _COLUMNS = (
     "allockit_version",
     "solver_versions",
 )
+_COLUMNS = (*_LEGACY_COLUMNS, "setup_seconds")
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_store(path: str | Path, *, option: str = "store", must_exist: bool = False) -> str:
+    """Whether ``path`` may be used as a results store: a new file or an allockit store.
+
+    Read-only: nothing is created or changed. Checked before any work runs, so that a
+    sweep never ends on a store it cannot use.
+
+    Parameters
+    ----------
+    path : str or Path
+        The store's file.
+    option : str, default "store"
+        The option or field that named it, for the message (``"--store"``).
+    must_exist : bool, default False
+        Refuse a missing or empty file (for reading).
+
+    Returns
+    -------
+    str
+        ``"new"`` (missing or empty file, or an SQLite file without tables),
+        ``"legacy"`` (an allockit store of before the schema marker; upgraded when
+        opened for writing) or ``"store"``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the path is a folder, its folder cannot be created, the file is not SQLite,
+        or it is an SQLite database of something else (its tables are named), or a
+        store written by a newer allockit.
+
+    Examples
+    --------
+    >>> import pathlib, sqlite3, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> check_store(folder / "new.db")
+    'new'
+    >>> with sqlite3.connect(folder / "other.db") as db:
+    ...     _ = db.execute("CREATE TABLE people (name TEXT)")
+    >>> check_store(folder / "other.db", option="--store")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --store: '...other.db' is not an allockit results \
+store (an SQLite database with tables: people); give a new file or an allockit store
+    """
+    path = Path(path)
+    where = f"{option}: {str(path)!r}"
+    if path.is_dir():
+        raise InvalidInputError(f"{where} is a folder; give a file name for the store")
+    if not path.exists() or path.stat().st_size == 0:
+        if must_exist:
+            raise InvalidInputError(f"results store {str(path)!r} does not exist")
+        existing = path.parent
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise InvalidInputError(f"{where}: {str(existing)!r} is a file, not a folder")
+        if not os.access(existing, os.W_OK):
+            raise InvalidInputError(f"{where}: folder {str(existing)!r} is not writable")
+        return "new"
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(16)
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror}") from None
+    if magic != _SQLITE_MAGIC:
+        raise InvalidInputError(
+            f"{where} is not an allockit results store (not an SQLite file); "
+            "give a new file or an allockit store"
+        )
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        try:
+            app = db.execute("PRAGMA application_id").fetchone()[0]
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = sorted(
+                row[0]
+                for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            )
+            columns = (
+                tuple(row[1] for row in db.execute("PRAGMA table_info(results)"))
+                if "results" in tables
+                else ()
+            )
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise InvalidInputError(
+            f"{where} is not a readable allockit results store: {exc}"
+        ) from None
+    if app == STORE_APPLICATION_ID:
+        if version > STORE_VERSION:
+            raise InvalidInputError(
+                f"{where} was written by a newer allockit (store version {version}; this "
+                f"one reads up to {STORE_VERSION})"
+            )
+        return "store"
+    if app == 0 and not tables:
+        if must_exist:
+            raise InvalidInputError(f"results store {str(path)!r} holds no results")
+        return "new"
+    if app == 0 and set(tables) <= {"results", "claims"} and columns in (
+        _LEGACY_COLUMNS,
+        _COLUMNS,
+    ):
+        return "legacy"
+    described = f"tables: {', '.join(tables)}" if tables else "no tables"
+    raise InvalidInputError(
+        f"{where} is not an allockit results store (an SQLite database with {described}); "
+        "give a new file or an allockit store"
+    )
 
 
 class ResultStore:
-    """Append-only store of task results; each row is committed as soon as it is written.
+    """A sweep's results: one row per task, committed as soon as it is written; claims.
 
     Rows survive a killed process (SQLite's write-ahead log): an interrupted sweep loses
-    only the tasks that were in flight. ``keys()`` tells a resumed sweep what is done.
+    only the tasks that were in flight. ``keys()`` tells a resumed sweep what is done;
+    ``claim``, ``heartbeat`` and ``release`` let several writers share the store without
+    running a task twice (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The SQLite file: created if missing, refused unless it is an allockit store
+        (``check_store``); a store of before the schema marker is upgraded.
+    owner : str, optional
+        This writer's name in the claims (default: host, process id and a random part).
+
+    Raises
+    ------
+    InvalidInputError
+        If the path cannot be a store (``check_store``) or SQLite cannot open it.
 
     Examples
     --------
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
     >>> with ResultStore(path) as store:
+    ...     store.claim("k1", stale_after=60.0)
     ...     store.write({"key": "k1", "sweep": "s", "kind": "demo", "instance": "i",
     ...                  "method": "m", "params": {}, "seed": None, "ok": True,
     ...                  "status": "optimal", "outputs": {"x": 1}, "error": None,
     ...                  "wall_seconds": 0.1})
-    ...     sorted(store.keys())
-    ['k1']
+    ...     sorted(store.keys()), store.claim("k1", stale_after=60.0)
+    'claimed'
+    (['k1'], 'done')
     >>> read_rows(path)[0]["outputs"]
     {'x': 1}
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, owner: str | None = None) -> None:
         self.path = Path(path)
-        if self.path.parent and not self.path.parent.exists():
+        state = check_store(self.path)
+        if not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0)
+            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            if state == "legacy":
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+                if "setup_seconds" not in columns:
+                    self._db.execute("ALTER TABLE results ADD COLUMN setup_seconds REAL")
+            self._db.execute(f"PRAGMA application_id = {STORE_APPLICATION_ID}")
+            self._db.execute(f"PRAGMA user_version = {STORE_VERSION}")
         except sqlite3.Error as exc:
             raise InvalidInputError(
                 f"cannot open results store {str(self.path)!r}: {exc}"
             ) from None
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
-        self._db.commit()
         from allockit.solver import solver_versions
         from allockit.version import __version__
 
         self._version = __version__
         self._solvers = json.dumps(solver_versions(), sort_keys=True)
         self._host = socket.gethostname()
+        self.owner = owner or f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     def __enter__(self) -> ResultStore:
         return self
@@ -103,33 +274,227 @@ class ResultStore:
         self.close()
 
     def close(self) -> None:
-        """Close the database."""
-        self._db.close()
+        """Release this writer's claims and close the database."""
+        try:
+            self.release()
+        finally:
+            self._db.close()
 
     def keys(self, *, ok_only: bool = False) -> set[str]:
-        """Keys of the tasks already recorded (only the successful ones with ``ok_only``)."""
+        """Keys of the tasks already recorded (only the successful ones with ``ok_only``).
+
+        Parameters
+        ----------
+        ok_only : bool, default False
+            Only the tasks that succeeded.
+
+        Returns
+        -------
+        set of str
+            Task keys.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with ResultStore(os.path.join(tempfile.mkdtemp(), "r.db")) as store:
+        ...     store.keys()
+        set()
+        """
         query = "SELECT key FROM results" + (" WHERE ok = 1" if ok_only else "")
         return {row[0] for row in self._db.execute(query)}
 
+    def claim(
+        self, key: str, *, stale_after: float, retry_failed: bool = False, since: float = 0.0
+    ) -> str:
+        """Claim task ``key`` for this writer, atomically.
+
+        Parameters
+        ----------
+        key : str
+            The task's key.
+        stale_after : float
+            Seconds without a heartbeat after which another writer's claim is taken
+            over.
+        retry_failed : bool, default False
+            A failed row recorded before ``since`` does not count as done.
+        since : float, default 0.0
+            Start of this sweep (``time.time()``): a failed row written after it (by a
+            concurrent writer retrying it too) counts as done.
+
+        Returns
+        -------
+        str
+            ``"claimed"`` (run it), ``"done"`` (a row exists) or ``"busy"`` (another
+            live writer holds it).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+        >>> with ResultStore(path, owner="a") as a, ResultStore(path, owner="b") as b:
+        ...     a.claim("k", stale_after=60.0), b.claim("k", stale_after=60.0)
+        ('claimed', 'busy')
+        """
+        now = time.time()
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute(
+                "SELECT ok, finished_at FROM results WHERE key = ?", (key,)
+            ).fetchone()
+            if row is not None and (row[0] or not retry_failed or row[1] >= since):
+                db.execute("COMMIT")
+                return "done"
+            cursor = db.execute(
+                "INSERT INTO claims (key, owner, heartbeat, claimed_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, "
+                "heartbeat = excluded.heartbeat, claimed_at = excluded.claimed_at "
+                "WHERE claims.heartbeat < ? OR claims.owner = excluded.owner",
+                (key, self.owner, now, now, now - stale_after),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return "claimed" if cursor.rowcount == 1 else "busy"
+
+    def heartbeat(self) -> int:
+        """Refresh this writer's claims; the number of claims held.
+
+        Returns
+        -------
+        int
+            Claims refreshed.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with ResultStore(os.path.join(tempfile.mkdtemp(), "r.db")) as store:
+        ...     _ = store.claim("k", stale_after=60.0)
+        ...     store.heartbeat()
+        1
+        """
+        cursor = self._db.execute(
+            "UPDATE claims SET heartbeat = ? WHERE owner = ?", (time.time(), self.owner)
+        )
+        return cursor.rowcount
+
+    def release(self) -> None:
+        """Drop this writer's claims (its tasks that did not finish become free).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with ResultStore(os.path.join(tempfile.mkdtemp(), "r.db")) as store:
+        ...     _ = store.claim("k", stale_after=60.0)
+        ...     store.release()
+        ...     store.heartbeat()
+        0
+        """
+        self._db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+
     def write(self, row: dict[str, Any]) -> None:
-        """Insert or replace one task's row and commit it."""
+        """Insert or replace one task's row and drop its claim, in one commit.
+
+        Parameters
+        ----------
+        row : dict
+            ``TaskRow.to_dict()``'s fields; ``setup_seconds`` is taken from the row or,
+            if absent, from ``outputs["setup_seconds"]`` (one-time costs of the task's
+            process, reported apart from its time).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+        >>> with ResultStore(path) as store:
+        ...     store.write({"key": "k", "sweep": "s", "kind": "demo", "instance": "i",
+        ...                  "method": "m", "params": {}, "seed": None, "ok": True,
+        ...                  "status": "done", "outputs": {"setup_seconds": 1.5},
+        ...                  "error": None, "wall_seconds": 2.0})
+        >>> read_rows(path)[0]["setup_seconds"]
+        1.5
+        """
+        outputs = row.get("outputs", {}) or {}
+        setup = row.get("setup_seconds", outputs.get("setup_seconds"))
         record = {
             **row,
             "params": json.dumps(row.get("params", {}), sort_keys=True),
-            "outputs": json.dumps(row.get("outputs", {}), sort_keys=True, default=float),
+            "outputs": json.dumps(outputs, sort_keys=True, default=float),
             "ok": int(bool(row.get("ok"))),
             "finished_at": row.get("finished_at", time.time()),
             "host": row.get("host", self._host),
             "allockit_version": self._version,
             "solver_versions": row.get("solver_versions", self._solvers),
+            "setup_seconds": float(setup) if isinstance(setup, int | float) else None,
         }
         values = [record.get(col) for col in _COLUMNS]
-        self._db.execute(
-            f"INSERT OR REPLACE INTO results ({', '.join(_COLUMNS)}) "
-            f"VALUES ({', '.join('?' * len(_COLUMNS))})",
-            values,
-        )
-        self._db.commit()
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(
+                f"INSERT OR REPLACE INTO results ({', '.join(_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(_COLUMNS))})",
+                values,
+            )
+            db.execute(
+                "DELETE FROM claims WHERE key = ? AND owner = ?", (row["key"], self.owner)
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+
+class Heartbeat:
+    """A thread that refreshes a writer's claims every ``interval`` seconds.
+
+    It has its own SQLite connection (connections are not shared between threads).
+
+    Parameters
+    ----------
+    path : str or Path
+        The store.
+    owner : str
+        The writer whose claims are refreshed.
+    interval : float
+        Seconds between refreshes.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+    >>> with ResultStore(path) as store, Heartbeat(path, store.owner, 0.05):
+    ...     store.claim("k", stale_after=60.0)
+    'claimed'
+    """
+
+    def __init__(self, path: str | Path, owner: str, interval: float) -> None:
+        self.path, self.owner, self.interval = Path(path), owner, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="allockit-heartbeat", daemon=True)
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    db.execute(
+                        "UPDATE claims SET heartbeat = ? WHERE owner = ?",
+                        (time.time(), self.owner),
+                    )
+                except sqlite3.Error:  # busy for 30 s: try again at the next beat
+                    continue
+        finally:
+            db.close()
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
@@ -146,13 +511,15 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
         One dict per task, sorted by key, with the store's columns (``key``, ``sweep``,
         ``kind``, ``instance``, ``method``, ``params``, ``seed``, ``ok``, ``status``,
         ``outputs``, ``error``, ``wall_seconds``, ``finished_at``, ``host``,
-        ``allockit_version``, ``solver_versions``) plus ``seconds`` (= ``wall_seconds``);
-        ``params``, ``outputs`` and ``solver_versions`` are dicts, ``ok`` a bool.
+        ``allockit_version``, ``solver_versions``, ``setup_seconds``) plus ``seconds``,
+        the task's own time: ``wall_seconds`` minus the one-time ``setup_seconds`` of its
+        process (numba kernels, solver start-up); ``params``, ``outputs`` and
+        ``solver_versions`` are dicts, ``ok`` a bool.
 
     Raises
     ------
     InvalidInputError
-        If the file does not exist or is not a results store.
+        If the file does not exist or is not a results store (``check_store``).
 
     Examples
     --------
@@ -172,13 +539,14 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
     allockit.errors.InvalidInputError: results store '...missing.db' does not exist
     """
     path = Path(path)
-    if not path.exists():
-        raise InvalidInputError(f"results store {str(path)!r} does not exist")
+    check_store(path, must_exist=True)
     try:
-        db = sqlite3.connect(path)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
         try:
-            cursor = db.execute(f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY key")
-            rows = [dict(zip(_COLUMNS, values, strict=True)) for values in cursor]
+            have = {row[1] for row in db.execute("PRAGMA table_info(results)")}
+            columns = [c for c in _COLUMNS if c in have]
+            cursor = db.execute(f"SELECT {', '.join(columns)} FROM results ORDER BY key")
+            rows = [dict(zip(columns, values, strict=True)) for values in cursor]
         finally:
             db.close()
     except sqlite3.Error as exc:
@@ -188,7 +556,9 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
         row["outputs"] = json.loads(row["outputs"])
         row["solver_versions"] = json.loads(row["solver_versions"])
         row["ok"] = bool(row["ok"])
-        row["seconds"] = row["wall_seconds"]
+        row.setdefault("setup_seconds", None)
+        setup = row["setup_seconds"] or 0.0
+        row["seconds"] = max(0.0, row["wall_seconds"] - setup)
     return rows
 
 
