@@ -202,21 +202,37 @@ class LublinModel:
             raise InvalidInputError(f"start_hour must be in [0, 24); got {self.start_hour}")
 
     def params(self) -> tuple[JobTypeParams, JobTypeParams]:
-        """(interactive, batch) parameter sets actually used."""
+        """(interactive, batch) parameter sets actually used.
+
+        Each set is adapted by its role (interactive, batch or typeless), whatever its
+        values; the size range never goes below ``ulow`` (one node: every job has one).
+
+        Returns
+        -------
+        tuple of JobTypeParams
+            The interactive and the batch set (the typeless set twice without
+            ``two_types``).
+
+        Examples
+        --------
+        >>> [p.uhi == p.umed == p.ulow for p in LublinModel(nodes=1).params()]
+        [True, True]
+        """
+        roles = ("interactive", "batch") if self.two_types else ("typeless", "typeless")
         sets = (self.interactive, self.batch) if self.two_types else (self.typeless,) * 2
         if not self.adapt_sizes:
             return sets
         uhi = math.log2(self.nodes)
         adapted = []
-        for p in sets:
-            if self.nodes == 128 and p in (BATCH, TYPELESS):
+        for role, p in zip(roles, sets, strict=True):
+            if self.nodes == 128 and role != "interactive":
                 adapted.append(p)  # the reference values are for 128 nodes
                 continue
-            top = min(p.uhi, uhi) if p is INTERACTIVE else uhi
-            umed = (
-                min(p.umed, max(p.ulow, top - 2.5)) if p is INTERACTIVE else max(p.ulow, top - 2.5)
-            )
-            adapted.append(replace(p, uhi=top, umed=umed))
+            top = max(p.ulow, min(p.uhi, uhi) if role == "interactive" else uhi)
+            umed = max(p.ulow, top - 2.5)
+            if role == "interactive":
+                umed = min(p.umed, umed)
+            adapted.append(replace(p, uhi=top, umed=min(umed, top)))
         return adapted[0], adapted[1]
 
 
@@ -459,8 +475,8 @@ def dfrs_synthetic(
     Raises
     ------
     InvalidInputError
-        For a bad model or load (raised by ``LublinModel``, ``generate_lublin`` or
-        ``Workload.with_load``).
+        If ``n_jobs`` is not an integer >= 1, or for a bad model or load (raised by
+        ``LublinModel``, ``generate_lublin`` or ``Workload.with_load``).
 
     Examples
     --------
@@ -473,6 +489,8 @@ def dfrs_synthetic(
     .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
        scheduling vs. batch scheduling, Sec. 5.3.2.
     """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs < 1:
+        raise InvalidInputError(f"n_jobs must be an integer >= 1; got {n_jobs!r}")
     rng = as_generator(seed)
     model = model or LublinModel(nodes=nodes)
     jobs = generate_lublin(n_jobs, model=model, seed=rng)
