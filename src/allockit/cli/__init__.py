@@ -17,6 +17,7 @@ from allockit.cli import (
     dfrs,
     drfh,
     measy,
+    reproduce,
     reproduce_vcsched,
     reserves,
     runner,
@@ -41,6 +42,7 @@ FAMILIES = (
     measy,
     reserves,
     reproduce_vcsched,
+    reproduce,
 )
 
 

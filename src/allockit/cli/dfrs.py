@@ -32,6 +32,27 @@ def cmd_bound(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _weeks(text: str) -> tuple[int, ...]:
+    """``--weeks``: comma-separated indices or ranges ``A-B`` (inclusive)."""
+    out: list[int] = []
+    for item in text.split(","):
+        item = item.strip()
+        if "-" in item[1:]:
+            first, last = item.split("-", 1)
+            try:
+                a, b = int(first), int(last)
+            except ValueError:
+                raise InvalidInputError(f"--weeks: bad range {item!r}; use A-B") from None
+            if b < a:
+                raise InvalidInputError(f"--weeks: empty range {item!r}")
+            out.extend(range(a, b + 1))
+        elif item:
+            out.extend(number_list("--weeks", item, int))
+    if not out:
+        raise InvalidInputError(f"--weeks expects indices or ranges A-B; got {text!r}")
+    return tuple(out)
+
+
 def cmd_experiment(args: argparse.Namespace) -> int:
     """``allockit dfrs-experiment table2|table3|table4|fig1``: run, aggregate, print."""
     from allockit.experiments.dfrs import (
@@ -50,7 +71,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         hpc2n=hpc2n,
         seeds=args.seeds,
         loads=None if args.loads is None else number_list("--loads", args.loads),
-        weeks=None if args.weeks is None else number_list("--weeks", args.weeks, int),
+        weeks=None if args.weeks is None else _weeks(args.weeks),
         jobs=args.jobs,
         nodes=args.nodes,
     )
@@ -182,7 +203,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--weeks",
         default=None,
-        help="comma-separated HPC2N week indices, 0..180 (default: all; quick: 10,120,160)",
+        help="HPC2N week indices, comma-separated, ranges A-B allowed, 0..180 "
+        "(default: all; quick: 10,120,160)",
     )
     p.add_argument(
         "--jobs", type=positive_int, default=None, help="jobs per trace (default: 1000)"
