@@ -3,14 +3,57 @@
 Each kernel is the step of an algorithm that cannot be vectorised (jobs are placed one
 after the other). Plain-Python twins of GR and MCB live in ``tests/reference_heuristics.py``
 and must agree placement for placement.
+
+The compiled machine code is cached in a user cache directory, not in the installed
+package: ``$NUMBA_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/allockit/numba`` (default
+``~/.cache/allockit/numba``); see ``numba_cache_dir``. Numba falls back to its own
+places if that directory cannot be written.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+import os
 
-from allockit.constants import MEM_EPS
+import numpy as np
+
+
+def numba_cache_dir() -> str:
+    """Where numba caches allockit's compiled kernels.
+
+    ``$NUMBA_CACHE_DIR`` if set (numba's own setting, which wins), else
+    ``$XDG_CACHE_HOME/allockit/numba``, else ``~/.cache/allockit/numba``.
+
+    Returns
+    -------
+    str
+        The directory (not created here; numba creates it on first write).
+
+    Examples
+    --------
+    >>> import os
+    >>> numba_cache_dir() == os.environ.get("NUMBA_CACHE_DIR", numba_cache_dir())
+    True
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.environ["NUMBA_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "allockit", "numba")
+
+
+def _use_user_cache() -> None:
+    """Point numba's cache at ``numba_cache_dir()`` before the kernels are decorated."""
+    from numba.core import config
+
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        config.CACHE_DIR = numba_cache_dir()
+
+
+_use_user_cache()
+
+from numba import njit  # noqa: E402 - after the cache directory is set
+
+from allockit.constants import MEM_EPS  # noqa: E402
+from allockit.errors import InvalidInputError  # noqa: E402
 
 __all__ = [
     "affine_fill_kernel",
@@ -22,6 +65,7 @@ __all__ = [
     "maxmin_fill_kernel",
     "mcb_fill_kernel",
     "mcb_pack_kernel",
+    "numba_cache_dir",
     "warm_up",
 ]
 
@@ -474,25 +518,37 @@ def warm_up(*names: str) -> float:
     *names : str
         Kernels to warm, among ``"greedy_kernel"``, ``"greedy_backtrack_kernel"``,
         ``"mcb_fill_kernel"``, ``"greedy_fill_kernel"`` and ``"local_search_kernel"``
-        (the ones with warm-up inputs; another name raises ``KeyError``).
+        (the ones with warm-up inputs).
 
     Returns
     -------
     float
         Seconds spent compiling or loading; 0.0 if all were already warm.
 
+    Raises
+    ------
+    InvalidInputError
+        For a name without warm-up inputs (the message lists the known ones).
+
     Examples
     --------
     >>> warm_up("greedy_kernel") >= 0.0, warm_up("greedy_kernel")
     (True, 0.0)
+    >>> warm_up("no_such_kernel")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: kernel must be one of [...]; got 'no_such_kernel'
     """
     import time
 
+    inputs = _warm_inputs()
+    for name in names:
+        if name not in inputs:
+            raise InvalidInputError(f"kernel must be one of {sorted(inputs)}; got {name!r}")
     todo = [n for n in names if n not in _WARM]
     if not todo:
         return 0.0
     started = time.perf_counter()
-    inputs = _warm_inputs()
     for name in todo:
         globals()[name](*inputs[name])
         _WARM.add(name)
