@@ -7,28 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from allockit.constants import RUNNER_BACKENDS as BACKENDS
 from allockit.constants import RUNNER_GRACE_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.experiments.vcsched import collect_instance_files, vcsched_tasks
 from allockit.tasks import Task
 
 __all__ = ["SweepSpec", "load_spec"]
-
-_FIELDS = {
-    "name",
-    "output",
-    "backend",
-    "workers",
-    "scheduler",
-    "time_limit",
-    "methods",
-    "seeds",
-    "instances",
-    "generate",
-    "params",
-    "grace",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,16 +98,13 @@ class SweepSpec:
             items.append((path.stem, read_instance(path).to_dict()))
         if self.generate:
             from allockit.instances.generators import iter_vcsched_set
+            from allockit.instances.schemas import SweepGenerate, validate
 
-            gen = dict(self.generate)
-            every = int(gen.pop("every", 1))
-            set_name = gen.pop("set", None)
-            if set_name is None:
-                raise InvalidInputError("[generate] needs set = 'small' or 'large'")
-            seed = int(gen.pop("seed", 0))
-            parallel = bool(gen.pop("parallel", False))
-            if gen:
-                raise InvalidInputError(f"[generate] has unknown field {sorted(gen)[0]!r}")
+            gen = validate(SweepGenerate, dict(self.generate), where="[generate] ")
+            every = gen.get("every", 1)
+            set_name = gen["set"]
+            seed = gen.get("seed", 0)
+            parallel = gen.get("parallel", False)
             for k, (stem, inst) in enumerate(
                 iter_vcsched_set(set_name, seed=seed, parallel=parallel)
             ):
@@ -139,13 +120,16 @@ def load_spec(path: str | Path) -> SweepSpec:
 
     Fields: ``methods`` and ``output`` (required), ``name``, ``instances``,
     ``[generate]``, ``[params]``, ``seeds``, ``time_limit``, ``backend``, ``workers``,
-    ``scheduler``, ``grace``. The instances themselves are read when ``tasks()`` is
-    called, so missing instance files are reported then.
+    ``scheduler``, ``grace``. The file is checked as a whole before anything runs: the
+    schema ``allockit.instances.schemas.SWEEP`` (types, ranges, unknown fields), then
+    the method names, the ``[params]`` every method must accept (with their ranges,
+    ``allockit.vcsched.METHOD_SPECS``), unique methods and seeds, and that the
+    instance files exist. The instances themselves are read by ``tasks()``.
 
     Parameters
     ----------
     path : str or Path
-        The TOML file.
+        The TOML file (UTF-8).
 
     Returns
     -------
@@ -155,9 +139,10 @@ def load_spec(path: str | Path) -> SweepSpec:
     Raises
     ------
     InvalidInputError
-        On an unreadable file, malformed TOML, an unknown field, a missing ``methods``
-        or ``output``, an unknown backend or an empty ``methods`` list (named in the
-        message).
+        On an unreadable or non-UTF-8 file, malformed TOML, a field of the wrong type,
+        out of range or unknown, an unknown or repeated method, a ``[params]`` option a
+        method does not accept (or out of its range), or missing instance files (named
+        in the message, with the file's name first).
 
     Examples
     --------
@@ -179,45 +164,94 @@ def load_spec(path: str | Path) -> SweepSpec:
     >>> load_spec(path)
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: sweep.toml: unknown field 'method'; valid fields: [...]
+    allockit.errors.InvalidInputError: sweep.toml: method is not a known field; valid fields: ...
+    >>> _ = path.write_text('methods = ["mcb8", "sg"]\\noutput = "x.db"\\n'
+    ...                     '[generate]\\nset = "small"\\n[params]\\ntol = [0.01]\\n')
+    >>> load_spec(path)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: sweep.toml: [params] tol: VCSched method 'sg' does \
+not accept option 'tol'; accepted: seed, threads, time_limit
     """
+    from allockit.instances.schemas import validate
+
     path = Path(path)
+    where = f"{path.name}: "
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise InvalidInputError(f"cannot read sweep file {str(path)!r}: {exc}") from None
+        raise InvalidInputError(f"cannot read sweep file {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{where}not a UTF-8 text file (a TOML sweep file)") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InvalidInputError(f"{path.name}: malformed TOML: {exc}") from None
-    unknown = sorted(set(data) - _FIELDS)
-    if unknown:
-        raise InvalidInputError(
-            f"{path.name}: unknown field {unknown[0]!r}; valid fields: {sorted(_FIELDS)}"
-        )
-    for required in ("methods", "output"):
-        if required not in data:
-            raise InvalidInputError(f"{path.name}: missing field {required!r}")
-    backend = data.get("backend", "local")
-    if backend not in BACKENDS:
-        raise InvalidInputError(
-            f"{path.name}: backend must be one of {list(BACKENDS)}; got {backend!r}"
-        )
-    methods = data["methods"]
-    if isinstance(methods, str) or not isinstance(methods, list) or not methods:
-        raise InvalidInputError(f"{path.name}: methods must be a non-empty list of names")
+        raise InvalidInputError(f"{where}malformed TOML: {exc}") from None
+    from allockit.instances.schemas import SWEEP
+
+    doc = validate(SWEEP, data, where=where, name="the sweep file")
+    methods = tuple(doc["methods"])
+    _check_methods(methods, doc.get("params", {}), where)
+    seeds = doc.get("seeds")
+    if seeds is not None and len(set(seeds)) != len(seeds):
+        raise InvalidInputError(f"{where}seeds must be distinct; got {seeds}")
+    workers = doc.get("workers")
+    if workers is not None:
+        from allockit.options import Range, max_threads
+
+        try:
+            Range(int, ge=1, le=max_threads()).check("workers", workers)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{where}{exc}") from None
     base = path.parent
-    seeds = data.get("seeds", [None])
+    instances = tuple(doc.get("instances", []))
+    if instances:
+        try:
+            collect_instance_files([base / p for p in instances])
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{where}instances: {exc}") from None
+    elif "generate" not in doc:
+        raise InvalidInputError(
+            f"{where}the sweep has no instances: give instances = [...] or a [generate] table"
+        )
     return SweepSpec(
-        name=str(data.get("name", path.stem)),
-        output=base / data["output"],
-        methods=tuple(methods),
-        instances=tuple(data.get("instances", [])),
-        generate=dict(data.get("generate", {})),
-        params=dict(data.get("params", {})),
-        seeds=tuple(seeds),
-        time_limit=data.get("time_limit"),
-        backend=backend,
-        workers=data.get("workers"),
-        scheduler=data.get("scheduler"),
-        grace=float(data.get("grace", RUNNER_GRACE_SECONDS)),
+        name=doc.get("name", path.stem),
+        output=base / doc["output"],
+        methods=methods,
+        instances=instances,
+        generate=dict(doc.get("generate", {})),
+        params={k: v if isinstance(v, list) else [v] for k, v in doc.get("params", {}).items()},
+        seeds=tuple(seeds) if seeds is not None else (None,),
+        time_limit=doc.get("time_limit"),
+        backend=doc.get("backend", "local"),
+        workers=workers,
+        scheduler=doc.get("scheduler"),
+        grace=float(doc.get("grace", RUNNER_GRACE_SECONDS)),
         base=base,
     )
+
+
+def _check_methods(methods: tuple[str, ...], params: dict[str, Any], where: str) -> None:
+    """Known, distinct methods that all accept every ``[params]`` option and value."""
+    from allockit.options import check_options
+    from allockit.vcsched import METHOD_SPECS
+
+    for k, method in enumerate(methods):
+        if method not in METHOD_SPECS:
+            raise InvalidInputError(
+                f"{where}methods[{k}] must be one of {sorted(METHOD_SPECS)}; got {method!r}"
+            )
+        if method in methods[:k]:
+            raise InvalidInputError(f"{where}methods lists {method!r} twice")
+    for name, values in params.items():
+        if name in ("seed", "time_limit"):
+            top = "seeds" if name == "seed" else "time_limit"
+            raise InvalidInputError(
+                f"{where}[params] {name}: give it as the top-level field {top!r}"
+            )
+        for value in values if isinstance(values, list) else [values]:
+            for method in methods:
+                try:
+                    check_options("VCSched method", METHOD_SPECS[method], {name: value})
+                except InvalidInputError as exc:
+                    raise InvalidInputError(f"{where}[params] {name}: {exc}") from None

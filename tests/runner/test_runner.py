@@ -240,8 +240,11 @@ def test_sweep_cli_runs_resumes_and_exports(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ('output = "x.db"\n', "missing field 'methods'"),
-        ('output = "x.db"\nmethods = ["milp"]\nbogus = 1\n', "unknown field 'bogus'"),
+        ('output = "x.db"\n', r"s.toml: methods is missing \(required: a non-empty list"),
+        (
+            'output = "x.db"\nmethods = ["milp"]\nbogus = 1\n',
+            "s.toml: bogus is not a known field; valid fields: backend, generate",
+        ),
         ('output = "x.db"\nmethods = ["milp"]\nbackend = "mpi"\n', "backend must be one of"),
         ('output = "x.db"\nmethods = [', "malformed TOML"),
     ],
@@ -259,7 +262,7 @@ def test_sweep_with_unknown_method_exits_2(tmp_path, capsys):
         'output = "x.db"\nmethods = ["simplex"]\n[generate]\nset = "small"\nevery = 1000\n'
     )
     assert main(["sweep", str(spec)]) == 2
-    assert "method must be one of" in capsys.readouterr().err
+    assert "s.toml: methods[0] must be one of [" in capsys.readouterr().err
 
 
 def test_export_needs_one_format(tmp_path, capsys):

@@ -30,6 +30,7 @@ __all__ = [
     "check_output",
     "check_outputs",
     "check_ranges",
+    "connect_option",
     "error_line",
     "finite_float",
     "integer",
@@ -607,3 +608,27 @@ def error_line(exc: BaseException) -> str:
     prefix = "results store (SQLite): " if module.startswith("sqlite3") else ""
     text = " ".join(str(exc).split()) or type(exc).__name__
     return prefix + text[:300]
+
+
+def connect_option(p: argparse.ArgumentParser) -> None:
+    """``--connect-timeout S``: how long to wait for a Dask scheduler to answer.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> connect_option(p)
+    >>> p.parse_args([]).connect_timeout, p.parse_args(["--connect-timeout", "2"]).connect_timeout
+    (10.0, 2.0)
+    """
+    p.add_argument(
+        "--connect-timeout",
+        type=positive_float,
+        default=10.0,
+        metavar="S",
+        help="seconds to wait for the Dask scheduler to answer, in (0, 3600] (default: 10)",
+    )

@@ -9,6 +9,7 @@ from pathlib import Path
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    connect_option,
     positive_int,
     print_json,
     write_dict_csv,
@@ -22,11 +23,13 @@ __all__ = ["register"]
 def cmd_sweep(args: argparse.Namespace) -> int:
     """``allockit sweep SPEC.toml``: run the grid, resumably; print the summary."""
     from allockit.experiments.sweep_spec import load_spec
-    from allockit.runner import run_sweep
+    from allockit.runner import check_store, run_sweep
 
     spec = load_spec(args.spec)
     backend = args.backend or spec.backend
     store = Path(args.output) if args.output else spec.output
+    if not args.output:  # the file's output, checked before any work as --output was
+        check_store(store, option=f"{Path(args.spec).name}: output")
     try:
         summary = run_sweep(
             spec.tasks(),
@@ -38,6 +41,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             retry_failed=args.retry_failed,
             grace=spec.grace,
             progress=False if args.no_progress else None,
+            connect_timeout=args.connect_timeout,
         )
     except KeyboardInterrupt:
         sys.stderr.write(
@@ -105,29 +109,49 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--backend",
         choices=list(RUNNER_BACKENDS),
         default=None,
-        help="where tasks run (default: the file's backend, else local)",
+        help="where tasks run: local, serial or dask (default: the file's backend, else "
+        "local)",
     )
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address such as tcp://host:8786, for --backend dask "
+        "(default: the file's scheduler)",
+    )
     p.add_argument(
         "--workers",
         type=positive_int,
         default=None,
         metavar="N",
-        help="local worker processes, >= 1 (default: the file's, else one per core)",
+        help="local worker processes, 1..4 x cores (default: the file's, else one per core)",
     )
     p.add_argument(
-        "--output", default=None, metavar="DB", help="results store (default: the file's)"
+        "--output",
+        default=None,
+        metavar="DB",
+        help="results store, a new file or an allockit store (default: the file's output)",
     )
-    p.add_argument("--retry-failed", action="store_true", help="rerun failed tasks too")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--retry-failed", action="store_true", help="rerun failed tasks too (default: off)"
+    )
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar on stderr (default: off)"
+    )
+    connect_option(p)
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("results", help="work with a sweep's results store")
     res = p.add_subparsers(dest="action", required=True)
     r = res.add_parser("export", help="write the rows as CSV or Parquet")
-    r.add_argument("db", help="results store (SQLite)")
-    r.add_argument("--csv", default=None, metavar="FILE", help="CSV output file")
+    r.add_argument("db", help="results store (an allockit SQLite file)")
     r.add_argument(
-        "--parquet", default=None, metavar="FILE", help="Parquet output (needs pandas, pyarrow)"
+        "--csv", default=None, metavar="FILE", help="CSV output file (default: none)"
+    )
+    r.add_argument(
+        "--parquet",
+        default=None,
+        metavar="FILE",
+        help="Parquet output file, needs pandas and pyarrow (default: none)",
     )
     r.set_defaults(func=cmd_results_export)

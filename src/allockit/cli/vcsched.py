@@ -9,6 +9,8 @@ from pathlib import Path
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    connect_option,
+    finite_float,
     positive_float,
     positive_int,
     print_json,
@@ -55,8 +57,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from allockit.instances.io import read_instance
     from allockit.runner import read_rows, run_sweep
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    items = [(p.stem, read_instance(p).to_dict()) for p in collect_instance_files(args.inputs)]
+    methods = _method_list(args.methods)
+    files = collect_instance_files(args.inputs)
+    seen: dict[Path, Path] = {}
+    for path in files:
+        if path.resolve() in seen:
+            raise InvalidInputError(
+                f"instance file {str(path)!r} is given twice (also as "
+                f"{str(seen[path.resolve()])!r}); give each file once"
+            )
+        seen[path.resolve()] = path
+    stems = [p.stem for p in files]
+    for stem in stems:
+        if stems.count(stem) > 1:
+            raise InvalidInputError(
+                f"two instance files are named {stem!r} (rows are keyed by the file's stem); "
+                "rename one"
+            )
+    items = [(p.stem, read_instance(p).to_dict()) for p in files]
     tasks = vcsched_tasks(items, methods=methods, seeds=[args.seed], time_limit=args.time_limit)
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(args.store) if args.store else Path(tmp) / "compare.db"
@@ -69,6 +87,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 scheduler=args.scheduler,
                 sweep="compare",
                 progress=False if args.no_progress else None,
+                connect_timeout=args.connect_timeout,
             )
         except KeyboardInterrupt:
             sys.stderr.write(
@@ -97,6 +116,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         plot_comparison(flat, args.plot)
     return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+
+def _method_list(text: str) -> list[str]:
+    """``--methods``: known names, each once."""
+    from allockit.vcsched import METHOD_SPECS
+
+    methods = [m.strip() for m in text.split(",") if m.strip()]
+    if not methods:
+        raise InvalidInputError(f"--methods needs comma-separated method names; got {text!r}")
+    for k, method in enumerate(methods):
+        if method not in METHOD_SPECS:
+            raise InvalidInputError(
+                f"--methods: {method!r} is not a VCSched method; methods: "
+                f"{', '.join(METHOD_SPECS)}"
+            )
+        if method in methods[:k]:
+            raise InvalidInputError(f"--methods lists {method!r} twice; give each method once")
+    return methods
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -137,48 +174,71 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--methods",
         default=DEFAULT_METHODS,
-        help=f"comma-separated method names (default: {DEFAULT_METHODS})",
+        metavar="M1,M2",
+        help=f"comma-separated VCSched method names, each once (default: {DEFAULT_METHODS})",
     )
     p.add_argument(
         "--time-limit",
         type=positive_float,
         default=None,
         metavar="S",
-        help="seconds per exact solve, > 0 (default: none)",
+        help="seconds per task, in (0, 1e10]; exact methods stop at it (default: none)",
     )
     p.add_argument(
         "--workers",
         type=positive_int,
         default=None,
         metavar="N",
-        help="local worker processes, >= 1 (default: one per core)",
+        help="local worker processes, 1..4 x cores (default: one per core)",
     )
     p.add_argument(
         "--backend",
         choices=list(RUNNER_BACKENDS),
         default="local",
-        help="where tasks run (default: local)",
+        help="where tasks run: local worker processes, serial in this process, or an "
+        "existing Dask cluster (default: local)",
     )
     p.add_argument(
-        "--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler (backend dask)"
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address such as tcp://host:8786, for --backend dask "
+        "(default: none)",
     )
     p.add_argument(
         "--seed",
         type=seed_int,
         default=0,
         metavar="N",
-        help="seed of RRND/RRNZ and CP-SAT, 0..2^63-1 (default: 0)",
+        help="seed of RRND/RRNZ and CP-SAT, an integer in 0..2^63-1 (default: 0)",
     )
     p.add_argument(
         "--store",
         default=None,
         metavar="DB",
-        help="keep the results store (SQLite) and resume from it (default: a temporary one)",
+        help="keep the results store (a new file or an allockit SQLite store) and resume "
+        "from it (default: a temporary one)",
     )
-    p.add_argument("--csv", default=None, metavar="FILE", help="one row per (instance, method)")
-    p.add_argument("--plot", default=None, metavar="DIR", help="draw the paper's figures (PNG)")
-    p.add_argument("--json", action="store_true", help="print the table as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--csv",
+        default=None,
+        metavar="FILE",
+        help="write one row per (instance, method) to this CSV file (default: none)",
+    )
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="DIR",
+        help="draw the paper's figures (PNG) into this folder, created if missing "
+        "(default: none)",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print the table as JSON (default: text)"
+    )
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar on stderr (default: off)"
+    )
+    connect_option(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -209,6 +269,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method",
         default="milp",
+        metavar="NAME",
         help="milp (default), milp-paper, cpsat, lp, best (portfolio: heuristics, local "
         "search, bounds, exact search; 60 s unless --time-limit), gr, sg, gb, sgb, rrnd, "
         "rrnz, mcb1..mcb8, adapt",
@@ -218,21 +279,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_float,
         default=None,
         metavar="S",
-        help="seconds, > 0 (default: none; heuristics run to completion)",
+        help="seconds for the whole run, in (0, 1e10] (default: none; heuristics run to "
+        "completion)",
     )
     p.add_argument(
         "--threads",
         type=positive_int,
         default=None,
         metavar="N",
-        help="solver threads, >= 1 (default: the solver's choice)",
+        help="solver threads, 1..4 x cores (default: the solver's choice)",
     )
     p.add_argument(
         "--seed",
         type=seed_int,
         default=None,
         metavar="N",
-        help="seed of CP-SAT and RRND/RRNZ, 0..2^63-1 (default: CP-SAT 0, RRND fresh)",
+        help="seed of CP-SAT and RRND/RRNZ, an integer in 0..2^63-1 (default: CP-SAT 0, "
+        "RRND fresh entropy)",
     )
     p.set_defaults(func=cmd_solve)
 
@@ -248,37 +311,65 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate VCSched instances (paper Sec. 4.1)")
     gen = p.add_subparsers(dest="kind", required=True)
     g = gen.add_parser("vcsched", help="one instance, printed as JSON")
-    g.add_argument("--hosts", type=positive_int, help="identical hosts, >= 1 (required)")
-    g.add_argument("--jobs", type=positive_int, help="jobs, >= 1 (required)")
+    g.add_argument(
+        "--hosts",
+        type=positive_int,
+        metavar="H",
+        help="identical hosts, an integer in [1, 1000000] (required)",
+    )
+    g.add_argument(
+        "--jobs", type=positive_int, metavar="J", help="jobs, an integer in [1, 1e7] (required)"
+    )
     g.add_argument(
         "--slack",
-        type=float,
-        help="memory slack in [0, 1): 1 - total memory / hosts (required)",
+        type=finite_float,
+        metavar="X",
+        help="memory slack, a fraction in [0, 1): 1 - total memory / hosts (required)",
     )
     g.add_argument(
         "--cov-cpu",
-        type=float,
+        type=finite_float,
         default=0.25,
-        help="coefficient of variation of CPU needs, >= 0 (default: 0.25)",
+        metavar="X",
+        help="coefficient of variation of CPU needs, in [0, 10] (default: 0.25)",
     )
     g.add_argument(
         "--cov-mem",
-        type=float,
+        type=finite_float,
         default=0.25,
-        help="coefficient of variation of memory, >= 0 (default: 0.25)",
+        metavar="X",
+        help="coefficient of variation of memory needs, in [0, 10] (default: 0.25)",
     )
     g.add_argument(
-        "--seed", type=seed_int, default=None, help="0..2^63-1 (default: fresh entropy)"
+        "--seed",
+        type=seed_int,
+        default=None,
+        metavar="N",
+        help="an integer in 0..2^63-1 (default: fresh entropy)",
     )
     g.add_argument(
-        "--parallel", action="store_true", help="Lublin-Feitelson task counts per job"
+        "--parallel",
+        action="store_true",
+        help="Lublin-Feitelson task counts per job (default: off, one task per job)",
     )
     g.set_defaults(func=cmd_generate)
     g = gen.add_parser("vcsched-set", help="write the small or large set to a directory")
-    g.add_argument("set_name", metavar="small|large", help="which set (1,440 or 10,800)")
-    g.add_argument("--out", metavar="DIR", help="output directory (required)")
-    g.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
     g.add_argument(
-        "--parallel", action="store_true", help="Lublin-Feitelson task counts per job"
+        "set_name", metavar="small|large", help="which set: small (1,440) or large (10,800)"
+    )
+    g.add_argument(
+        "--out", metavar="DIR", help="output folder, created if missing; not a file (required)"
+    )
+    g.add_argument(
+        "--seed",
+        type=seed_int,
+        default=0,
+        metavar="N",
+        help="an integer in 0..2^63-1 (default: 0)",
+    )
+    g.add_argument(
+        "--parallel",
+        action="store_true",
+        help="Lublin-Feitelson task counts per job (default: off, one task per job)",
     )
     g.set_defaults(func=cmd_generate)
