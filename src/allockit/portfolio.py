@@ -73,9 +73,7 @@ class _Best:
         )
 
 
-def warm_start_placement(
-    instance: VCInstance, *, time_limit: float | None = None
-) -> tuple[np.ndarray | None, str, float]:
+def warm_start_placement(instance: VCInstance) -> tuple[np.ndarray | None, str, float]:
     """The fast incumbent the exact methods start from: MCB8, or ``adapt`` with migrations.
 
     Parameters
@@ -84,9 +82,6 @@ def warm_start_placement(
         Hosts (CPU and memory capacity 1) and jobs (CPU need per task in (0, 1], memory
         per task, tasks per job, as fractions of a host); for an adaptation instance,
         the previous placement and the migration budget or count.
-    time_limit : float, optional
-        Unused by the heuristics themselves (they take milliseconds); recorded for
-        symmetry with the solvers.
 
     Returns
     -------
@@ -391,7 +386,7 @@ def solve_best(
         budget = max(0.01, left() - reserve)
         kwargs = dict(
             time_limit=budget,
-            threads=threads,
+            threads=1 if threads is None else threads,
             rel_gap=rel_gap,
             initial=best.task_hosts,
             initial_source=best.source or "none",

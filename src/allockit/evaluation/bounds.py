@@ -208,7 +208,9 @@ def load_lower_bound(instance: VCInstance) -> tuple[float, str]:
     # Martello-Toth L2 on the CPU needs: bisection on the capacity
     if bins_lower_bound(cpu, start) > hosts:
         lo, hi = start, 2.0 * start
-        while bins_lower_bound(cpu, hi) > hosts:
+        for _ in range(BISECTION_STEPS):  # at capacity sum(a) one bin suffices
+            if bins_lower_bound(cpu, hi) <= hosts:
+                break
             lo, hi = hi, 2.0 * hi
         for _ in range(BISECTION_STEPS):
             mid = 0.5 * (lo + hi)
