@@ -29,6 +29,8 @@ _KEYS = ("sum", "diff", "ratio", "max")
 
 
 def _sort_key(cpu: np.ndarray, mem: np.ndarray, key: str) -> np.ndarray:
+    if key not in _KEYS:
+        raise InvalidInputError(f"key must be one of {list(_KEYS)}; got {key!r}")
     hi, lo = np.maximum(cpu, mem), np.minimum(cpu, mem)
     if key == "sum":
         return cpu + mem
@@ -59,8 +61,7 @@ def mcb_pack(
         The yield every job must get, in [0, 1]; 0 packs on memory alone.
     key : {"sum", "diff", "ratio", "max"}, default "max"
         Sort key of the two task lists: CPU + memory, their difference, their ratio
-        (larger over smaller) or their maximum. Not validated here: an unknown key
-        sorts as ``"max"`` (``mcb`` checks it).
+        (larger over smaller) or their maximum.
     descending : bool, default True
         Sort order; ``key="max", descending=True`` is MCB8.
 
@@ -69,6 +70,11 @@ def mcb_pack(
     numpy.ndarray or None
         Host index per task (tasks listed job by job), or None if some task fits on
         no host.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``key`` is not one of the four names.
 
     Examples
     --------
@@ -108,8 +114,7 @@ def mcb_fill(
         CPU and memory still free on each host.
     key : {"sum", "diff", "ratio", "max"}, default "max"
         Sort key of the two task lists: CPU + memory, their difference, their ratio
-        (larger over smaller) or their maximum. Not validated here: an unknown key
-        sorts as ``"max"`` (``mcb`` checks it).
+        (larger over smaller) or their maximum.
     descending : bool, default True
         Sort order; ``key="max", descending=True`` is MCB8.
 
@@ -117,6 +122,11 @@ def mcb_fill(
     -------
     numpy.ndarray or None
         Host index per task, or None if some task fits nowhere.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``key`` is not one of the four names.
 
     Examples
     --------

@@ -75,6 +75,11 @@ __all__ = [
 def sample_dir() -> str:
     """Directory of the bundled sample of the paper's small set (36 instances).
 
+    Returns
+    -------
+    str
+        The folder of the sample's JSON files (installed with the package).
+
     Examples
     --------
     >>> import os
@@ -88,6 +93,16 @@ def sample_dir() -> str:
 
 def example_path(name: str = "example_vcsched.json") -> str:
     """Path of a bundled example instance.
+
+    Parameters
+    ----------
+    name : str, default "example_vcsched.json"
+        File name in the package's ``instances/data`` folder.
+
+    Returns
+    -------
+    str
+        The file's path (it exists for the bundled names).
 
     Examples
     --------

@@ -26,14 +26,20 @@ __all__ = ["users_from_task_events"]
 _SUBMIT, _SCHEDULE, _FINISH = 0, 1, 4
 
 
-def _rows(paths: Iterable[str | Path]) -> Iterable[list[str]]:
+#: Columns of a ``task_events`` row in the 2011 schema.
+_COLUMNS = 13
+
+
+def _rows(paths: Iterable[str | Path]) -> Iterable[tuple[str, int, list[str]]]:
+    """``(file name, row number in that file, row)`` for every row of every file."""
     for path in paths:
         path = Path(path)
         opener = gzip.open if path.suffix == ".gz" else open
         try:
             with opener(path, "rt", newline="") as fh:
-                yield from csv.reader(fh)
-        except OSError as exc:
+                for number, row in enumerate(csv.reader(fh), start=1):
+                    yield path.name, number, row
+        except (OSError, EOFError, UnicodeDecodeError, csv.Error) as exc:
             raise InvalidInputError(f"cannot read task events {str(path)!r}: {exc}") from None
 
 
@@ -65,8 +71,9 @@ def users_from_task_events(paths: Iterable[str | Path], *, min_tasks: int = 1) -
     Raises
     ------
     InvalidInputError
-        If a file cannot be read, or a row has fewer than 11 columns, a bad timestamp
-        or event type, or a bad request (the row number counts across all files).
+        If a file cannot be read, or a row does not have the schema's 13 columns, a
+        bad timestamp or event type, or a bad request (the message names the file and
+        the row number in it).
 
     Examples
     --------
@@ -84,24 +91,28 @@ def users_from_task_events(paths: Iterable[str | Path], *, min_tasks: int = 1) -
     demand: dict[str, list[tuple[float, float]]] = defaultdict(list)
     started: dict[tuple[str, str], float] = {}
     runtime: dict[str, list[float]] = defaultdict(list)
-    for number, row in enumerate(_rows(paths), start=1):
-        if len(row) < 11:
+    for name, number, row in _rows(paths):
+        where = f"{name} row {number}"
+        if len(row) != _COLUMNS:
             raise InvalidInputError(
-                f"task_events row {number}: expected 13 columns, got {len(row)}"
+                f"{where}: expected {_COLUMNS} columns (task_events, 2011 schema), "
+                f"got {len(row)}"
             )
         try:
             t = float(row[0]) / 1e6
             event = int(row[5])
         except ValueError:
             raise InvalidInputError(
-                f"task_events row {number}: bad timestamp or event type"
+                f"{where}: bad timestamp or event type: {row[0]!r}, {row[5]!r}"
             ) from None
         user, task = row[6], f"{row[2]}/{row[3]}"
         if event == _SUBMIT:
             try:
                 cpu, mem = float(row[9] or 0), float(row[10] or 0)
             except ValueError:
-                raise InvalidInputError(f"task_events row {number}: bad request") from None
+                raise InvalidInputError(
+                    f"{where}: bad CPU or memory request: {row[9]!r}, {row[10]!r}"
+                ) from None
             if cpu > 0 and mem > 0:
                 demand[user].append((cpu, mem))
                 submit[user] = min(submit.get(user, t), t)

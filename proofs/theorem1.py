@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.constants import TAU
 from allockit.instances.workload import Workload
 
 __all__ = ["Piece", "build_schedule", "check_schedule"]
@@ -105,7 +106,7 @@ def build_schedule(workload: Workload, ends: np.ndarray, alpha: np.ndarray) -> l
 
 
 def check_schedule(
-    workload: Workload, pieces: list[Piece], stretch: float, *, tau: float = 10.0, tol: float = 1e-6
+    workload: Workload, pieces: list[Piece], stretch: float, *, tau: float = TAU, tol: float = 1e-6
 ) -> list[str]:
     """Every way ``pieces`` fails to be a valid schedule meeting ``stretch``; [] if none.
 
@@ -122,8 +123,8 @@ def check_schedule(
         The schedule to check.
     stretch : float
         The maximum bounded stretch it must meet.
-    tau : float, default 10.0
-        Bounded-stretch threshold in seconds (the value of ``allockit.constants.TAU``).
+    tau : float, default ``allockit.constants.TAU`` (10 s)
+        Bounded-stretch threshold in seconds.
     tol : float, default 1e-6
         Tolerance in seconds on windows and overlaps (relative on the work done).
 

@@ -266,7 +266,8 @@ def mean_utilization(trace: DynamicTrace) -> np.ndarray:
     -------
     numpy.ndarray, shape (n_resources,)
         Mean fraction of each resource in use, in [0, 1]; the only row of a one-event
-        trace, or an empty array for an empty trace.
+        trace, the last row when every event happens at the same time (no duration to
+        weigh by), or an empty array for an empty trace.
 
     Examples
     --------
@@ -274,8 +275,15 @@ def mean_utilization(trace: DynamicTrace) -> np.ndarray:
     ...                  np.array([[1.0], [0.5], [0.0]]), {}, ("u",))
     >>> mean_utilization(t).tolist()
     [0.6666666666666666]
+    >>> same = DynamicTrace(np.array([5.0, 5.0]), np.zeros((2, 1)),
+    ...                     np.array([[1.0], [0.25]]), {}, ("u",))
+    >>> mean_utilization(same).tolist()
+    [0.25]
     """
     if trace.times.size < 2:
         return trace.utilization[0] if trace.utilization.size else np.zeros(0)
     dt = np.diff(trace.times)
-    return (trace.utilization[:-1] * dt[:, None]).sum(axis=0) / dt.sum()
+    span = dt.sum()
+    if not span > 0:  # every event at one instant: the state after them
+        return trace.utilization[-1].copy()
+    return (trace.utilization[:-1] * dt[:, None]).sum(axis=0) / span

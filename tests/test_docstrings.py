@@ -44,19 +44,44 @@ def _public(module_name: str):
 
 
 def _raises(func) -> bool:
+    """Whether ``func``'s own body raises; a raise inside a nested function, lambda or
+    class belongs to that one and is not counted."""
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
         return False
-    tree = ast.parse(source)
-    body = tree.body[0]
-    for node in ast.walk(body):
+    body = ast.parse(source).body[0]
+    todo = list(ast.iter_child_nodes(body))
+    while todo:
+        node = todo.pop()
         if isinstance(node, ast.Raise):
-            # a raise inside a nested function or class belongs to that one
             return True
-        if node is not body and isinstance(node, ast.FunctionDef | ast.ClassDef):
-            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue  # its body is its own
+        todo.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _nested_only():
+    def inner():
+        raise ValueError("inner's own")
+
+    class Inner:
+        def method(self):
+            raise ValueError("method's own")
+
+    return inner, Inner
+
+
+def _direct(flag):
+    if flag:
+        raise ValueError("direct")
+    return flag
+
+
+def test_raises_counts_only_the_functions_own_body():
+    assert _raises(_direct)
+    assert not _raises(_nested_only)
 
 
 def _problems(name: str, obj) -> list[str]:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from allockit.drfh import DRFH_METHODS
-from allockit.errors import InvalidInputError
+from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.instances.drfh import DRFHInstance
 from allockit.results import DRFHResult
 
@@ -354,21 +354,24 @@ def _sharing_incentive(
     mechanism: Callable, examples: int, seed: int, finite_tasks: bool
 ) -> PropertyReport:
     from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hypothesis_seed
 
     from allockit.models.drfh_lp import progressive_filling
 
     worse: list[float] = []
     users = [0]
+    checked = [0]
 
+    @hypothesis_seed(seed)
     @settings(
         max_examples=examples,
         database=None,
-        derandomize=True,
         deadline=None,
         suppress_health_check=list(HealthCheck),
     )
     @given(_strategy("sharing_incentive", finite_tasks))
     def run(instance: DRFHInstance) -> None:
+        checked[0] += 1
         shared = mechanism(instance).tasks
         n = instance.n_users
         for i in range(n):
@@ -396,7 +399,7 @@ def _sharing_incentive(
     return PropertyReport(
         "sharing_incentive",
         held=not worse,
-        examples=examples,
+        examples=checked[0],
         violation=max(worse, default=0.0),
         detail=f"{len(worse)} of {users[0]} users ({100 * frac:.1f} %) "
         "run fewer tasks than on a dedicated 1/n of the pool",
@@ -434,8 +437,8 @@ def check(
     examples : int, default 200
         Most instances hypothesis generates per property (before shrinking).
     seed : int, default 0
-        Seed of hypothesis's search and of the misreports tried for truthfulness.
-        ``sharing_incentive`` runs derandomized and does not use it.
+        Seed of hypothesis's search (every property, ``sharing_incentive`` included) and
+        of the misreports tried for truthfulness.
     finite_tasks : bool, default True
         If False every generated user has unbounded tasks.
 
@@ -450,6 +453,8 @@ def check(
     ------
     InvalidInputError
         For an unknown property name (checked before anything runs).
+    SolverUnavailableError
+        If hypothesis is not installed (``pip install 'allockit[fairness]'``).
 
     Examples
     --------
@@ -467,8 +472,13 @@ def check(
        computing systems with heterogeneous servers, INFOCOM, Sec. IV-V.
     """
     import dataclasses
+    import importlib.util
     import time
 
+    if importlib.util.find_spec("hypothesis") is None:
+        raise SolverUnavailableError(
+            "property testing needs hypothesis: pip install 'allockit[fairness]'"
+        )
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 

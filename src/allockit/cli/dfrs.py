@@ -9,6 +9,8 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    connect_option,
+    integer,
     nonnegative_float,
     number_list,
     positive_float,
@@ -28,7 +30,14 @@ def cmd_bound(args: argparse.Namespace) -> int:
 
     workload = workload_from_args(args.file, args)
     result = stretch_bound(workload, method=args.method, tol=args.tol)
-    print_json({"jobs": workload.n_jobs, "nodes": workload.platform.nodes, **result.to_dict()})
+    print_json(
+        {
+            "jobs": workload.n_jobs,
+            "nodes": workload.platform.nodes,
+            **args.input_counts,
+            **result.to_dict(),
+        }
+    )
     return EXIT_OK
 
 
@@ -45,6 +54,10 @@ def _weeks(text: str) -> tuple[int, ...]:
                 raise InvalidInputError(f"--weeks: bad range {item!r}; use A-B") from None
             if b < a:
                 raise InvalidInputError(f"--weeks: empty range {item!r}")
+            if not 0 <= a <= b <= 10_000:
+                raise InvalidInputError(
+                    f"--weeks: week indices are in 0..180 (HPC2N); got the range {item!r}"
+                )
             out.extend(range(a, b + 1))
         elif item:
             out.extend(number_list("--weeks", item, int))
@@ -98,6 +111,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         sweep=f"dfrs-{args.experiment}",
         progress=args.progress,
+        connect_timeout=args.connect_timeout,
     )
     table = aggregate(args.experiment, read_rows(args.store), tasks)
     out: dict[str, Any] = {
@@ -149,13 +163,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--method",
         choices=["exact", "bisection"],
         default="exact",
-        help="exact breakpoint search (default) or bisection",
+        help="exact breakpoint search or the paper's bisection (default: exact)",
     )
     p.add_argument(
         "--tol",
         type=positive_float,
         default=1e-4,
-        help="relative tolerance of the bisection, > 0 (default: 1e-4)",
+        metavar="X",
+        help="relative tolerance of the bisection, in [1e-9, 0.5] (default: 1e-4)",
     )
     p.set_defaults(func=cmd_bound)
 
@@ -172,81 +187,122 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--sets",
         default=None,
+        metavar="S1,S2",
         help="comma-separated subset of the experiment's trace sets: real, unscaled, scaled "
         "(default: all of them)",
     )
     p.add_argument(
         "--algorithms",
         default=None,
+        metavar="A1;A2",
         help="semicolon-separated subset of the experiment's algorithms, e.g. "
         "'EASY;FCFS' (default: all)",
     )
     p.add_argument(
         "--backfill-depth",
-        type=int,
+        type=integer,
         default=None,
         metavar="N",
         help="EASY tries at most N queued jobs after the head, >= 0 (default: unlimited)",
     )
-    p.add_argument("--quick", action="store_true", help="a subset that runs in minutes")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a subset that runs in minutes (default: off, the paper's full sets)",
+    )
     p.add_argument(
         "--seeds",
         type=positive_int,
         default=None,
-        help="number of synthetic traces per load, >= 1 (default: 100; quick: 2)",
+        metavar="N",
+        help="synthetic traces per load, an integer in [1, 10000] (default: 100; quick: 2)",
     )
     p.add_argument(
         "--loads",
         default=None,
-        help="comma-separated loads of the scaled set, > 0 (default: 0.1..0.9)",
+        metavar="L1,L2",
+        help="comma-separated offered loads of the scaled set, > 0 (default: 0.1..0.9)",
     )
     p.add_argument(
         "--weeks",
         default=None,
+        metavar="W",
         help="HPC2N week indices, comma-separated, ranges A-B allowed, 0..180 "
         "(default: all; quick: 10,120,160)",
     )
     p.add_argument(
-        "--jobs", type=positive_int, default=None, help="jobs per trace (default: 1000)"
+        "--jobs",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="jobs per synthetic trace, an integer in [1, 1e7] (default: 1000)",
     )
-    p.add_argument("--nodes", type=positive_int, default=None, help="nodes (default: 128)")
+    p.add_argument(
+        "--nodes",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="nodes of the synthetic platform, an integer in [1, 1000000] (default: 128)",
+    )
     p.add_argument(
         "--hpc2n",
         default=None,
-        help="HPC2N SWF (default: $ALLOCKIT_HPC2N, else ../shared/data/traces/...)",
+        metavar="SWF",
+        help="HPC2N SWF file (default: $ALLOCKIT_HPC2N, else ../shared/data/traces/...)",
     )
     p.add_argument(
         "--store",
         default="dfrs-experiments.db",
-        help="results store, resumable (default: dfrs-experiments.db)",
+        metavar="DB",
+        help="results store, a new file or an allockit store, resumable "
+        "(default: dfrs-experiments.db)",
     )
     p.add_argument(
         "--backend",
         choices=list(RUNNER_BACKENDS),
         default="local",
-        help="where tasks run (default: local)",
+        help="where tasks run: local, serial or dask (default: local)",
     )
     p.add_argument(
         "--workers",
         type=positive_int,
         default=None,
-        help="local worker processes (default: one per core)",
+        metavar="N",
+        help="local worker processes, 1..4 x cores (default: one per core)",
     )
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address for --backend dask (default: none)",
+    )
+    connect_option(p)
     p.add_argument(
         "--penalty",
         type=nonnegative_float,
         default=PENALTY_SECONDS,
-        help=f"rescheduling penalty in seconds (default: {PENALTY_SECONDS:g})",
+        metavar="S",
+        help=f"rescheduling penalty in seconds, in [0, 1e10] (default: {PENALTY_SECONDS:g})",
     )
     p.add_argument(
         "--period",
         type=positive_float,
         default=PERIOD_SECONDS,
-        help=f"MCB8 period in seconds (default: {PERIOD_SECONDS:g})",
+        metavar="S",
+        help=f"MCB8 period in seconds, in [1, 1e10] (default: {PERIOD_SECONDS:g})",
     )
-    p.add_argument("--markdown", default=None, metavar="FILE", help="table beside the paper's")
-    p.add_argument("--plot", default=None, metavar="PNG", help="Fig. 1 plot")
+    p.add_argument(
+        "--markdown",
+        default=None,
+        metavar="FILE",
+        help="write the table beside the paper's to this Markdown file (default: none)",
+    )
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="PNG",
+        help="write the figure (fig1, fig3, fig4) to this PNG file (default: none)",
+    )
     p.add_argument(
         "--progress",
         action="store_true",

@@ -76,36 +76,54 @@ def register(sub: argparse._SubParsersAction) -> None:
     """
     p = sub.add_parser("drfh", help="fair multi-resource allocation on heterogeneous servers")
     p.add_argument("file", help="DRFH instance JSON")
-    p.add_argument("--method", default="lp", help=f"{_METHODS} (default: lp)")
+    p.add_argument(
+        "--method",
+        default="lp",
+        metavar="NAME",
+        help=f"{_METHODS}; lp refuses finite task caps it would exceed (default: lp)",
+    )
     p.add_argument(
         "--slots",
         type=positive_int,
         default=14,
         metavar="S",
-        help="slots per largest server for --method slots, >= 1 (default: 14)",
+        help="slots per largest server for --method slots, an integer in [1, 10000] "
+        "(default: 14)",
     )
     p.add_argument(
         "--split",
         action="store_true",
-        help="lp and progressive: report per server, not per server class",
+        help="lp and progressive: report per server, not per server class (default: off)",
     )
     p.set_defaults(func=cmd_drfh)
 
     p = sub.add_parser("fairness", help="property-test a DRFH mechanism (hypothesis)")
-    p.add_argument("--method", default="progressive", help=f"{_METHODS} (default: progressive)")
+    p.add_argument(
+        "--method",
+        default="progressive",
+        metavar="NAME",
+        help=f"{_METHODS} (default: progressive)",
+    )
     p.add_argument(
         "--properties",
         default=None,
-        help="comma-separated subset of the properties (default: all)",
+        metavar="P1,P2",
+        help="comma-separated subset of envy_freeness, pareto, truthfulness, "
+        "single_server_drf, single_resource_fairness, bottleneck_fairness, "
+        "population_monotonicity, sharing_incentive (default: all)",
     )
     p.add_argument(
         "--examples",
         type=positive_int,
         default=200,
         metavar="N",
-        help="generated instances per property, >= 1 (default: 200)",
+        help="generated instances per property, an integer in [1, 1000000] (default: 200)",
     )
     p.add_argument(
-        "--seed", type=seed_int, default=0, metavar="N", help="0..2^63-1 (default: 0)"
+        "--seed",
+        type=seed_int,
+        default=0,
+        metavar="N",
+        help="seed of the search, an integer in 0..2^63-1 (default: 0)",
     )
     p.set_defaults(func=cmd_fairness)

@@ -31,7 +31,9 @@ def workload_from_args(path: str, args: argparse.Namespace):
     -------
     Workload
         The jobs (submit and run times in seconds, tasks, CPU and memory per task as
-        fractions of a node) and the platform.
+        fractions of a node) and the platform. ``args.input_counts`` is set to what was
+        left out on purpose (``records``, ``dropped_jobs``, ``skipped_lines``), and a
+        note on stderr says so when something was.
 
     Raises
     ------
@@ -49,15 +51,23 @@ def workload_from_args(path: str, args: argparse.Namespace):
     >>> w.n_jobs, w.platform.nodes, w.submit.tolist(), w.tasks.tolist()
     (2, 8, [0.0, 60.0], [2, 1])
     """
-    from allockit.instances.workload_files import read_workload
+    from allockit.instances.workload_files import read_workload_report
 
-    return read_workload(
+    workload, counts = read_workload_report(
         path,
         nodes=getattr(args, "nodes", None),
         cores=getattr(args, "cores", None),
         skip_bad=getattr(args, "skip_bad", False),
         node_memory_gib=getattr(args, "node_memory", None),
     )
+    args.input_counts = counts  # what was left out on purpose, for the command's output
+    if counts["dropped_jobs"] or counts["skipped_lines"]:
+        sys.stderr.write(
+            f"allockit: note: {Path(path).name}: {counts['records']} records, "
+            f"{counts['dropped_jobs']} jobs without a positive run time or processor count "
+            f"dropped, {counts['skipped_lines']} malformed lines skipped\n"
+        )
+    return workload
 
 
 def _write_swf_stdout(workload, note: str) -> None:
@@ -148,16 +158,19 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_hpc2n(args: argparse.Namespace) -> int:
     """``allockit workload hpc2n TRACE --out DIR``: the paper's conversion, weekly files."""
+    from allockit.cli.common import check_output
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
     from allockit.instances.swf import read_swf, workload_to_swf, write_swf
 
+    if args.whole and args.weeks:
+        raise InvalidInputError("workload hpc2n takes --weeks A-B or --whole, not both")
+    if args.out is not None:  # one SWF file with --weeks/--whole, else a folder of weeks
+        check_output(args.out, "file" if args.whole or args.weeks else "dir", "--out")
     trace = read_swf(args.trace, on_error="skip" if args.skip_bad else "raise")
     whole = hpc2n_workload(trace)
     if args.whole or args.weeks:
         from allockit.instances.hpc2n import join_weeks
 
-        if args.whole and args.weeks:
-            raise InvalidInputError("workload hpc2n takes --weeks A-B or --whole, not both")
         if args.whole:
             workload = whole.replace(submit=whole.submit - whole.submit[0])
             note = "HPC2N, whole trace"
@@ -202,25 +215,47 @@ def cmd_stats(args: argparse.Namespace) -> int:
     """``allockit workload stats FILE``: size, runtime and load statistics as JSON."""
     from allockit.instances.workload_stats import workload_statistics
 
-    print_json(workload_statistics(workload_from_args(args.file, args)))
+    stats = workload_statistics(workload_from_args(args.file, args))
+    print_json({**stats, **args.input_counts})
     return EXIT_OK
 
 
 def platform_options(p: argparse.ArgumentParser) -> None:
-    """``--nodes``, ``--cores`` and ``--skip-bad`` for commands reading an SWF file."""
+    """``--nodes``, ``--cores`` and ``--skip-bad`` for commands reading an SWF file.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> platform_options(p)
+    >>> p.parse_args(["--nodes", "8", "--skip-bad"]).nodes
+    8
+    """
     p.add_argument(
         "--nodes",
         type=positive_int,
         default=None,
-        help="nodes, >= 1 (default: the file's allockit-Platform or MaxNodes header)",
+        metavar="N",
+        help="nodes of the platform, an integer in [1, 1000000]; overrides the file's "
+        "header (default: the allockit-Platform or MaxNodes header)",
     )
     p.add_argument(
         "--cores",
         type=positive_int,
         default=None,
-        help="cores per node, >= 1 (default: the file's header)",
+        metavar="C",
+        help="cores per node, an integer in [1, 4096]; overrides the file's header "
+        "(default: the header, MaxProcs / MaxNodes, else 1)",
     )
-    p.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed lines and count them in the output (default: refuse the file)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -249,18 +284,41 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("workload", help="generate, convert and describe SWF workloads")
     wl = p.add_subparsers(dest="kind", required=True)
     w = wl.add_parser("lublin", help="synthetic DFRS workload (Lublin-Feitelson), SWF on stdout")
-    w.add_argument("--jobs", type=positive_int, default=1000, help=">= 1 (default: 1000)")
-    w.add_argument("--nodes", type=positive_int, default=128, help=">= 1 (default: 128)")
-    w.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
+    w.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1000,
+        metavar="N",
+        help="jobs, an integer in [1, 1e7] (default: 1000)",
+    )
+    w.add_argument(
+        "--nodes",
+        type=positive_int,
+        default=128,
+        metavar="N",
+        help="quad-core nodes, an integer in [1, 1000000] (default: 128)",
+    )
+    w.add_argument(
+        "--seed",
+        type=seed_int,
+        default=0,
+        metavar="N",
+        help="an integer in 0..2^63-1 (default: 0)",
+    )
     w.add_argument(
         "--load",
         type=positive_float,
         default=None,
-        help="offered load, > 0: interarrival times scaled to it (default: unscaled)",
+        metavar="X",
+        help="offered load, in (0, 100]: interarrival times scaled to it (default: unscaled)",
     )
-    w.add_argument("--typeless", action="store_true", help="one job type, not two")
     w.add_argument(
-        "--estimates", action="store_true", help="requested times from Tsafrir's model (field 9)"
+        "--typeless", action="store_true", help="one job type, not two (default: two types)"
+    )
+    w.add_argument(
+        "--estimates",
+        action="store_true",
+        help="requested times from Tsafrir's model in field 9 (default: none, -1)",
     )
     w.set_defaults(func=cmd_lublin)
     for kind, text in (
@@ -325,20 +383,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument(
         "--out",
         metavar="PATH",
-        help="output directory of the weekly files; with --weeks/--whole the SWF file "
-        "(default then: stdout)",
+        help="folder of the weekly files, created if missing (required without "
+        "--weeks/--whole); with them the SWF file (default then: stdout)",
     )
     w.add_argument(
         "--weeks",
         default=None,
         metavar="A-B",
-        help="write non-empty weeks A..B (0-based) as one SWF, week k shifted by "
-        "(k-A)*604800 s",
+        help="write non-empty weeks A..B (0-based indices) as one SWF, week k shifted by "
+        "(k-A)*604800 s (default: every week, as weekly files)",
     )
     w.add_argument(
-        "--whole", action="store_true", help="write the whole converted trace as one SWF"
+        "--whole",
+        action="store_true",
+        help="write the whole converted trace as one SWF (default: weekly files)",
     )
-    w.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
+    w.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed lines (default: refuse the file)",
+    )
     w.set_defaults(func=cmd_hpc2n)
     w = wl.add_parser("stats", help="jobs, nodes, offered load, size and runtime summaries")
     w.add_argument("file", help="SWF file (plain or .gz)")

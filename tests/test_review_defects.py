@@ -1,0 +1,146 @@
+"""Defects found in review (issue #18), each pinned by a test."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import numpy as np
+import pytest
+
+from allockit.cli import main
+from allockit.constants import TAU
+from allockit.errors import InvalidInputError
+from allockit.instances.drfh import DRFHInstance
+from allockit.instances.vcsched import VCInstance
+
+FIG1 = {
+    "problem": "drfh",
+    "resources": ["cpu", "mem"],
+    "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+    "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}],
+}
+
+
+def test_sharing_incentive_uses_the_seed_and_counts_what_it_checked():
+    from allockit.fairness import MECHANISMS, check
+
+    runs = {
+        seed: check(MECHANISMS["per-server-drf"], ["sharing_incentive"], examples=25, seed=seed)[0]
+        for seed in (0, 1, 0)
+    }
+    assert all(1 <= r.examples <= 25 for r in runs.values())
+    again = check(MECHANISMS["per-server-drf"], ["sharing_incentive"], examples=25, seed=0)[0]
+    assert again.detail == runs[0].detail  # the seed fixes the draws
+    details = {
+        check(MECHANISMS["per-server-drf"], ["sharing_incentive"], examples=25, seed=s)[0].detail
+        for s in range(4)
+    }
+    assert len(details) > 1  # ... and other seeds draw other instances
+
+
+def test_fairness_without_hypothesis_prints_the_install_line_and_exits_1(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "hypothesis" else real(name)
+    )
+    assert main(["fairness", "--method", "lp", "--examples", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "pip install 'allockit[fairness]'" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("function", ["mcb_pack", "mcb_fill"])
+def test_mcb_packing_refuses_an_unknown_key(function):
+    from allockit.heuristics.mcb import mcb_fill, mcb_pack
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.1, 0.1])
+    call = {
+        "mcb_pack": lambda key: mcb_pack(inst, 0.5, key=key),
+        "mcb_fill": lambda key: mcb_fill(np.full(2, 0.5), np.full(2, 0.1), np.ones(2),
+                                         np.ones(2), key=key),
+    }[function]
+    with pytest.raises(InvalidInputError, match=r"key must be one of \['sum', 'diff', "):
+        call("maximum")
+    assert call("sum").tolist() == [0, 0]  # a known key still packs
+
+
+def test_dfrs_synthetic_refuses_zero_jobs():
+    from allockit.instances.lublin import dfrs_synthetic
+
+    with pytest.raises(InvalidInputError, match="n_jobs must be an integer >= 1; got 0"):
+        dfrs_synthetic(0)
+
+
+def test_lublin_params_follow_the_role_not_the_identity_of_the_set():
+    from dataclasses import replace
+
+    from allockit.instances.lublin import INTERACTIVE, LublinModel
+
+    twin = replace(INTERACTIVE)  # equal values, another object
+    assert twin is not INTERACTIVE
+    assert LublinModel(nodes=64, interactive=twin).params() == LublinModel(nodes=64).params()
+    one = LublinModel(nodes=1).params()
+    assert all(p.ulow == p.umed == p.uhi for p in one)  # one node: no size range to draw
+
+
+def test_read_instance_of_a_drfh_file_names_the_command(tmp_path):
+    from allockit.instances.io import read_drfh_instance, read_instance
+
+    path = tmp_path / "fig1.json"
+    path.write_text(json.dumps(FIG1))
+    with pytest.raises(InvalidInputError, match=r"fig1.json: this is a DRFH .*`allockit drfh"):
+        read_instance(path)
+    vc = tmp_path / "vc.json"
+    vc.write_text(json.dumps(VCInstance.from_lists(hosts=1, cpu=[0.5], mem=[0.1]).to_dict()))
+    with pytest.raises(InvalidInputError, match=r"vc.json: this is a VCSched .*`allockit solve"):
+        read_drfh_instance(vc)
+
+
+def test_google_trace_checks_the_13_columns_and_names_the_file(tmp_path):
+    from allockit.instances.google_trace import users_from_task_events
+
+    good = tmp_path / "part-00000.csv"
+    good.write_text("0,,1,0,,0,alice,0,0,0.1,0.2,0,0\n")
+    short = tmp_path / "part-00001.csv"
+    short.write_text("0,,1,0,,0,alice,0,0,0.1,0.2\n")  # 11 columns: accepted before
+    with pytest.raises(InvalidInputError, match=r"part-00001.csv row 1: expected 13 columns"):
+        users_from_task_events([good, short])
+    bad = tmp_path / "part-00002.csv"
+    bad.write_text("0,,1,0,,0,alice,0,0,0.1,0.2,0,0\nx,,1,0,,0,bob,0,0,0.1,0.2,0,0\n")
+    with pytest.raises(InvalidInputError, match=r"part-00002.csv row 2: bad timestamp"):
+        users_from_task_events([good, bad])
+
+
+def test_theorem1_check_uses_the_constant_tau():
+    from allockit.proofs.theorem1 import check_schedule
+
+    assert inspect.signature(check_schedule).parameters["tau"].default == TAU
+
+
+def test_mean_utilization_of_simultaneous_events_is_not_a_division_by_zero():
+    from allockit.simulation.drfh_dynamic import DynamicTrace, mean_utilization
+
+    trace = DynamicTrace(np.array([3.0, 3.0, 3.0]), np.zeros((3, 2)),
+                         np.array([[0.5, 0.2], [0.7, 0.1], [0.4, 0.4]]), {}, ("u",))
+    assert mean_utilization(trace).tolist() == [0.4, 0.4]
+
+
+def test_drfh_lp_with_finite_caps_is_refused_on_the_command_line(tmp_path, capsys):
+    doc = json.loads(json.dumps(FIG1))
+    doc["users"][0]["tasks"] = 5
+    path = tmp_path / "caps.json"
+    path.write_text(json.dumps(doc))
+    assert main(["drfh", str(path), "--method", "lp"]) == 2
+    assert "use method 'progressive'" in capsys.readouterr().err
+    assert main(["drfh", str(path), "--method", "progressive"]) == 0
+    users = json.loads(capsys.readouterr().out)["users"]
+    assert users[0]["tasks"] == pytest.approx(5)
+
+
+def test_a_drfh_instance_from_python_keeps_its_own_checks():
+    with pytest.raises(InvalidInputError, match="count must be >= 1; got 0 at server 's'"):
+        DRFHInstance(resources=("cpu",), server_names=("s",), capacity=np.ones((1, 1)),
+                     count=np.zeros(1, dtype=int), user_names=("u",),
+                     demand=np.full((1, 1), 0.5), weight=np.ones(1), tasks=np.ones(1))
