@@ -2,7 +2,9 @@
 
 Wang, Li, Liang (2014), Sec. V-B and VI; FORMULAS §2. Servers of a class are expanded
 into individual machines (a task runs on one machine); results are reported per class
-entry of the instance.
+entry of the instance. An instance these heuristics cannot place in memory and time
+(machines x users above 20 million, or more than ``MAX_DRFH_PLACEMENTS`` possible tasks,
+placed one at a time) is refused at once with the size that works.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 
 import numpy as np
 
+from allockit.constants import MAX_DRFH_PLACEMENTS
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
 from allockit.results import DRFHResult, SolveStatus
@@ -18,6 +21,34 @@ from allockit.results import DRFHResult, SolveStatus
 __all__ = ["best_fit", "first_fit", "per_server_drf", "slots"]
 
 _EPS = 1e-12
+#: Entries of the (users x machines) placement matrix the heuristics keep (160 MB).
+_MAX_CELLS = 20_000_000
+
+
+def _refuse_large(instance: DRFHInstance, method: str) -> None:
+    """Refuse at once an instance the task heuristics cannot place in memory and time.
+
+    They work machine by machine (classes expanded) and task by task: the machines
+    times the users must fit a dense matrix, and the tasks that could possibly be placed
+    (each user's cap, or what the pool's capacity allows) are placed one at a time.
+    """
+    machines = int(instance.count.sum())
+    cells = machines * instance.n_users
+    if cells > _MAX_CELLS:
+        raise InvalidInputError(
+            f"{method} places tasks machine by machine: {machines} machines x "
+            f"{instance.n_users} users is more than {_MAX_CELLS} (at most "
+            f"{_MAX_CELLS // max(1, instance.n_users)} machines for this many users); "
+            "lp and progressive work on server classes"
+        )
+    fit = np.min(instance.total[None, :] / instance.demand, axis=1)
+    possible = float(np.minimum(instance.tasks, np.floor(fit)).sum())
+    if possible > MAX_DRFH_PLACEMENTS:
+        raise InvalidInputError(
+            f"{method} places tasks one at a time: up to {possible:.3g} tasks here, more "
+            f"than {MAX_DRFH_PLACEMENTS} (allockit.constants.MAX_DRFH_PLACEMENTS); cap the "
+            "users' tasks, or use lp or progressive (divisible tasks)"
+        )
 
 
 def _result(
@@ -53,6 +84,7 @@ def _drfh_tasks(instance: DRFHInstance, best: bool, method: str) -> DRFHResult:
     """
     from allockit.heuristics.kernels import drfh_tasks_kernel
 
+    _refuse_large(instance, method)
     started = time.perf_counter()
     free = np.repeat(instance.share_capacity, instance.count, axis=0).copy()
     placed = drfh_tasks_kernel(
@@ -162,6 +194,7 @@ def per_server_drf(instance: DRFHInstance) -> DRFHResult:
     >>> per_server_drf(inst).tasks.tolist()
     [6.0, 6.0]
     """
+    _refuse_large(instance, "per-server-drf")
     started = time.perf_counter()
     machines = np.repeat(instance.capacity, instance.count, axis=0)
     n, S = instance.n_users, machines.shape[0]
@@ -229,6 +262,7 @@ def slots(instance: DRFHInstance, *, per_largest: int = 14) -> DRFHResult:
     """
     if isinstance(per_largest, bool) or int(per_largest) < 1:
         raise InvalidInputError(f"per_largest must be >= 1; got {per_largest!r}")
+    _refuse_large(instance, "slots")
     started = time.perf_counter()
     size = instance.capacity.max(axis=0) / per_largest
     per_machine = np.floor(np.min(instance.capacity / size, axis=1) + 1e-9).astype(np.int64)

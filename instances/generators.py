@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.constants import MAX_HOSTS, MAX_TASKS
 from allockit.errors import InvalidInputError
 from allockit.instances.lublin_sizes import sample_sizes
 from allockit.instances.vcsched import VCInstance
@@ -65,12 +67,13 @@ def _truncated_normal(
     rng: np.random.Generator, mean: float, cov: float, n: int, *, allow_zero: bool
 ) -> np.ndarray:
     """Normal(mean, cov*mean) truncated to (0, 1] (or [0, 1]) by resampling."""
-    out = rng.normal(mean, cov * mean, n)
+    scale = abs(cov * mean)  # -0.0 is a valid cov of 0 (numpy refuses a scale of -0.0)
+    out = rng.normal(mean, scale, n)
     for _ in range(10_000):
         bad = (out > 1.0) | ((out < 0.0) if allow_zero else (out <= 0.0))
         if not bad.any():
             return out
-        out[bad] = rng.normal(mean, cov * mean, int(bad.sum()))
+        out[bad] = rng.normal(mean, scale, int(bad.sum()))
     raise InvalidInputError(f"cannot sample values in (0, 1] with mean {mean} and cov {cov}")
 
 
@@ -142,8 +145,13 @@ def generate_vcsched(
     if not 0.0 <= slack < 1.0:
         raise InvalidInputError(f"slack must be in [0, 1); got {slack}")
     for name, cov in (("cov_cpu", cov_cpu), ("cov_mem", cov_mem)):
-        if cov < 0:
-            raise InvalidInputError(f"{name} must be >= 0; got {cov}")
+        if not (cov >= 0 and math.isfinite(cov)):
+            raise InvalidInputError(f"{name} must be a finite number >= 0; got {cov}")
+    if hosts > MAX_HOSTS or jobs > MAX_TASKS:
+        raise InvalidInputError(
+            f"at most {MAX_HOSTS} hosts and {MAX_TASKS} jobs can be allocated; "
+            f"got {hosts} hosts and {jobs} jobs"
+        )
     rng = as_generator(seed)
     tasks = sample_sizes(jobs, max_size=max_tasks, seed=rng) if parallel else np.ones(jobs, int)
     cpu = _truncated_normal(rng, 0.5, cov_cpu, jobs, allow_zero=False)

@@ -144,3 +144,18 @@ def test_a_drfh_instance_from_python_keeps_its_own_checks():
         DRFHInstance(resources=("cpu",), server_names=("s",), capacity=np.ones((1, 1)),
                      count=np.zeros(1, dtype=int), user_names=("u",),
                      demand=np.full((1, 1), 0.5), weight=np.ones(1), tasks=np.ones(1))
+
+
+@pytest.mark.parametrize("method", ["first-fit", "best-fit", "per-server-drf", "slots"])
+def test_drfh_task_heuristics_refuse_sizes_they_cannot_place(method):
+    from allockit.drfh import allocate
+
+    tiny = DRFHInstance.from_dict({"resources": ["cpu"], "servers": [{"capacity": [1.0]}],
+                                   "users": [{"demand": [1e-9]}]})
+    with pytest.raises(InvalidInputError, match=r"one at a time: up to 1e\+09 tasks"):
+        allocate(tiny, method)
+    many = DRFHInstance.from_dict({"resources": ["cpu"],
+                                   "servers": [{"capacity": [1.0], "count": 10**8}],
+                                   "users": [{"demand": [0.5], "tasks": 3}]})
+    with pytest.raises(InvalidInputError, match=r"100000000 machines x 1 users .* lp and"):
+        allocate(many, method)
