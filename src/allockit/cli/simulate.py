@@ -90,7 +90,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``simulate`` to the top-level parser."""
+    """Add ``simulate`` to the top-level parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level parser's subcommands.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> register(p.add_subparsers())
+    >>> a = p.parse_args(["simulate", "w.swf", "--algorithm", "MEASY", "--no-background"])
+    >>> _options("two-tier", a)["background"], a.migration_cost, a.seed
+    (False, 20.0, 0)
+    """
     p = sub.add_parser("simulate", help="simulate a scheduler on an SWF workload")
     p.add_argument("file", help="SWF workload (plain or .gz)")
     p.add_argument(
