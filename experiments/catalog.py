@@ -109,7 +109,8 @@ CATALOG: tuple[Reproduction, ...] = (
     Reproduction(_M, "FWload and JWload statistics (Sec. 3.1)",
                  "python benchmarks/bench_workload_models.py --seed 1", "RESULTS §8"),
     Reproduction(_M, "Figs 6-14 (response time, slowdown, migrations, CPU information, "
-                 "migration cost)", "allockit measy-experiment all --quick --markdown DIR",
+                 "migration cost)", "allockit measy-experiment all --quick --markdown measy.md "
+                 "--plot DIR",
                  "RESULTS §9"),
     Reproduction(_M, "Beyond the paper: the real traces", "allockit measy-experiment traces",
                  "RESULTS §9"),

@@ -30,7 +30,13 @@ _IGNORED = {
 
 @dataclass(frozen=True, slots=True)
 class Simulator:
-    """A family of algorithms: which names it runs, its options, and how to run one."""
+    """A family of algorithms: which names it runs, its options, and how to run one.
+
+    Examples
+    --------
+    >>> SIMULATORS["batch"].accepts("EASY"), SIMULATORS["batch"].spec.options[:2]
+    (True, ('estimates', 'unit'))
+    """
 
     spec: MethodSpec
     accepts: Callable[[str], bool]
@@ -121,6 +127,17 @@ SIMULATORS: dict[str, Simulator] = {
 def simulator_for(algorithm: str) -> Simulator:
     """The simulator family that runs ``algorithm``.
 
+    Parameters
+    ----------
+    algorithm : str
+        ``"FCFS"``, ``"EASY"``, a DFRS name of Table 1 or ``"KEASY"``, ``"REASY"``,
+        ``"MEASY"``.
+
+    Returns
+    -------
+    Simulator
+        The family (its ``spec`` names it and lists its options).
+
     Raises
     ------
     InvalidInputError
@@ -138,7 +155,12 @@ def simulator_for(algorithm: str) -> Simulator:
             return simulator
     from allockit.simulation.names import parse_algorithm
 
-    parse_algorithm(algorithm)  # raises with the list of valid DFRS and batch names
+    try:
+        parse_algorithm(algorithm)
+    except InvalidInputError as exc:  # the DFRS parser says which part is wrong
+        raise InvalidInputError(
+            f"{exc}; two-tier algorithms: KEASY, REASY, MEASY"
+        ) from None
     raise InvalidInputError(f"unknown algorithm {algorithm!r}")  # pragma: no cover
 
 
