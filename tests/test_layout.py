@@ -43,6 +43,12 @@ def test_batch_simulation_loads_no_compiled_kernel():
     assert not {m.split(".")[0] for m in mods} & HEAVY
 
 
+def test_the_command_line_parser_loads_no_numpy():
+    # `allockit --help` imports the parser modules only
+    mods = _modules_after("import allockit.cli; allockit.cli.build_parser()")
+    assert "numpy" not in mods
+
+
 def test_constants_module_imports_nothing():
     import ast
     import inspect

@@ -2,7 +2,8 @@
 
 The entry points by family (see ``ARCHITECTURE.md``): ``allockit.solve`` (VCSched),
 ``allockit.allocate`` (DRFH), ``allockit.simulation.simulate`` (online schedulers).
-Importing ``allockit`` loads no solver, numba or scipy.
+Importing ``allockit`` loads no solver, numba, scipy or numpy (``SolveStatus`` and
+``VCResult`` are loaded on first use).
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ from allockit.errors import (
     InvalidInputError,
     SolverUnavailableError,
 )
-from allockit.results import SolveStatus, VCResult
 from allockit.version import __version__
 
 if TYPE_CHECKING:
     from allockit.instances.drfh import DRFHInstance
     from allockit.instances.vcsched import VCInstance
-    from allockit.results import DRFHResult
+    from allockit.results import DRFHResult, SolveStatus, VCResult
 
 __all__ = [
     "AllocKitError",
@@ -34,6 +34,16 @@ __all__ = [
     "allocate",
     "solve",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # SolveStatus and VCResult load numpy: imported on first use, so that the command
+    # line's --help and the constants stay light
+    if name in ("SolveStatus", "VCResult"):
+        from allockit import results
+
+        return getattr(results, name)
+    raise AttributeError(f"module 'allockit' has no attribute {name!r}")
 
 
 def solve(instance: VCInstance, method: Any = "milp", **options: Any) -> VCResult:
