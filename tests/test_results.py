@@ -42,7 +42,10 @@ def _results(tmp_path):
     yield solve(VC, "lp")
     yield solve(VC, "mcb8")
     yield solve(VCInstance.from_lists(hosts=1, cpu=[0.5, 0.5], mem=[0.6, 0.6]), "gr")
-    for method in ("lp", "progressive", "best-fit", "slots"):
+    # LP (7) is for unbounded users (it refuses caps it would exceed)
+    yield allocate(DRFHInstance.from_dict({**DRFH.to_dict(), "users": [
+        {**u, "tasks": None} for u in DRFH.to_dict()["users"]]}), "lp")
+    for method in ("progressive", "best-fit", "slots"):
         yield allocate(DRFH, method)
     for name in ("EASY", "GreedyPM */per/opt=min/minvt=600", "/stretch-per"):
         yield simulate(WORKLOAD, name)

@@ -195,16 +195,18 @@ def average_yield_phase(
     """
     task_hosts = np.asarray(task_hosts, dtype=np.int64)
     n_jobs, hosts = instance.n_jobs, instance.hosts
-    counts = np.zeros((n_jobs, hosts), dtype=np.int64)
-    np.add.at(counts, (instance.task_job, task_hosts), 1)
     floor = float(min(1.0, max(0.0, min_yield)))
-    if ((counts > 0).sum(axis=1) == 1).all():
-        return _greedy_single_host(instance, counts, floor)
-    return max_sum_yields(counts * instance.cpu[:, None], floor)
+    task_job = instance.task_job
+    first = task_hosts[np.concatenate(([0], np.cumsum(instance.tasks)[:-1]))]
+    if (task_hosts == first[task_job]).all():  # every job on one host: no (jobs x hosts)
+        return _greedy_single_host(instance, first, floor)
+    # (job, host) pairs with their task counts: sparse, never a dense jobs x hosts matrix
+    pair = np.unique(task_job * hosts + task_hosts, return_counts=True)
+    jobs, on = np.divmod(pair[0], hosts)
+    return _max_sum_yields_sparse(jobs, on, pair[1] * instance.cpu[jobs], n_jobs, hosts, floor)
 
 
-def _greedy_single_host(instance: VCInstance, counts: np.ndarray, floor: float) -> np.ndarray:
-    host = counts.argmax(axis=1)
+def _greedy_single_host(instance: VCInstance, host: np.ndarray, floor: float) -> np.ndarray:
     cost = instance.tasks * instance.cpu  # CPU needed for yield 1 by the whole job
     base = np.bincount(host, weights=cost * floor, minlength=instance.hosts)
     spare = np.maximum(0.0, 1.0 - base)
@@ -245,10 +247,25 @@ def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
     >>> max_sum_yields(np.array([[0.4], [0.8]]), 0.5).round(4).tolist()
     [1.0, 0.75]
     """
-    import highspy
-
     coeff = np.asarray(coeff, dtype=float)
     n_jobs, n_hosts = coeff.shape
+    jobs, hosts = np.nonzero(coeff)
+    return _max_sum_yields_sparse(jobs, hosts, coeff[jobs, hosts], n_jobs, n_hosts, floor)
+
+
+def _max_sum_yields_sparse(
+    jobs: np.ndarray,
+    hosts: np.ndarray,
+    values: np.ndarray,
+    n_jobs: int,
+    n_hosts: int,
+    floor: float,
+) -> np.ndarray:
+    """``max_sum_yields`` with the coefficients as (job, host, value) triples."""
+    import highspy
+
+    order = np.lexsort((hosts, jobs))
+    jobs, hosts, values = jobs[order], hosts[order], np.asarray(values, dtype=float)[order]
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
@@ -261,17 +278,10 @@ def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
     lp.row_lower_ = np.full(n_hosts, -highspy.kHighsInf)
     lp.row_upper_ = np.ones(n_hosts)
     lp.sense_ = highspy.ObjSense.kMaximize
-    csc = coeff.astype(float)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    starts, index, value = [0], [], []
-    for i in range(n_jobs):
-        rows = np.flatnonzero(csc[i])
-        index.extend(rows.tolist())
-        value.extend(csc[i, rows].tolist())
-        starts.append(len(index))
-    lp.a_matrix_.start_ = np.asarray(starts, dtype=np.int32)
-    lp.a_matrix_.index_ = np.asarray(index, dtype=np.int32)
-    lp.a_matrix_.value_ = np.asarray(value, dtype=float)
+    lp.a_matrix_.start_ = np.searchsorted(jobs, np.arange(n_jobs + 1)).astype(np.int32)
+    lp.a_matrix_.index_ = hosts.astype(np.int32)
+    lp.a_matrix_.value_ = values
     h.passModel(lp)
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:

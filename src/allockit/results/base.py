@@ -10,14 +10,22 @@ read-only copies (``readonly_array``); mappings inside are read-only views.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Result", "SolveStatus", "finite_or_none", "readonly_array", "readonly_mapping"]
+__all__ = [
+    "Result",
+    "SolveStatus",
+    "finite_or_none",
+    "paused_gc",
+    "readonly_array",
+    "readonly_mapping",
+]
 
 
 class SolveStatus(StrEnum):
@@ -138,3 +146,36 @@ def finite_or_none(value: float | None) -> float | None:
         return None
     value = float(value)
     return value if np.isfinite(value) else None
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while building many small objects.
+
+    Building the JSON of a 100,000-job instance or result makes hundreds of thousands of
+    dicts and lists; the collector's passes over them cost several times the building
+    itself (0.5 s instead of 0.08 s). Reference counting still frees memory meanwhile;
+    the collector resumes (if it was on) when the block ends.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import gc
+    >>> with paused_gc():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
