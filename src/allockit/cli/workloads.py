@@ -344,12 +344,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         w.add_argument(
             "--estimates",
             action="store_true",
-            help="requested times from Tsafrir's model (field 9)",
+            help="requested times from Tsafrir's model in field 9 (default: none, -1)",
         )
         w.add_argument(
             "--cpu-usage",
             action="store_true",
-            help="per-process CPU usage (MEASY rule: 1.0 for one process, else U[0.4, 1])",
+            help="per-process CPU usage (MEASY rule: 1.0 for one process, else U[0.4, 1]) "
+            "(default: off)",
         )
         if kind == "feitelson96":
             w.add_argument(
@@ -368,7 +369,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         w.set_defaults(func=cmd_model)
     w = wl.add_parser("fit", help="fit a Jann 1997 model (hyper-Erlangs) to any SWF log")
     w.add_argument("trace", help="SWF file (plain or .gz)")
-    w.add_argument("--out", required=True, metavar="FILE", help="model JSON to write")
+    w.add_argument(
+        "--out", required=True, metavar="FILE", help="model JSON file to write (required)"
+    )
     w.add_argument(
         "--ranges",
         default=None,
@@ -376,7 +379,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     w.add_argument("--start", default=None, help="first day kept, YYYY-MM-DD (default: all)")
     w.add_argument("--end", default=None, help="day after the last kept (default: all)")
-    w.add_argument("--skip-bad", action="store_true", help="skip malformed lines")
+    w.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed lines (default: refuse the file)",
+    )
     w.set_defaults(func=cmd_fit)
     w = wl.add_parser("hpc2n", help="convert the HPC2N trace (paper Sec. 5.3.1), weekly files")
     w.add_argument("trace", help="HPC2N SWF file (plain or .gz)")
