@@ -437,6 +437,24 @@ def _two_resource_shares(
     return g, alloc
 
 
+#: Values the result's allocation (users x server classes x resources) may hold.
+_MAX_VALUES = 100_000_000
+
+
+def _refuse_large(instance: DRFHInstance, split: bool) -> None:
+    """Refuse at once an allocation too large to hold, naming the size that works."""
+    n, m = instance.n_users, len(instance.resources)
+    k = int(instance.count.sum()) if split else instance.n_classes
+    if n * k * m > _MAX_VALUES:
+        what = "servers (split)" if split else "server classes"
+        raise InvalidInputError(
+            f"the allocation of {n} users on {k} {what} x {m} resources holds "
+            f"{n * k * m:.3g} values, more than {_MAX_VALUES:.0e}: at most "
+            f"{_MAX_VALUES // max(1, n * m)} {what} for this many users"
+            + ("; drop --split (per class)" if split else "")
+        )
+
+
 def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     """The DRFH allocation for users with unbounded tasks: the LP (7), weighted.
 
@@ -471,7 +489,8 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     ------
     InvalidInputError
         If the allocation gives a user with a finite task cap more tasks than the cap
-        (the message names the user and suggests ``progressive``).
+        (the message names the user and suggests ``progressive``), or would hold more
+        than 1e8 values (users x classes x resources; refused at once).
     RuntimeError
         If HiGHS does not reach an optimum (not expected: ``g = 0`` is feasible and
         the LP is bounded).
@@ -498,6 +517,7 @@ honours task caps)
     .. [1] W. Wang, B. Li, B. Liang (2014), Dominant resource fairness in cloud
        computing systems with heterogeneous servers, INFOCOM, Sec. IV, LP (7).
     """
+    _refuse_large(instance, split)
     start = time.perf_counter()
     n = instance.n_users
     weight = instance.weight.astype(float)
@@ -566,6 +586,9 @@ def progressive_filling(
 
     Raises
     ------
+    InvalidInputError
+        If the allocation would hold more than 1e8 values (users x classes x
+        resources; refused at once, naming the size that works).
     RuntimeError
         If an LP fails (not expected: each one starts from a feasible point).
 
@@ -583,6 +606,7 @@ def progressive_filling(
     .. [1] W. Wang, B. Li, B. Liang (2014), Dominant resource fairness in cloud
        computing systems with heterogeneous servers, INFOCOM, Sec. V-A.
     """
+    _refuse_large(instance, split)
     start = time.perf_counter()
     n = instance.n_users
     weight = instance.weight.astype(float)

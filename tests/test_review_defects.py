@@ -159,3 +159,33 @@ def test_drfh_task_heuristics_refuse_sizes_they_cannot_place(method):
                                    "users": [{"demand": [0.5], "tasks": 3}]})
     with pytest.raises(InvalidInputError, match=r"100000000 machines x 1 users .* lp and"):
         allocate(many, method)
+
+
+def test_drfh_allocations_too_large_to_hold_are_refused_at_once():
+    from allockit.drfh import allocate
+
+    inst = DRFHInstance.from_dict({"resources": ["cpu"],
+                                   "servers": [{"capacity": [1.0], "count": 10**8}],
+                                   "users": [{"demand": [0.5]}, {"demand": [0.25]}]})
+    assert allocate(inst, "lp").tasks.tolist() == [1e8, 2e8]  # per class: small
+    with pytest.raises(InvalidInputError, match=r"at most 50000000 servers \(split\)"):
+        allocate(inst, "lp", split=True)
+
+
+def test_estimates_on_a_workload_without_requested_times_is_refused(tmp_path, capsys):
+    path = tmp_path / "w.swf"
+    path.write_text("; MaxNodes: 4\n1 0 5 100 2 -1 -1 2 -1 -1 1 3 -1 -1 1 -1 -1 -1\n")
+    assert main(["simulate", str(path), "--algorithm", "EASY", "--estimates"]) == 2
+    assert "--estimates: w.swf has no requested times" in capsys.readouterr().err
+
+
+def test_dropped_jobs_are_counted_and_noted(tmp_path, capsys):
+    path = tmp_path / "w.swf"
+    path.write_text("; MaxNodes: 4\n1 0 5 100 2 -1 -1 2 -1 -1 1 3 -1 -1 1 -1 -1 -1\n"
+                    "2 9 0 -5 1 -1 -1 1 -1 -1 0 3 -1 -1 1 -1 -1 -1\nnot a job\n")
+    assert main(["workload", "stats", str(path), "--skip-bad"]) == 0
+    out, err = capsys.readouterr()
+    stats = json.loads(out)
+    assert (stats["jobs"], stats["records"], stats["dropped_jobs"], stats["skipped_lines"]) == (
+        1, 2, 1, 1)
+    assert "1 jobs without a positive run time" in err

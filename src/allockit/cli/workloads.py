@@ -51,6 +51,8 @@ def workload_from_args(path: str, args: argparse.Namespace):
     >>> w.n_jobs, w.platform.nodes, w.submit.tolist(), w.tasks.tolist()
     (2, 8, [0.0, 60.0], [2, 1])
     """
+    import numpy as np
+
     from allockit.instances.workload_files import read_workload_report
 
     workload, counts = read_workload_report(
@@ -61,6 +63,11 @@ def workload_from_args(path: str, args: argparse.Namespace):
         node_memory_gib=getattr(args, "node_memory", None),
     )
     args.input_counts = counts  # what was left out on purpose, for the command's output
+    if getattr(args, "estimates", False) and np.isnan(workload.requested_time).all():
+        raise InvalidInputError(
+            f"--estimates: {Path(path).name} has no requested times (SWF field 9 is -1 for "
+            "every job); 'allockit workload lublin --estimates' writes them"
+        )
     if counts["dropped_jobs"] or counts["skipped_lines"]:
         sys.stderr.write(
             f"allockit: note: {Path(path).name}: {counts['records']} records, "
