@@ -233,6 +233,34 @@ class BankRound:
     ``allocation`` (N, S) holds the new tickets (integers when ``policy.integer``, every
     row summing to 100), ``balance`` (S,) what the accounts carry to the next round,
     ``needy`` (N, S) step 2's needy marks, ``seconds`` the round's wall time.
+
+    Parameters
+    ----------
+    allocation : array (N, S)
+        New tickets per row and class (percent of the row; stored read-only).
+    balance : array (S,)
+        Tickets each class's account carries to the next round (``ledger.carried``).
+    ledger : BankLedger
+        Every ticket that entered or left each account during the round.
+    needy : array (N, S) of bool
+        Step 2's marks: class ``j`` used all of its allocation on row ``i``.
+    seconds : float
+        Wall time of the round (s).
+
+    Examples
+    --------
+    The second class leaves 30 of its 50 tickets unused on the second node; with half of
+    the balance paid out (step 5) and half of the rest kept (step 6), 7.5 tickets are
+    carried over:
+
+    >>> policy = BankPolicy(pay_fraction=0.5, retention=0.5)
+    >>> out = bank_round([[50, 50], [50, 50]], [[50, 50], [70, 20]], [50, 50], policy=policy)
+    >>> out.allocation.tolist(), out.balance.tolist()
+    ([[30.0, 70.0], [76.0, 24.0]], [0.0, 7.5])
+    >>> out.needy.tolist()
+    [[True, True], [True, False]]
+    >>> out.ledger.deposited_unused.tolist(), out.ledger.paid.tolist()
+    ([0.0, 30.0], [0.0, 15.0])
     """
 
     allocation: np.ndarray

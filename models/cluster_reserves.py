@@ -223,6 +223,17 @@ def build_step2(
 def extract_allocation(model: Any) -> np.ndarray:
     """The solved model's ``R`` as an (N, S) array.
 
+    Parameters
+    ----------
+    model : pyomo.environ.ConcreteModel
+        A model of ``build_step1`` or ``build_step2``, after ``solve_pyomo``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``R[i, j]`` in percent of row ``i``, shape (N, S); NaN where a variable has no
+        value (the model was not solved).
+
     Examples
     --------
     >>> from allockit.solver import solve_pyomo
@@ -289,6 +300,40 @@ class CRSolution:
     ``allocation`` is the final (step-3) allocation, ``step2`` the QP's; when a step
     fails (time limit, solver error) both are the previous allocation and ``status``
     and ``message`` say what happened.
+
+    Parameters
+    ----------
+    allocation : array (N, S)
+        The new allocation after step 3 (percent of each row).
+    step2 : array (N, S)
+        Step 2's allocation (percent of each row), before step 3.
+    V : float or None
+        Step 1's least deviation ``sum_j |T_j - W D_j|`` (percent-nodes); None if step 1
+        failed.
+    qp_objective : float or None
+        Step 2's objective at ``step2`` (squared percentage points, weighted by rows);
+        None if step 2 failed.
+    status : SolveStatus
+        ``optimal``, or what stopped a step (``time_limit``, ``error``, ...).
+    backend : {"fast", "highspy", "pyomo"}
+        The solver path that produced it.
+    build_seconds, solve_seconds : float
+        Wall time to build the models and to solve them (s).
+    message : str
+        Empty, or what went wrong or which fallback was used.
+
+    Examples
+    --------
+    The first class used nothing on either node, so step 1 caps it at the floor of 1 %
+    (V = 98) and step 3 gives it the 49 % left free on each node:
+
+    >>> sol = solve_cluster_reserves([[50, 50], [50, 50]], [[0, 50], [0, 50]], [50, 50])
+    >>> sol.status, sol.backend, sol.V
+    (<SolveStatus.OPTIMAL: 'optimal'>, 'fast', 98.0)
+    >>> sol.step2.round(6).tolist(), sol.allocation.round(6).tolist()
+    ([[1.0, 50.0], [1.0, 50.0]], [[50.0, 50.0], [50.0, 50.0]])
+    >>> round(sol.qp_objective, 6), sol.message
+    (32.0, '')
     """
 
     allocation: np.ndarray

@@ -54,6 +54,28 @@ class MinCut:
     ``below`` lists the classes below goal (``A``), ``source_side`` the classes of the
     cut's ``Q`` (those that may stay below goal), ``full_nodes`` marks the nodes whose
     sink edge is cut.
+
+    Parameters
+    ----------
+    V : float
+        Step 1's least deviation ``sum_j |T_j - W D_j|`` (percent-nodes).
+    below : array of int
+        Indices of the classes whose lower bounds alone stay below their goal.
+    source_side : array of int
+        The subset ``Q`` of ``below`` on the source side of the minimum cut.
+    full_nodes : array (N,) of bool
+        Nodes whose sink edge is cut: every maximum flow fills them to 100 %.
+
+    Examples
+    --------
+    The first class used nothing on the first node, so it is capped at 1 % there and
+    cannot reach its goal of 2 x 80 %; it fills the second node and stays 60
+    percent-nodes short:
+
+    >>> p = CRProblem.from_arrays([[50, 50], [50, 50]], [[0, 50], [50, 50]], [80, 20])
+    >>> cut = min_cut(p)
+    >>> cut.V, cut.below.tolist(), cut.source_side.tolist(), cut.full_nodes.tolist()
+    (60.0, [0, 1], [0], [False, True])
     """
 
     V: float
@@ -64,6 +86,17 @@ class MinCut:
 
 def min_cut(problem: CRProblem) -> MinCut | None:
     """Enumerate the minimum cut of step 1's flow network (None if too many classes).
+
+    Parameters
+    ----------
+    problem : CRProblem
+        One round's bounds, weights and goals (percent of each row).
+
+    Returns
+    -------
+    MinCut or None
+        V and the cut that certifies it; None when more than ``MAX_CUT_CLASSES``
+        classes are below their goal (``2^|A|`` subsets would be enumerated).
 
     Examples
     --------

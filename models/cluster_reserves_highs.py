@@ -30,6 +30,14 @@ __all__ = ["lp_matrices", "step1_highspy", "step2_highspy"]
 def lp_matrices(problem: CRProblem, bound: float | None = None) -> dict[str, np.ndarray]:
     """Column-wise matrices of step 1 (``bound=None``) or step 2 (deviation <= ``bound``).
 
+    Parameters
+    ----------
+    problem : CRProblem
+        One round's bounds, weights and goals (percent of each row).
+    bound : float, optional
+        Step 2's bound on the total deviation (percent-nodes), which adds one row;
+        None (default) for step 1's rows only.
+
     Returns
     -------
     dict
@@ -157,6 +165,15 @@ def step1_highspy(
 ) -> tuple[float | None, SolveStatus, str]:
     """Step 1's least deviation ``V`` with HiGHS's LP solver.
 
+    Parameters
+    ----------
+    problem : CRProblem
+        One round's bounds, weights and goals (percent of each row).
+    time_limit : float, optional
+        HiGHS's time limit (s); none by default.
+    threads : int, optional
+        HiGHS threads (HiGHS's default when None).
+
     Returns
     -------
     (V, status, message)
@@ -207,6 +224,17 @@ def step2_highspy(
     The exact-penalty forms of ``PENALTIES`` first (accepted when the deviation stays
     within ``V + 10 * step2_slack``), then the bound form (``build_step2``'s
     docstring says why).
+
+    Parameters
+    ----------
+    problem : CRProblem
+        One round's bounds, anchor ``u + k``, weights and goals (percent of each row).
+    V : float
+        Step 1's least deviation (percent-nodes).
+    time_limit : float, optional
+        HiGHS's time limit for each form tried (s); none by default.
+    threads : int, optional
+        HiGHS threads (HiGHS's default when None).
 
     Returns
     -------

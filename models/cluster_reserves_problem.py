@@ -178,6 +178,16 @@ class CRProblem:
 def step2_slack(problem: CRProblem) -> float:
     """Slack added to V in step 2: ``1e-7 + 1e-9 * sum_j W D_j``.
 
+    Parameters
+    ----------
+    problem : CRProblem
+        The round whose goals ``W D_j`` (percent-nodes) scale the slack.
+
+    Returns
+    -------
+    float
+        The slack (percent-nodes).
+
     Examples
     --------
     >>> step2_slack(CRProblem.from_arrays([[50, 50]], [[50, 50]], [50, 50]))
@@ -189,10 +199,24 @@ def step2_slack(problem: CRProblem) -> float:
 def class_totals(allocation: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """Each class's share of the cluster, ``sum_i w_i R_ij / W`` (percent).
 
+    Parameters
+    ----------
+    allocation : array (N, S)
+        ``R`` in percent of each row.
+    weights : array (N,), optional
+        Nodes each row stands for (1 each by default: the plain mean over rows).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (S,), percent of the cluster's capacity.
+
     Examples
     --------
     >>> class_totals(np.array([[40.0, 60.0], [80.0, 20.0]])).tolist()
     [60.0, 40.0]
+    >>> class_totals(np.array([[40.0, 60.0], [80.0, 20.0]]), np.array([3.0, 1.0])).tolist()
+    [50.0, 50.0]
     """
     allocation = np.asarray(allocation, dtype=float)
     if weights is None:
@@ -202,7 +226,35 @@ def class_totals(allocation: np.ndarray, weights: np.ndarray | None = None) -> n
 
 
 def qp_objective(problem: CRProblem, allocation: np.ndarray) -> float:
-    """Step 2's objective ``sum_ij w_i (R_ij - (u_ij + k_ij))^2`` at ``allocation``."""
+    """Step 2's objective ``sum_ij w_i (R_ij - (u_ij + k_ij))^2`` at ``allocation``.
+
+    Parameters
+    ----------
+    problem : CRProblem
+        The round: its ``anchor`` is ``u + k`` and its ``weights`` the ``w_i``.
+    allocation : array (N, S)
+        ``R`` in percent of each row.
+
+    Returns
+    -------
+    float
+        The weighted squared distance (squared percentage points).
+
+    Examples
+    --------
+    The anchor is ``[[65, 35], [50, 50]]`` (``k = -5, +5`` on the first node):
+
+    >>> p = CRProblem.from_arrays([[50, 50], [50, 50]], [[70, 30], [50, 50]], [50, 50])
+    >>> qp_objective(p, np.array([[70.0, 30.0], [30.0, 70.0]]))
+    850.0
+    >>> qp_objective(p, p.anchor)
+    0.0
+
+    References
+    ----------
+    .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach,
+       Sec. 3.2, step 2 (objective (2)).
+    """
     diff = np.asarray(allocation, dtype=float) - problem.anchor
     return float(problem.weights @ (diff * diff).sum(axis=1))
 
@@ -214,6 +266,19 @@ PENALTIES = (1e4, 1e6)
 
 def deviation_total(problem: CRProblem, allocation: np.ndarray) -> float:
     """``sum_j |T_j - W D_j|`` of an allocation (step 1's objective).
+
+    Parameters
+    ----------
+    problem : CRProblem
+        The round: its ``weights`` ``w_i`` and goals ``W D_j``.
+    allocation : array (N, S)
+        ``R`` in percent of each row.
+
+    Returns
+    -------
+    float
+        The total deviation from the goals, with ``T_j = sum_i w_i R_ij``
+        (percent-nodes: 100 is one whole node).
 
     Examples
     --------

@@ -92,10 +92,24 @@ _P_FAIL, _P_TICK, _P_DELIVER, _P_REPORT, _P_ROUND, _P_SAMPLE, _P_REPAIR = range(
 def message_bytes(n_classes: int) -> int:
     """Size of one message: a 9-byte header and 8 bytes per class (Li and Parker).
 
+    Parameters
+    ----------
+    n_classes : int
+        Service classes ``S``.
+
+    Returns
+    -------
+    int
+        ``9 + 8 S`` bytes.
+
     Examples
     --------
     >>> message_bytes(3)
     33
+
+    References
+    ----------
+    .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach, Sec. 4.
     """
     return 9 + 8 * int(n_classes)
 
@@ -382,6 +396,17 @@ class ClusterSimConfig:
 def allowed_mask(config: ClusterSimConfig) -> np.ndarray:
     """Where the dispatcher may send each class: a boolean (S, N) array.
 
+    Parameters
+    ----------
+    config : ClusterSimConfig
+        Its ``dispatch`` names, per class, every node (``None``), the first ``k`` nodes
+        (an int) or a tuple of node ids.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (S, N): ``mask[j, i]`` is True when class ``j`` may be sent to node ``i``.
+
     Examples
     --------
     >>> allowed_mask(ClusterSimConfig(4, dispatch=(None, 2, (3,)))).astype(int).tolist()
@@ -404,10 +429,23 @@ def initial_tickets(config: ClusterSimConfig) -> np.ndarray:
 
     Default: the targets scaled to 100 tickets and rounded by largest remainders.
 
+    Parameters
+    ----------
+    config : ClusterSimConfig
+        Its ``static_allocation`` (one row for every node, or one row per node) if
+        given, else its ``targets`` (percent).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (N, S), tickets (percent of each node); a new array.
+
     Examples
     --------
     >>> initial_tickets(ClusterSimConfig(2, targets=(50, 25))).tolist()
     [[67.0, 33.0], [67.0, 33.0]]
+    >>> initial_tickets(ClusterSimConfig(2, static_allocation=((70, 20, 10),))).tolist()
+    [[70.0, 20.0, 10.0], [70.0, 20.0, 10.0]]
     """
     n, s = config.n_nodes, config.n_classes
     if config.static_allocation is not None:

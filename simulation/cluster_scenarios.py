@@ -61,6 +61,25 @@ def fig3(*, algorithm: str = "static", **overrides: Any) -> ClusterSimConfig:
 
     Static 60/30/10 shares give class 3 10 % of node 4, 2.5 % of the cluster.
 
+    Parameters
+    ----------
+    algorithm : {"static", "bank", "cluster-reserves"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        4 nodes under one manager (``fanout=()``), class 3 dispatched to node id 3.
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
     Examples
     --------
     >>> fig3().dispatch, fig3().algorithm
@@ -72,6 +91,28 @@ def fig3(*, algorithm: str = "static", **overrides: Any) -> ClusterSimConfig:
 def fig3_ideal(**overrides: Any) -> ClusterSimConfig:
     """Fig. 3's ideal: the static allocation of ``ideal_allocation`` (class 3 holds 40 %
     of node 4), which yields 60/30/10 cluster-wide.
+
+    Parameters
+    ----------
+    **overrides
+        ``fig3``'s keyword arguments: ``algorithm`` (default ``"static"``) or any
+        ``ClusterSimConfig`` field; the ideal is computed from the resulting targets and
+        dispatch.
+
+    Returns
+    -------
+    ClusterSimConfig
+        ``fig3``'s configuration with ``static_allocation`` set, one row per node
+        (percent).
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field),
+        or targets and dispatch under which the restricted classes do not fit
+        (``ideal_allocation``).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
 
     Examples
     --------
@@ -85,7 +126,37 @@ def fig3_ideal(**overrides: Any) -> ClusterSimConfig:
 
 def fig4(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     """Fig. 4: Fig. 3's cluster under a 2-level hierarchy (two level-1 managers of two
-    nodes under a top manager). Paper: class 3 about 10.5 %, s.d. 2.8 %."""
+    nodes under a top manager). Paper: class 3 about 10.5 %, s.d. 2.8 %.
+
+    Parameters
+    ----------
+    algorithm : {"bank", "cluster-reserves", "static"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        4 nodes, ``fanout=(2,)``, class 3 dispatched to node id 3.
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
+    Examples
+    --------
+    >>> cfg = fig4()
+    >>> cfg.n_nodes, cfg.fanout, cfg.dispatch, cfg.algorithm
+    (4, (2,), (None, None, (3,)), 'bank')
+
+    References
+    ----------
+    .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach, Fig. 4.
+    """
     return _config(overrides, n_nodes=4, fanout=(2,), dispatch=(None, None, (3,)),
                    algorithm=algorithm)
 
@@ -93,19 +164,112 @@ def fig4(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
 def fig5(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     """Fig. 5: 100 nodes, 10 level-1 managers of 10 nodes under a top manager, class 3
     only to the first 30 nodes. Paper: class 3 about 8.9 %, s.d. 0.58 %; the static
-    reference (``algorithm="static"``) gives it 3 %."""
+    reference (``algorithm="static"``) gives it 3 %.
+
+    Parameters
+    ----------
+    algorithm : {"bank", "cluster-reserves", "static"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        100 nodes, ``fanout=(10,)``, class 3 dispatched to the first 30 nodes.
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
+    Examples
+    --------
+    >>> cfg = fig5()
+    >>> cfg.n_nodes, cfg.fanout, cfg.dispatch
+    (100, (10,), (None, None, 30))
+    >>> fig5(algorithm="static", duration=30.0).duration
+    30.0
+
+    References
+    ----------
+    .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach, Fig. 5.
+    """
     return _config(overrides, n_nodes=100, fanout=(10,), dispatch=(None, None, 30),
                    algorithm=algorithm)
 
 
 def fig6(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
-    """Fig. 6: Fig. 5 with nodes reporting every 0.3 s and managers every 1.5 s."""
+    """Fig. 6: Fig. 5 with nodes reporting every 0.3 s and managers every 1.5 s.
+
+    Parameters
+    ----------
+    algorithm : {"bank", "cluster-reserves", "static"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        ``fig5``'s configuration with ``node_period=0.3`` and ``manager_period=1.5``
+        (s); overrides of either period win.
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
+    Examples
+    --------
+    >>> cfg = fig6()
+    >>> cfg.n_nodes, cfg.node_period, cfg.manager_period
+    (100, 0.3, 1.5)
+
+    References
+    ----------
+    .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach, Fig. 6.
+    """
     return fig5(algorithm=algorithm, **{"node_period": 0.3, "manager_period": 1.5,
                                          **overrides})
 
 
 def fig7(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
-    """Fig. 7: 900 nodes, 30 level-1 managers of 30 nodes, class 3 to the first 300."""
+    """Fig. 7: 900 nodes, 30 level-1 managers of 30 nodes, class 3 to the first 300.
+
+    Parameters
+    ----------
+    algorithm : {"bank", "cluster-reserves", "static"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        900 nodes, ``fanout=(30,)``, class 3 dispatched to the first 300 nodes.
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
+    Examples
+    --------
+    >>> cfg = fig7()
+    >>> cfg.n_nodes, cfg.fanout, cfg.dispatch
+    (900, (30,), (None, None, 300))
+
+    References
+    ----------
+    .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach, Fig. 7.
+    """
     return _config(overrides, n_nodes=900, fanout=(30,), dispatch=(None, None, 300),
                    algorithm=algorithm)
 
@@ -113,13 +277,71 @@ def fig7(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
 def fig8(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     """Fig. 8: 100 nodes (Fig. 5's hierarchy), every class to every node; class 1's
     dispatch stops at 20 s and 40 s and restarts 1.5 s later. Paper: back to the
-    targets about 3 reporting cycles after each restart."""
+    targets about 3 reporting cycles after each restart.
+
+    Parameters
+    ----------
+    algorithm : {"bank", "cluster-reserves", "static"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        100 nodes, ``fanout=(10,)``, every class to every node, and ``stops``
+        ``(class, start, end)`` in simulated seconds.
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
+    Examples
+    --------
+    >>> cfg = fig8()
+    >>> cfg.dispatch, cfg.stops
+    ((None, None, None), ((0, 20.0, 21.5), (0, 40.0, 41.5)))
+
+    References
+    ----------
+    .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach, Fig. 8.
+    """
     return _config(overrides, n_nodes=100, fanout=(10,), algorithm=algorithm,
                    stops=((0, 20.0, 21.5), (0, 40.0, 41.5)))
 
 
 def skewed(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
-    """Fig. 5 with skewed (random, seeded) reporting phases. Paper: the same results."""
+    """Fig. 5 with skewed (random, seeded) reporting phases. Paper: the same results.
+
+    Parameters
+    ----------
+    algorithm : {"bank", "cluster-reserves", "static"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        ``fig5``'s configuration with ``skew=True`` (the phases are drawn from the
+        simulation's seed).
+
+    Raises
+    ------
+    InvalidInputError
+        For an override value that ``ClusterSimConfig`` refuses (it names the field).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
+    Examples
+    --------
+    >>> cfg = skewed()
+    >>> cfg.skew, cfg.n_nodes, cfg.dispatch
+    (True, 100, (None, None, 30))
+    """
     return fig5(algorithm=algorithm, **{"skew": True, **overrides})
 
 
@@ -130,11 +352,40 @@ def scaled(
     about ``sqrt(n_nodes)`` nodes per level-1 manager (10,000 nodes: 100 managers of
     100).
 
+    Parameters
+    ----------
+    n_nodes : int
+        Nodes ``N`` (>= 1).
+    algorithm : {"bank", "cluster-reserves", "static"}
+        The managers' allocation algorithm (``ClusterSimConfig.algorithm``).
+    class3_fraction : float
+        Share of the nodes, in (0, 1], that class 3 is dispatched to (the first
+        ``round(class3_fraction * n_nodes)``, at least 1).
+    **overrides
+        Any other ``ClusterSimConfig`` field, replacing the scenario's value.
+
+    Returns
+    -------
+    ClusterSimConfig
+        ``n_nodes`` nodes, ``fanout=(max(2, ceil(sqrt(n_nodes))),)``.
+
+    Raises
+    ------
+    InvalidInputError
+        For ``class3_fraction`` outside (0, 1], or a value ``ClusterSimConfig``
+        refuses (``n_nodes`` of 0, a bad override value).
+    TypeError
+        For an override that is not a ``ClusterSimConfig`` field.
+
     Examples
     --------
     >>> cfg = scaled(10_000)
     >>> cfg.fanout, cfg.dispatch[2]
     ((100,), 3000)
+    >>> scaled(100, class3_fraction=0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: class3_fraction must be in (0, 1]; got 0
     """
     if not 0 < class3_fraction <= 1:
         raise InvalidInputError(f"class3_fraction must be in (0, 1]; got {class3_fraction!r}")
@@ -160,10 +411,25 @@ SCENARIOS = {
 def scenario(name: str, **overrides: Any) -> ClusterSimConfig:
     """The configuration of a named scenario (``SCENARIOS``), with overrides.
 
+    Parameters
+    ----------
+    name : str
+        A key of ``SCENARIOS``: ``"fig3"``, ``"fig3-ideal"``, ``"fig4"`` ... ``"fig8"``,
+        ``"skewed"``.
+    **overrides
+        Keyword arguments of the builder (``algorithm``, any ``ClusterSimConfig``
+        field).
+
+    Returns
+    -------
+    ClusterSimConfig
+
     Raises
     ------
     InvalidInputError
-        For an unknown name.
+        For an unknown name, or an override value the configuration refuses.
+    TypeError
+        For an override that is neither ``algorithm`` nor a ``ClusterSimConfig`` field.
 
     Examples
     --------
@@ -230,16 +496,34 @@ def manager_entity(config: ClusterSimConfig, level: int, index: int = 0) -> int:
     """The entity id of the machine hosting the ``index``-th manager of ``level`` at the
     start (for ``failures``; nodes are ``0..N-1``).
 
+    Parameters
+    ----------
+    config : ClusterSimConfig
+        Its ``n_nodes`` and ``fanout`` give the tree (``Hierarchy.build``).
+    level : int
+        Manager level: 1 for the managers of nodes, up to the top.
+    index : int
+        Position of the manager among those of ``level``, in build order.
+
+    Returns
+    -------
+    int
+        ``n_nodes + role``: the dedicated machine of that role.
+
     Raises
     ------
     InvalidInputError
-        If there is no such manager.
+        If there is no such manager (including a level the tree does not have).
 
     Examples
     --------
     >>> cfg = fig5()
     >>> manager_entity(cfg, 1, 0), manager_entity(cfg, 2)
     (100, 110)
+    >>> manager_entity(cfg, 1, 10)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: level 1 has 10 managers; got index 10
     """
     h = Hierarchy.build(config.n_nodes, config.fanout)
     roles = h.roles_at(level)

@@ -40,6 +40,30 @@ class Repair:
 
     ``handoffs`` lists ``(role, new host)`` for the repaired role first, then every role
     handed down; ``election`` and ``notify`` count the control messages.
+
+    Parameters
+    ----------
+    role : int
+        The role whose host died.
+    handoffs : tuple of (int, int)
+        ``(role, new host entity)`` pairs in order; host -1 for an orphaned role.
+    election : int
+        Election messages, ``k (k - 1)`` for ``k`` live children.
+    notify : int
+        Notification messages sent by hosts that handed a role down.
+
+    Examples
+    --------
+    4 nodes under two level-1 roles (0 and 1, on machines 4 and 5) and a top role 2 (on
+    machine 6). When machine 6 dies, machine 4 takes the top role and hands role 0 down
+    to node 0:
+
+    >>> h = Hierarchy.build(4, (2,))
+    >>> h.fail(6)
+    [2]
+    >>> rep = h.repair(2)
+    >>> rep.handoffs, rep.host, rep.election, rep.notify
+    (((2, 4), (0, 0)), 4, 2, 2)
     """
 
     role: int

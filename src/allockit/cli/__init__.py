@@ -49,10 +49,18 @@ FAMILIES = (
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests).
 
+    Returns
+    -------
+    argparse.ArgumentParser
+        ``allockit`` with ``--version`` and one subcommand per registered command of
+        the modules in ``FAMILIES`` (the chosen one is stored as ``command``).
+
     Examples
     --------
-    >>> sorted(build_parser()._subparsers._group_actions[0].choices)[:3]
-    ['bound', 'compare', 'demo']
+    >>> parser = build_parser()
+    >>> commands = parser._subparsers._group_actions[0].choices
+    >>> parser.prog, {"bound", "cluster-sim", "demo", "reserves"} <= set(commands)
+    ('allockit', True)
     """
     parser = argparse.ArgumentParser(
         prog="allockit",
