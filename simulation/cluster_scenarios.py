@@ -52,6 +52,12 @@ PAPER: dict[str, dict[str, Any]] = {
 
 
 def _config(overrides: dict[str, Any], **base: Any) -> ClusterSimConfig:
+    fields = {f.name for f in dataclasses.fields(ClusterSimConfig)}
+    unknown = sorted(set(overrides) - fields)
+    if unknown:
+        raise InvalidInputError(
+            f"unknown scenario field {unknown[0]!r}; fields: {', '.join(sorted(fields))}"
+        )
     base.update(overrides)
     return ClusterSimConfig(**base)
 
@@ -76,9 +82,8 @@ def fig3(*, algorithm: str = "static", **overrides: Any) -> ClusterSimConfig:
     Raises
     ------
     InvalidInputError
-        For an override value that ``ClusterSimConfig`` refuses (it names the field).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        For an override that is not a ``ClusterSimConfig`` field, or a value it refuses
+        (the message names the field).
 
     Examples
     --------
@@ -111,8 +116,7 @@ def fig3_ideal(**overrides: Any) -> ClusterSimConfig:
         For an override value that ``ClusterSimConfig`` refuses (it names the field),
         or targets and dispatch under which the restricted classes do not fit
         (``ideal_allocation``).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        Also for an override that is not a ``ClusterSimConfig`` field.
 
     Examples
     --------
@@ -143,9 +147,8 @@ def fig4(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     Raises
     ------
     InvalidInputError
-        For an override value that ``ClusterSimConfig`` refuses (it names the field).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        For an override that is not a ``ClusterSimConfig`` field, or a value it refuses
+        (the message names the field).
 
     Examples
     --------
@@ -181,9 +184,8 @@ def fig5(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     Raises
     ------
     InvalidInputError
-        For an override value that ``ClusterSimConfig`` refuses (it names the field).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        For an override that is not a ``ClusterSimConfig`` field, or a value it refuses
+        (the message names the field).
 
     Examples
     --------
@@ -220,9 +222,8 @@ def fig6(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     Raises
     ------
     InvalidInputError
-        For an override value that ``ClusterSimConfig`` refuses (it names the field).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        For an override that is not a ``ClusterSimConfig`` field, or a value it refuses
+        (the message names the field).
 
     Examples
     --------
@@ -256,9 +257,8 @@ def fig7(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     Raises
     ------
     InvalidInputError
-        For an override value that ``ClusterSimConfig`` refuses (it names the field).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        For an override that is not a ``ClusterSimConfig`` field, or a value it refuses
+        (the message names the field).
 
     Examples
     --------
@@ -295,9 +295,8 @@ def fig8(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     Raises
     ------
     InvalidInputError
-        For an override value that ``ClusterSimConfig`` refuses (it names the field).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        For an override that is not a ``ClusterSimConfig`` field, or a value it refuses
+        (the message names the field).
 
     Examples
     --------
@@ -332,9 +331,8 @@ def skewed(*, algorithm: str = "bank", **overrides: Any) -> ClusterSimConfig:
     Raises
     ------
     InvalidInputError
-        For an override value that ``ClusterSimConfig`` refuses (it names the field).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        For an override that is not a ``ClusterSimConfig`` field, or a value it refuses
+        (the message names the field).
 
     Examples
     --------
@@ -374,8 +372,7 @@ def scaled(
     InvalidInputError
         For ``class3_fraction`` outside (0, 1], or a value ``ClusterSimConfig``
         refuses (``n_nodes`` of 0, a bad override value).
-    TypeError
-        For an override that is not a ``ClusterSimConfig`` field.
+        Also for an override that is not a ``ClusterSimConfig`` field.
 
     Examples
     --------
@@ -389,6 +386,8 @@ def scaled(
     """
     if not 0 < class3_fraction <= 1:
         raise InvalidInputError(f"class3_fraction must be in (0, 1]; got {class3_fraction!r}")
+    if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 1:
+        raise InvalidInputError(f"n_nodes must be an integer >= 1; got {n_nodes!r}")
     fan = max(2, math.ceil(math.sqrt(n_nodes)))
     k = max(1, round(class3_fraction * n_nodes))
     return _config(overrides, n_nodes=n_nodes, fanout=(fan,), dispatch=(None, None, k),
