@@ -243,7 +243,21 @@ def mcb_fill_kernel(
         size_m *= 2
     c_cpu, c_mem = _tree_build(cpu_list, cpu_req, mem, size_c)
     m_cpu, m_mem = _tree_build(mem_list, cpu_req, mem, size_m)
-    for h in range(free_cpu0.shape[0]):
+    hosts = free_cpu0.shape[0]
+    room_cpu = np.zeros(hosts + 1)  # free CPU and memory of hosts h.. (suffix sums)
+    room_mem = np.zeros(hosts + 1)
+    for h in range(hosts - 1, -1, -1):
+        room_cpu[h] = room_cpu[h + 1] + max(free_cpu0[h], 0.0)
+        room_mem[h] = room_mem[h + 1] + max(free_mem0[h], 0.0)
+    need_cpu = 0.0
+    need_mem = 0.0
+    for t in range(n):
+        need_cpu += cpu_req[t]
+        need_mem += mem[t]
+    for h in range(hosts):
+        # what is left cannot fit in the hosts left (each fit allows MEM_EPS): fail now
+        if need_cpu > room_cpu[h] + left * MEM_EPS or need_mem > room_mem[h] + left * MEM_EPS:
+            break
         free_cpu = free_cpu0[h]
         free_mem = free_mem0[h]
         while left > 0:
@@ -265,6 +279,8 @@ def mcb_fill_kernel(
             out[found] = h
             free_cpu -= cpu_req[found]
             free_mem -= mem[found]
+            need_cpu -= cpu_req[found]
+            need_mem -= mem[found]
             left -= 1
         if left == 0:
             return out
