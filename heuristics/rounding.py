@@ -20,6 +20,8 @@ def randomized_rounding(
     epsilon: float = 0.0,
     seed: int | np.random.Generator | None = None,
     method: str | None = None,
+    time_limit: float | None = None,
+    threads: int = 1,
 ) -> VCResult:
     """Round the LP relaxation's solution at random, task by task.
 
@@ -38,6 +40,11 @@ def randomized_rounding(
         Seed of the rounding.
     method : str, optional
         Name recorded in the result (default ``rrnd`` or ``rrnz``).
+    time_limit : float, optional
+        Seconds for the LP relaxation; when it runs out the result has status
+        ``time_limit`` and no placement.
+    threads : int, default 1
+        HiGHS threads for the relaxation.
 
     Returns
     -------
@@ -56,7 +63,22 @@ def randomized_rounding(
     name = method or ("rrnz" if epsilon > 0 else "rrnd")
     rng = as_generator(seed)
     started = time.perf_counter()
-    solved = solve_relaxation_highs(instance)
+    from allockit.evaluation.relaxation import RelaxationTimeLimit
+
+    try:
+        solved = solve_relaxation_highs(instance, threads=threads, time_limit=time_limit)
+    except RelaxationTimeLimit as exc:
+        from allockit.evaluation.placement import empty_result
+        from allockit.results import SolveStatus
+
+        return empty_result(
+            instance,
+            method=name,
+            status=SolveStatus.TIME_LIMIT,
+            solver="heuristic",
+            solve_seconds=time.perf_counter() - started,
+            message=f"{name}: {exc}",
+        )
     if solved is None:
         return finish(
             instance,

@@ -23,8 +23,8 @@ _DETERMINISTIC = "ignored (deterministic)"
 _INSTANT = "ignored (runs to completion; milliseconds)"
 _SINGLE = "ignored (single-threaded)"
 _RELAXATION_LIMIT = (
-    "an LP relaxation estimated to need more is not started (status time_limit); "
-    "otherwise solved to optimality"
+    "an LP relaxation estimated to need more is not started, and one that runs out "
+    "stops (status time_limit)"
 )
 
 
@@ -164,7 +164,9 @@ def _rounding(name: str) -> Callable[..., VCResult]:
                 "not started",
             )
         kw.setdefault("epsilon", 0.01 if name == "rrnz" else 0.0)
-        return randomized_rounding(instance, seed=seed, method=name, **kw)
+        return randomized_rounding(
+            instance, seed=seed, method=name, time_limit=time_limit, threads=threads or 1, **kw
+        )
 
     return run
 
@@ -242,13 +244,13 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         "rrnd",
         "randomised rounding of the LP relaxation",
         ("epsilon",),
-        {"time_limit": _RELAXATION_LIMIT, "threads": _SINGLE},
+        {"time_limit": _RELAXATION_LIMIT, "threads": "used by the LP relaxation (HiGHS)"},
     ),
     "rrnz": MethodSpec(
         "rrnz",
         "randomised rounding, zero probabilities raised to 0.01",
         ("epsilon",),
-        {"time_limit": _RELAXATION_LIMIT, "threads": _SINGLE},
+        {"time_limit": _RELAXATION_LIMIT, "threads": "used by the LP relaxation (HiGHS)"},
     ),
     **{
         f"mcb{k}": MethodSpec(

@@ -64,3 +64,14 @@ def test_local_search_refuses_bad_input():
         improve_placement(ok, np.array([0]), time_limit=0)
     with pytest.raises(InvalidInputError, match="pair_limit"):
         improve_placement(ok, np.array([0]), pair_limit=40)
+
+
+def test_rounding_stops_at_its_time_limit():
+    # the LP relaxation stops at the limit: status time_limit, never a wrong "infeasible"
+    from allockit.heuristics.rounding import randomized_rounding
+    from allockit.instances.generators import generate_vcsched
+
+    inst = generate_vcsched(hosts=64, jobs=500, slack=0.5, cov_cpu=0.5, cov_mem=0.5, seed=1)
+    r = randomized_rounding(inst, seed=0, time_limit=1e-4)
+    assert str(r.status) == "time_limit" and r.min_yield is None
+    assert "not solved within" in r.message

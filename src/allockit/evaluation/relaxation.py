@@ -6,7 +6,11 @@ import numpy as np
 
 from allockit.instances.vcsched import VCInstance
 
-__all__ = ["solve_relaxation_highs"]
+__all__ = ["RelaxationTimeLimit", "solve_relaxation_highs"]
+
+
+class RelaxationTimeLimit(TimeoutError):
+    """The LP relaxation hit its time limit (``solve_relaxation_highs``)."""
 
 
 def _csc(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, ncol: int):
@@ -151,7 +155,10 @@ def solve_relaxation_highs(
         h.setOptionValue("time_limit", float(time_limit))
     h.passModel(lp)
     h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kTimeLimit:
+        raise RelaxationTimeLimit(f"the LP relaxation was not solved within {time_limit} s")
+    if status != highspy.HighsModelStatus.kOptimal:
         return None
     x = np.asarray(h.getSolution().col_value, dtype=float)
     return float(x[y_idx]), np.clip(x[:n_e].reshape(T, H), 0.0, 1.0)
