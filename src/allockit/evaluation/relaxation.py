@@ -10,7 +10,13 @@ __all__ = ["RelaxationTimeLimit", "solve_relaxation_highs"]
 
 
 class RelaxationTimeLimit(TimeoutError):
-    """The LP relaxation hit its time limit (``solve_relaxation_highs``)."""
+    """The LP relaxation hit its time limit (``solve_relaxation_highs``).
+
+    Examples
+    --------
+    >>> isinstance(RelaxationTimeLimit("0.1 s"), TimeoutError)
+    True
+    """
 
 
 def _csc(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, ncol: int):
@@ -45,7 +51,13 @@ def solve_relaxation_highs(
     tuple (float, numpy.ndarray) or None
         ``Y``: the LP's optimal minimum yield (an upper bound on the MILP's), and
         ``e[t, j]`` in [0, 1]: the fraction of task ``t`` on host ``j`` (rows sum to 1),
-        the probabilities RRND/RRNZ round. None if HiGHS does not reach an optimum.
+        the probabilities RRND/RRNZ round. None if the LP is infeasible or HiGHS stops
+        without an optimum for another reason.
+
+    Raises
+    ------
+    RelaxationTimeLimit
+        If ``time_limit`` runs out before the optimum.
 
     Examples
     --------
