@@ -52,7 +52,9 @@ def test_set_instances_are_regenerable_one_by_one():
         ({"hosts": 0}, "hosts must be >= 1"),
         ({"jobs": 0}, "jobs must be >= 1"),
         ({"slack": 1.0}, r"slack must be in \[0, 1\)"),
-        ({"cov_cpu": -1.0}, "cov_cpu must be >= 0"),
+        ({"cov_cpu": -1.0}, "cov_cpu must be a finite number >= 0; got -1.0"),
+        ({"cov_cpu": float("nan")}, "cov_cpu must be a finite number >= 0; got nan"),
+        ({"hosts": 2_000_000}, "at most 1000000 hosts"),
     ],
 )
 def test_generator_rejects_bad_parameters(kw, match):

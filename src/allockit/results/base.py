@@ -157,9 +157,10 @@ def paused_gc() -> Iterator[None]:
     itself (0.5 s instead of 0.08 s). Reference counting still frees memory meanwhile;
     the collector resumes (if it was on) when the block ends.
 
-    Yields
-    ------
-    None
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager (its block runs with the collector paused).
 
     Examples
     --------
