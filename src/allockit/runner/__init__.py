@@ -162,15 +162,22 @@ class _Claims:
         if not self.waiting or time.monotonic() < self._look:
             return None
         self._look = time.monotonic() + min(_LOOK, self.stale_after / 2)
-        for k, task in enumerate(self.waiting):
-            state = self._state(task)
-            if state == "busy":
+        held = self.store.held_elsewhere(
+            [t.key for t in self.waiting], stale_after=self.stale_after
+        )  # one query, not a transaction per waiting task
+        still: list[Task] = []
+        found: Task | None = None
+        for task in self.waiting:
+            if found is not None or task.key in held:
+                still.append(task)
                 continue
-            del self.waiting[k]
+            state = self._state(task)
             if state == "claimed":
-                return task
-            return self.take()
-        return None
+                found = task
+            elif state == "busy":
+                still.append(task)
+        self.waiting = still
+        return found
 
     @property
     def exhausted(self) -> bool:

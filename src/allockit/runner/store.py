@@ -358,6 +358,45 @@ class ResultStore:
             raise
         return "claimed" if cursor.rowcount == 1 else "busy"
 
+    def held_elsewhere(self, keys: list[str], *, stale_after: float) -> set[str]:
+        """Keys among ``keys`` that another live writer holds and that have no row yet.
+
+        Parameters
+        ----------
+        keys : list of str
+            Task keys.
+        stale_after : float
+            Seconds without a heartbeat after which a claim no longer counts.
+
+        Returns
+        -------
+        set of str
+            The keys to leave alone for now.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+        >>> with ResultStore(path, owner="a") as a, ResultStore(path, owner="b") as b:
+        ...     _ = a.claim("k", stale_after=60.0)
+        ...     b.held_elsewhere(["k", "j"], stale_after=60.0)
+        {'k'}
+        """
+        cutoff = time.time() - stale_after
+        held: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            held.update(
+                row[0]
+                for row in self._db.execute(
+                    f"SELECT key FROM claims WHERE key IN ({marks}) AND owner != ? "
+                    f"AND heartbeat >= ? AND key NOT IN (SELECT key FROM results)",
+                    [*chunk, self.owner, cutoff],
+                )
+            )
+        return held
+
     def heartbeat(self) -> int:
         """Refresh this writer's claims; the number of claims held.
 
