@@ -304,9 +304,12 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
 
 
 #: Sum of the scaled source capacities of the max-flow check (int64 arithmetic).
-_FLOW_UNITS = 2.0**50
+_FLOW_UNITS = 2.0**56
 #: Relative width to which the exact method brackets the least feasible stretch.
 EXACT_RTOL = 1e-12
+#: Relative width below which an undecided max flow ends the search (no final LP): the
+#: stated accuracy of the exact method.
+EXACT_ACCURACY = 1e-8
 
 
 def _flow_check(workload: Workload, stretch: float, tau: float) -> bool | None:
@@ -317,7 +320,7 @@ def _flow_check(workload: Workload, stretch: float, tau: float) -> bool | None:
     ``demand_j``), job -> interval ``t`` inside ``[r_j, d_j]`` (``len(t) * c_j |T_j|``:
     no job runs faster than on dedicated nodes), interval -> sink (``|P| len(t)``); it
     is feasible iff the max flow saturates the sources. OR-Tools' max flow takes
-    integers, so capacities are scaled to about 2^50 units and rounded twice: rounded in
+    integers, so capacities are scaled to about 2^56 units and rounded twice: rounded in
     the system's disfavour, a saturating flow proves feasibility; rounded in its favour,
     a deficit proves infeasibility. Between the two (a rounding-sized margin) the answer
     is None and the caller solves the LP.
@@ -415,9 +418,11 @@ def stretch_bound(
         ``bisection`` stops when the relative width of the bracket is below ``tol``
         (the value returned is the feasible upper end). ``exact`` finds the range
         between two breakpoints (where a deadline crosses another endpoint) that holds
-        the optimum, then narrows it to a relative width of ``EXACT_RTOL`` (1e-12) and
-        returns its feasible upper end; when the max-flow check cannot decide that
-        finely it solves the LP in ``(alpha, S)`` on the range. Feasibility is checked
+        the optimum, then narrows it with the max-flow check to a relative width of
+        ``EXACT_RTOL`` (1e-12), or until the check cannot decide (its rounding), and
+        returns the feasible upper end; only if that leaves the range wider than
+        ``EXACT_ACCURACY`` (1e-8 relative, the method's stated accuracy) does it solve
+        the LP in ``(alpha, S)`` on the range. Feasibility is checked
         as a max flow (OR-Tools; rounded both ways, so each answer is a proof) and
         with the LP when the flow is undecided.
     tol : float
@@ -497,7 +502,7 @@ def stretch_bound(
         else:
             s_lo = mid
     value = s_hi
-    if s_hi - s_lo > 1e3 * EXACT_RTOL * s_hi:
+    if s_hi - s_lo > EXACT_ACCURACY * s_hi:
         lps += 1
         best = _solve_lp(workload, s_lo, s_hi, 0.5 * (s_lo + s_hi), tau, minimise=True)
         value = s_hi if best is None else best
