@@ -304,7 +304,7 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
 
 
 #: Sum of the scaled source capacities of the max-flow check (int64 arithmetic).
-_FLOW_UNITS = 2.0**56
+_FLOW_UNITS = 2.0**50  # below 2**53: every scaled capacity is an exact float integer
 #: Relative width to which the exact method brackets the least feasible stretch.
 EXACT_RTOL = 1e-12
 #: Relative width below which an undecided max flow ends the search (no final LP): the
@@ -320,7 +320,7 @@ def _flow_check(workload: Workload, stretch: float, tau: float) -> bool | None:
     ``demand_j``), job -> interval ``t`` inside ``[r_j, d_j]`` (``len(t) * c_j |T_j|``:
     no job runs faster than on dedicated nodes), interval -> sink (``|P| len(t)``); it
     is feasible iff the max flow saturates the sources. OR-Tools' max flow takes
-    integers, so capacities are scaled to about 2^56 units and rounded twice: rounded in
+    integers, so capacities are scaled to about 2^50 units and rounded twice: rounded in
     the system's disfavour, a saturating flow proves feasibility; rounded in its favour,
     a deficit proves infeasibility. Between the two (a rounding-sized margin) the answer
     is None and the caller solves the LP.
