@@ -5,9 +5,6 @@ value states its default (or that it is required); a number option states its ra
 options in seconds or GiB name their unit. A flag is off unless given (the parser's
 epilog says so), so its line need not repeat it.
 
-``OTHER_SESSIONS`` lists the options of subcommands other sessions are writing
-(simulate, the MEASY, reserves and reproduction experiments) whose lines still lack a
-default; they are reported, not failed, until their owners complete them.
 """
 
 from __future__ import annotations
@@ -77,29 +74,9 @@ def _problems(command, action):
     return out
 
 
-#: Subcommands written by other sessions, whose incomplete lines are reported only.
-OTHER_SESSIONS = (
-    "simulate",
-    "measy-experiment",
-    "cluster-sim",
-    "reserves",
-    "reserves-experiment",
-    "vcsched-experiment",
-    "reproduce",
-)
-
-
 def test_every_option_of_every_subcommand_has_a_complete_help_line():
     problems = [p for command, action in _options() for p in _problems(command, action)]
-    mine = [p for p in problems if p.split(" ", 1)[0] not in OTHER_SESSIONS]
-    assert not mine, "\n".join(mine)
-
-
-def test_other_sessions_subcommands_help_lines():
-    problems = [p for command, action in _options() for p in _problems(command, action)]
-    others = [p for p in problems if p.split(" ", 1)[0] in OTHER_SESSIONS]
-    if others:
-        pytest.xfail(f"{len(others)} incomplete lines: " + "; ".join(others))
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["solve", "--help"], ["workload", "lublin", "-h"]])

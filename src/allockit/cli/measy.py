@@ -213,13 +213,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="local worker processes, >= 1 (default: one per core)",
     )
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address")
-    p.add_argument("--markdown", default=None, metavar="FILE", help="tables beside the paper's")
+    p.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address (default: none; backend dask)"
+    )
+    p.add_argument(
+        "--markdown", default=None, metavar="FILE", help="tables beside the paper's (default: none)"
+    )
     p.add_argument(
         "--plot",
         default=None,
         metavar="PNG",
-        help="the figure as PNG (a folder of figN.png for 'all')",
+        help="the figure as PNG (a folder of figN.png for 'all'; default: none)",
     )
     p.add_argument(
         "--progress",

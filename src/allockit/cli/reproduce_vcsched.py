@@ -296,9 +296,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="local worker processes (default: one per core)",
     )
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address")
-    p.add_argument("--markdown", default=None, metavar="FILE", help="tables beside the paper's")
-    p.add_argument("--plot", default=None, metavar="PNG", help="large/parallel: the four panels")
+    p.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address (default: none; backend dask)"
+    )
+    p.add_argument(
+        "--markdown", default=None, metavar="FILE", help="tables beside the paper's (default: none)"
+    )
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="PNG",
+        help="large/parallel: the four panels (default: none)",
+    )
     p.add_argument(
         "--progress",
         action="store_true",

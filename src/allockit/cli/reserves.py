@@ -79,9 +79,7 @@ def cmd_cluster_sim(args: argparse.Namespace) -> int:
         dispatch = None
         if args.class3_nodes is not None:
             dispatch = (None, None, args.class3_nodes)
-        config = ClusterSimConfig(
-            n_nodes=args.nodes, fanout=fanout, dispatch=dispatch, **overrides
-        )
+        config = ClusterSimConfig(n_nodes=args.nodes, fanout=fanout, dispatch=dispatch, **overrides)
     if args.fail:
         failures = []
         for text in args.fail:
@@ -192,9 +190,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("cluster-sim", help="simulate managers sharing a cluster by class")
     p.add_argument(
-        "--scenario", default=None, help=f"one of {_SCENARIOS} (or --nodes for a custom run)"
+        "--scenario",
+        default=None,
+        help=f"one of {_SCENARIOS} (default: none; or --nodes for a custom run)",
     )
-    p.add_argument("--nodes", type=positive_int, default=None, help="nodes, >= 1 (custom run)")
+    p.add_argument(
+        "--nodes", type=positive_int, default=None, help="nodes, >= 1 (custom run; default: none)"
+    )
     p.add_argument(
         "--fanout",
         default=None,
@@ -233,10 +235,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=None,
         metavar="WHO@TIME",
-        help="fail a node (index) or a manager (mLEVEL.INDEX) at TIME seconds; repeatable",
+        help="fail a node (index) or a manager (mLEVEL.INDEX) at TIME seconds; repeatable "
+        "(default: no failure)",
     )
-    p.add_argument("--csv", default=None, metavar="OUT", help="the share time series as CSV")
-    p.add_argument("--plot", default=None, metavar="FILE", help="shares over time (PNG)")
+    p.add_argument(
+        "--csv", default=None, metavar="OUT", help="the share time series as CSV (default: none)"
+    )
+    p.add_argument(
+        "--plot", default=None, metavar="FILE", help="shares over time (PNG; default: none)"
+    )
     p.set_defaults(func=cmd_cluster_sim)
 
     p = sub.add_parser(
@@ -272,8 +279,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers", type=positive_int, default=None, help="local workers (default: cores)"
     )
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address")
-    p.add_argument("--markdown", default=None, metavar="FILE", help="table beside the paper's")
+    p.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address (default: none; backend dask)"
+    )
+    p.add_argument(
+        "--markdown", default=None, metavar="FILE", help="table beside the paper's (default: none)"
+    )
     p.add_argument(
         "--progress",
         action="store_true",

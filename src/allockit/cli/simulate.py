@@ -139,7 +139,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bound", action="store_true", help="add the stretch lower bound and the degradation"
     )
     p.add_argument(
-        "--plot", default=None, metavar="DIR", help="utilisation and stretch plots (PNG)"
+        "--plot",
+        default=None,
+        metavar="DIR",
+        help="utilisation and stretch plots (PNG) into DIR (default: none)",
     )
     p.add_argument(
         "--node-memory",
@@ -168,7 +171,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="EASY tries at most N queued jobs after the head for backfilling, >= 0 "
         "(default: unlimited; 0 is FCFS)",
     )
-    p.add_argument("--jobs-csv", default=None, metavar="OUT", help="one CSV row per job")
+    p.add_argument(
+        "--jobs-csv", default=None, metavar="OUT", help="one CSV row per job (default: none)"
+    )
     _two_tier_options(p)
 
 
