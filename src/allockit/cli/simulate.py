@@ -68,7 +68,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if family == "two-tier":
         workload = _two_tier_platform(workload, args)
     result = simulate(workload, args.algorithm, **_options(family, args))
-    summary = result.summary()
+    summary = {**result.summary(), **getattr(args, "input_counts", {})}
     if args.bound:
         from allockit.models.stretch_bound import stretch_bound
 
