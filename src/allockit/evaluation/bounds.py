@@ -123,10 +123,8 @@ def _pair_exceeds(cpu: np.ndarray, mem: np.ndarray, capacity: float, hosts: int)
 
     With ``k`` tasks in a group, ``nu`` is at most half the tasks that have a partner
     and at least a greedy matching's size; the exact matching is computed only when
-    these two do not decide.
+    these two do not decide (networkx is imported only then).
     """
-    import networkx as nx
-
     cap_m = 1.0 + MEM_TOL
     for group in (np.flatnonzero(mem > cap_m / 3.0), np.flatnonzero(cpu > capacity / 3.0)):
         k = int(group.size)
@@ -150,6 +148,8 @@ def _pair_exceeds(cpu: np.ndarray, mem: np.ndarray, capacity: float, hosts: int)
                     greedy += 1
         if k - greedy <= hosts:
             continue
+        import networkx as nx
+
         rows, cols = np.nonzero(np.triu(ok, 1))
         graph = nx.Graph()
         graph.add_edges_from(zip(rows.tolist(), cols.tolist(), strict=True))
