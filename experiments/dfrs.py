@@ -1020,8 +1020,14 @@ def to_markdown(table: dict[str, Any]) -> str:
     elif experiment in PERIOD_SWEEPS:
         metric = "underutilization" if experiment == "fig3" else "degradation"
         sets = [x for x in ("real", "unscaled", "scaled") if any(x in e for e in rows.values())]
-        lines.append("| Algorithm | " + " | ".join(f"{x} avg" for x in sets) + " | n |")
-        lines.append("|---|" + "---:|" * len(sets) + "---:|")
+        lines.append(
+            "| Algorithm | "
+            + " | ".join(f"{x} avg" for x in sets)
+            + " | traces ("
+            + ", ".join(sets)
+            + ") |"
+        )
+        lines.append("|---|" + "---:|" * len(sets) + "---|")
         for name, entry in rows.items():
             cells = [
                 _fmt(entry[x][metric]["avg"], 3 if metric == "underutilization" else 1)
@@ -1029,8 +1035,8 @@ def to_markdown(table: dict[str, Any]) -> str:
                 else "–"
                 for x in sets
             ]
-            n = max((entry[x][metric]["n"] for x in sets if x in entry), default=0)
-            lines.append(f"| {name} | " + " | ".join(cells) + f" | {n} |")
+            counts = ", ".join(str(entry[x][metric]["n"]) if x in entry else "0" for x in sets)
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {counts} |")
         lines.append("")
         lines.append(
             "The paper (Fig. 3): normalised underutilisation decreases steadily with the "
@@ -1041,8 +1047,10 @@ def to_markdown(table: dict[str, Any]) -> str:
             "by less than a factor 3 (scaled), 1.5 (unscaled) and 2 (real)."
         )
     elif experiment == "timing":
-        lines.append("| Algorithm | calls | <= 10 jobs under 1 ms | mean s | <= 100 jobs: "
-                     "median / p90 / p99 / max s | largest call (jobs) |")
+        lines.append(
+            "| Algorithm | calls | <= 10 jobs under 1 ms | mean s | <= 100 jobs: "
+            "median / p90 / p99 / max s | largest call (jobs) |"
+        )
         lines.append("|---|---:|---:|---:|---|---:|")
         for name, entry in rows.items():
             c = entry.get("unscaled", {}).get("mcb8_calls")
@@ -1185,8 +1193,9 @@ def plot_period_sweep(table: dict[str, Any], path: str | Path) -> Path:
             ax.axhline(easy["avg"], color="k", lw=1, label="EASY")
         ax.set_xlabel("period (s)")
         ax.set_title(_SET_LABELS[set_name])
-    axes[0].set_ylabel("normalised underutilisation" if metric == "underutilization"
-                       else "degradation from bound")
+    axes[0].set_ylabel(
+        "normalised underutilisation" if metric == "underutilization" else "degradation from bound"
+    )
     axes[0].legend(fontsize=7)
     fig.tight_layout()
     out = Path(path)

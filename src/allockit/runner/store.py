@@ -164,8 +164,7 @@ store (an SQLite database with tables: people); give a new file or an allockit s
             app = db.execute("PRAGMA application_id").fetchone()[0]
             version = db.execute("PRAGMA user_version").fetchone()[0]
             tables = sorted(
-                row[0]
-                for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             )
             columns = (
                 tuple(row[1] for row in db.execute("PRAGMA table_info(results)"))
@@ -189,9 +188,14 @@ store (an SQLite database with tables: people); give a new file or an allockit s
         if must_exist:
             raise InvalidInputError(f"results store {str(path)!r} holds no results")
         return "new"
-    if app == 0 and set(tables) <= {"results", "claims"} and columns in (
-        _LEGACY_COLUMNS,
-        _COLUMNS,
+    if (
+        app == 0
+        and set(tables) <= {"results", "claims"}
+        and columns
+        in (
+            _LEGACY_COLUMNS,
+            _COLUMNS,
+        )
     ):
         return "legacy"
     described = f"tables: {', '.join(tables)}" if tables else "no tables"
@@ -199,6 +203,48 @@ store (an SQLite database with tables: people); give a new file or an allockit s
         f"{where} is not an allockit results store (an SQLite database with {described}); "
         "give a new file or an allockit store"
     )
+
+
+#: Seconds a writer waits for another one that is creating or upgrading the same store.
+_OPEN_PATIENCE = 30.0
+
+
+def _open_store(path: Path, *, legacy: bool) -> sqlite3.Connection:
+    """Connect, switch to WAL and create (or upgrade) the schema, waiting for other writers.
+
+    Two writers that open a new store at the same moment race on the switch to WAL and
+    on the schema; SQLite answers "database is locked" at once for some of these steps
+    (its busy timeout does not cover a journal-mode change), so a busy or locked answer
+    is retried for up to ``_OPEN_PATIENCE`` seconds before it becomes an error.
+    """
+    deadline = time.monotonic() + _OPEN_PATIENCE
+    pause = 0.01
+    while True:
+        db = None
+        try:
+            db = sqlite3.connect(path, timeout=_OPEN_PATIENCE, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            if legacy:
+                columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
+                if "setup_seconds" not in columns:
+                    db.execute("ALTER TABLE results ADD COLUMN setup_seconds REAL")
+            db.execute(f"PRAGMA application_id = {STORE_APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {STORE_VERSION}")
+            db.execute("COMMIT")
+            return db
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            busy = "locked" in str(exc) or "busy" in str(exc)
+            if not busy or time.monotonic() > deadline:
+                raise InvalidInputError(f"cannot open results store {str(path)!r}: {exc}") from None
+            time.sleep(pause)
+            pause = min(2 * pause, 0.5)
 
 
 class ResultStore:
@@ -244,21 +290,7 @@ class ResultStore:
         state = check_store(self.path)
         if not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            if state == "legacy":
-                columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
-                if "setup_seconds" not in columns:
-                    self._db.execute("ALTER TABLE results ADD COLUMN setup_seconds REAL")
-            self._db.execute(f"PRAGMA application_id = {STORE_APPLICATION_ID}")
-            self._db.execute(f"PRAGMA user_version = {STORE_VERSION}")
-        except sqlite3.Error as exc:
-            raise InvalidInputError(
-                f"cannot open results store {str(self.path)!r}: {exc}"
-            ) from None
+        self._db = _open_store(self.path, legacy=state == "legacy")
         from allockit.solver import solver_versions
         from allockit.version import __version__
 
@@ -339,9 +371,7 @@ class ResultStore:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            row = db.execute(
-                "SELECT ok, finished_at FROM results WHERE key = ?", (key,)
-            ).fetchone()
+            row = db.execute("SELECT ok, finished_at FROM results WHERE key = ?", (key,)).fetchone()
             if row is not None and (row[0] or not retry_failed or row[1] >= since):
                 db.execute("COMMIT")
                 return "done"
@@ -476,9 +506,7 @@ class ResultStore:
                 f"VALUES ({', '.join('?' * len(_COLUMNS))})",
                 values,
             )
-            db.execute(
-                "DELETE FROM claims WHERE key = ? AND owner = ?", (row["key"], self.owner)
-            )
+            db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (row["key"], self.owner))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
