@@ -399,6 +399,41 @@ def _breakpoints(workload: Workload, tau: float, lo: float, hi: float) -> np.nda
     return np.unique(allp)
 
 
+def _narrow(
+    workload: Workload, tau: float, s_lo: float, s_hi: float, lps: int
+) -> tuple[float, float, int]:
+    """Bisect ``[s_lo, s_hi]`` (infeasible, feasible) with the max-flow check.
+
+    Returns the final bracket and the count of problems solved. Feasibility is
+    monotone in the stretch, so an undecided point only marks where the rounding of the
+    check hides the answer: the search goes on in the gaps on either side of the
+    undecided points until each gap is below ``EXACT_RTOL`` (relative).
+    """
+    u_lo = u_hi = None  # the undecided points seen inside the bracket
+    while s_hi - s_lo > EXACT_RTOL * s_hi:
+        if u_lo is None:
+            probe = 0.5 * (s_lo + s_hi)
+        else:
+            below, above = u_lo - s_lo, s_hi - u_hi
+            if max(below, above) <= EXACT_RTOL * s_hi:
+                break
+            probe = 0.5 * (s_lo + u_lo) if below >= above else 0.5 * (u_hi + s_hi)
+        answer = _flow_check(workload, probe, tau)
+        lps += 1
+        if answer is None:
+            u_lo = probe if u_lo is None else min(u_lo, probe)
+            u_hi = probe if u_hi is None else max(u_hi, probe)
+        elif answer:
+            s_hi = probe
+        else:
+            s_lo = probe
+        if u_lo is not None:
+            u_lo, u_hi = max(u_lo, s_lo), min(u_hi, s_hi)
+            if u_lo > u_hi:
+                u_lo = u_hi = None
+    return s_lo, s_hi, lps
+
+
 def stretch_bound(
     workload: Workload,
     *,
@@ -419,8 +454,9 @@ def stretch_bound(
         (the value returned is the feasible upper end). ``exact`` finds the range
         between two breakpoints (where a deadline crosses another endpoint) that holds
         the optimum, then narrows it with the max-flow check to a relative width of
-        ``EXACT_RTOL`` (1e-12), or until the check cannot decide (its rounding), and
-        returns the feasible upper end; only if that leaves the range wider than
+        ``EXACT_RTOL`` (1e-12), stepping around the points where the check cannot
+        decide (its rounding), and returns the feasible upper end; only if that leaves
+        the range wider than
         ``EXACT_ACCURACY`` (1e-8 relative, the method's stated accuracy) does it solve
         the LP in ``(alpha, S)`` on the range. Feasibility is checked
         as a max flow (OR-Tools; rounded both ways, so each answer is a proof) and
@@ -489,18 +525,11 @@ def stretch_bound(
             a = mid
     s_lo, s_hi = float(grid[a]), float(grid[b])
     # Inside one breakpoint range the intervals keep their order: bisect it with the
-    # max-flow check to EXACT_RTOL; only if that check cannot decide early (rounding)
-    # solve the LP in (alpha, S) on the range, as before.
-    while s_hi - s_lo > EXACT_RTOL * s_hi:
-        mid = 0.5 * (s_lo + s_hi)
-        answer = _flow_check(workload, mid, tau)
-        lps += 1
-        if answer is None:
-            break
-        if answer:
-            s_hi = mid
-        else:
-            s_lo = mid
+    # max-flow check to EXACT_RTOL. Near the optimum the check can be undecided (its
+    # rounding): the undecided points [u_lo, u_hi] are then skipped and the two gaps
+    # beside them bisected, so the bracket still closes on the rounding-sized zone.
+    # Only if that zone is wider than EXACT_ACCURACY is the LP in (alpha, S) solved.
+    s_lo, s_hi, lps = _narrow(workload, tau, s_lo, s_hi, lps)
     value = s_hi
     if s_hi - s_lo > EXACT_ACCURACY * s_hi:
         lps += 1

@@ -191,3 +191,43 @@ def test_bound_on_lublin_traces_matches_the_lp_optimum():
             assert b.value == pytest.approx(lp, rel=1e-8)
         assert stretch_feasible(w, b.value * (1 + 1e-9))
         assert not stretch_feasible(w, b.value * (1 - 1e-6))
+
+
+@pytest.mark.parametrize("zone", [0.0, 3e-10, 4e-9])
+@pytest.mark.parametrize("optimum", [1.37, 1.91607113360689, 7.0])
+def test_narrowing_steps_around_the_points_the_max_flow_cannot_decide(
+    monkeypatch, zone, optimum
+):
+    # the max-flow check abstains within `zone` (relative) of the optimum; the bracket
+    # must still close around the optimum to below EXACT_ACCURACY without the LP (week
+    # 109 of HPC2N solved the LP for minutes when the first undecided point stopped it)
+    from allockit.models import stretch_bound as sb
+
+    calls = []
+
+    def check(workload, s, tau):
+        calls.append(s)
+        if abs(s - optimum) <= zone * optimum:
+            return None
+        return s >= optimum
+
+    monkeypatch.setattr(sb, "_flow_check", check)
+    lo, hi, lps = sb._narrow(None, TAU, 1.0, 8.0, 0)
+    assert lo < optimum <= hi and lps == len(calls)
+    assert hi - lo <= max(2 * zone * optimum, 0.0) + 2 * sb.EXACT_RTOL * hi
+    assert hi - lo <= sb.EXACT_ACCURACY * hi
+    assert len(calls) < 200
+
+
+def test_an_undecided_zone_wider_than_the_accuracy_is_settled_by_the_lp(monkeypatch):
+    from allockit.models import stretch_bound as sb
+
+    w = W(1, [0, 0], [100, 100])  # optimum 2
+    real = sb._flow_check
+
+    def check(workload, s, tau):
+        return None if abs(s - 2.0) < 1e-6 else real(workload, s, tau)
+
+    monkeypatch.setattr(sb, "_flow_check", check)
+    b = stretch_bound(w)
+    assert b.value == pytest.approx(2.0, rel=1e-9) and b.upper - b.lower > 1e-8
