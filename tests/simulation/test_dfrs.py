@@ -285,3 +285,33 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
     with unittest.mock.patch.object(dfrs_policies, "memory_prefix", lambda state, jobs: len(jobs)):
         slow = simulate_dfrs(w, name)
     assert np.array_equal(fast.end, slow.end) and fast.migrations == slow.migrations
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "kernels"),
+    [
+        ("MCB8 */opt=min", {"mcb_fill_kernel"}),
+        ("Greedy */opt=min", {"greedy_fill_kernel"}),
+        ("GreedyPM */per/opt=min/minvt=600", {"greedy_fill_kernel", "mcb_fill_kernel"}),
+        ("/stretch-per/opt=max/minvt=600", {"mcb_fill_kernel"}),
+    ],
+)
+def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
+    monkeypatch, algorithm, kernels
+):
+    # the first MCB8 call used to carry the kernel loading (0.3-0.7 s of a 1 ms call)
+    from allockit.heuristics import common
+
+    loaded = []
+
+    def fake_load(*names):
+        loaded.append(set(names))
+        return 0.125
+
+    monkeypatch.setattr(common, "load_kernels", fake_load)
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 10, 20], runtime=[100, 50, 80],
+                           tasks=[1, 2, 1], cpu=[0.5, 1.0, 0.25], mem=[0.2, 0.3, 0.4])
+    result = simulate_dfrs(w, algorithm)
+    assert loaded == [kernels]
+    assert result.summary()["setup_seconds"] == 0.125
+    assert result.seconds >= 0
