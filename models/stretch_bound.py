@@ -325,6 +325,20 @@ def _flow_check(workload: Workload, stretch: float, tau: float) -> bool | None:
     a deficit proves infeasibility. Between the two (a rounding-sized margin) the answer
     is None and the caller solves the LP.
     """
+    return _flow_probe(workload, stretch, tau)[0]
+
+
+def _flow_probe(
+    workload: Workload, stretch: float, tau: float
+) -> tuple[bool | None, float | None]:
+    """``_flow_check``'s answer and, when infeasible, where the minimum cut says to look.
+
+    The second value is the stretch at which the minimum cut found (its capacity is
+    affine in the stretch while the intervals keep their order) would carry the whole
+    demand: every smaller stretch in the same breakpoint range is infeasible too, so it
+    is the next point worth checking (a parametric, Newton-like step). It only guides
+    the search; every answer still comes from a max flow. None when not available.
+    """
     from ortools.graph.python import max_flow
 
     r, w, _, demand = _data(workload, tau)
@@ -338,31 +352,65 @@ def _flow_check(workload: Workload, stretch: float, tau: float) -> bool | None:
         np.arange(int(counts.sum())) - np.repeat(first, counts) + np.repeat(start, counts)
     )
     rate = workload.cpu * workload.tasks
+    nodes = workload.platform.nodes
     scale = _FLOW_UNITS / max(float(demand.sum()), 1e-300)
     source, sink = n + n_int, n + n_int + 1
     tails = np.concatenate([np.full(n, source), job_of, n + np.arange(n_int)])
     heads = np.concatenate([np.arange(n), n + interval_of, np.full(n_int, sink)])
-    raw = np.concatenate(
-        [demand, length[interval_of] * rate[job_of], length * workload.platform.nodes]
-    ) * scale
+    raw = np.concatenate([demand, length[interval_of] * rate[job_of], length * nodes]) * scale
     if not np.isfinite(raw).all() or raw.max(initial=0.0) > 2.0**62:
-        return None
-    answers = []
-    for against in (True, False):  # rounded against feasibility, then in its favour
-        need = np.ceil(raw[:n]) if against else np.floor(raw[:n])
-        caps = np.floor(raw[n:]) if against else np.ceil(raw[n:])
-        flow = max_flow.SimpleMaxFlow()
-        flow.add_arcs_with_capacity(
-            tails, heads, np.concatenate([need, caps]).astype(np.int64)
-        )
-        if flow.solve(source, sink) != flow.OPTIMAL:
-            return None
-        answers.append(flow.optimal_flow() >= int(need.sum()))
-    if answers[0]:
-        return True  # feasible even when rounded against it
-    if not answers[1]:
-        return False  # infeasible even when rounded in its favour
-    return None
+        return None, None
+    # rounded against feasibility first: a saturating flow proves feasibility
+    need = np.ceil(raw[:n])
+    flow, solver = _max_flow(max_flow, tails, heads, need, np.floor(raw[n:]), source, sink)
+    if flow is None:
+        return None, None
+    if flow >= int(need.sum()):
+        return True, None
+    side = np.zeros(n + n_int + 2, dtype=bool)
+    side[np.asarray(solver.get_source_side_min_cut(), dtype=np.int64)] = True
+    # the cut's capacity as a + b * S: sources of the jobs outside it, job -> interval
+    # arcs leaving it, interval -> sink arcs of the intervals inside it
+    d0, d1 = np.diff(e0), np.diff(e1)
+    cross = side[job_of] & ~side[n + interval_of]
+    inside = side[n : n + n_int]
+    a = float(demand[~side[:n]].sum())
+    a += float((rate[job_of[cross]] * d0[interval_of[cross]]).sum()) + nodes * float(
+        d0[inside].sum()
+    )
+    b = float((rate[job_of[cross]] * d1[interval_of[cross]]).sum()) + nodes * float(
+        d1[inside].sum()
+    )
+    root = (float(demand.sum()) - a) / b if b > 0 else None
+    # Rounded in its favour, every source capacity can only shrink and each other arc
+    # grows by at most one unit, so that max flow is at most this one plus the number
+    # of those arcs: a deficit larger than that proves infeasibility without a solve.
+    need_favour = np.floor(raw[:n])
+    if flow + (raw.size - n) < int(need_favour.sum()):
+        return False, root
+    flow, _ = _max_flow(max_flow, tails, heads, need_favour, np.ceil(raw[n:]), source, sink)
+    if flow is None:
+        return None, None
+    if flow < int(need_favour.sum()):
+        return False, root  # infeasible even when rounded in its favour
+    return None, None
+
+
+def _max_flow(
+    max_flow: Any,
+    tails: np.ndarray,
+    heads: np.ndarray,
+    need: np.ndarray,
+    caps: np.ndarray,
+    source: int,
+    sink: int,
+) -> tuple[int | None, Any]:
+    """The max flow of one rounding of the transportation network and its solver."""
+    solver = max_flow.SimpleMaxFlow()
+    solver.add_arcs_with_capacity(tails, heads, np.concatenate([need, caps]).astype(np.int64))
+    if solver.solve(source, sink) != solver.OPTIMAL:
+        return None, solver
+    return int(solver.optimal_flow()), solver
 
 
 def _feasible(workload: Workload, stretch: float, tau: float) -> bool:
@@ -402,27 +450,74 @@ def _breakpoints(workload: Workload, tau: float, lo: float, hi: float) -> np.nda
 def _narrow(
     workload: Workload, tau: float, s_lo: float, s_hi: float, lps: int
 ) -> tuple[float, float, int]:
-    """Bisect ``[s_lo, s_hi]`` (infeasible, feasible) with the max-flow check.
+    """Close ``[s_lo, s_hi]`` (infeasible, feasible; one breakpoint range) with max flows.
 
-    Returns the final bracket and the count of problems solved. Feasibility is
-    monotone in the stretch, so an undecided point only marks where the rounding of the
-    check hides the answer: the search goes on in the gaps on either side of the
-    undecided points until each gap is below ``EXACT_RTOL`` (relative).
+    Returns the final bracket and the count of problems solved. An infeasible check
+    proposes the next point from its minimum cut (``_flow_probe``); when that point
+    turns out feasible the search checks just below it, and when the cut proposes the
+    infeasible end itself it checks just above it, so the bracket usually closes to
+    ``EXACT_RTOL`` in a handful of max flows; otherwise it bisects. Near the optimum
+    the check can be undecided (its rounding). Feasibility is monotone in the
+    stretch, so the undecided points form a zone around the optimum: the search then
+    steps outward from the zone (by distances growing 8x) until each side is decided,
+    and stops when each gap beside the zone is no wider than the zone itself (or
+    ``EXACT_RTOL``; narrowing further cannot shrink the bracket by more than 3x), and
+    the whole bracket within ``EXACT_ACCURACY`` when the zone allows it.
     """
-    u_lo = u_hi = None  # the undecided points seen inside the bracket
-    while s_hi - s_lo > EXACT_RTOL * s_hi:
-        if u_lo is None:
-            probe = 0.5 * (s_lo + s_hi)
-        else:
+    u_lo = u_hi = None  # the undecided zone inside the bracket
+    reach_lo = reach_hi = 0.5  # how far outside the zone the next side check goes (steps)
+    hint: float | None = None
+    closing = False  # the cut's point was feasible: check below it, further each time
+    down = 0.5
+    reach = 0.5  # how far above s_lo to check when the cut proposes s_lo itself
+    checks = 0
+    # each check shrinks the bracket or widens the zone; 400 is far beyond the ~100
+    # that halving a float range down to 1e-12 can take: a guard, never reached in tests
+    while s_hi - s_lo > EXACT_RTOL * s_hi and checks < 400:
+        checks += 1
+        step = EXACT_RTOL * s_hi
+        side = ""
+        if u_lo is not None:
             below, above = u_lo - s_lo, s_hi - u_hi
-            if max(below, above) <= EXACT_RTOL * s_hi:
+            width = u_hi - u_lo
+            # gaps no wider than the zone, and a bracket within EXACT_ACCURACY if it can be
+            enough = max(step, min(width, 0.25 * (EXACT_ACCURACY * s_hi - width)))
+            if max(below, above) <= enough:
                 break
-            probe = 0.5 * (s_lo + u_lo) if below >= above else 0.5 * (u_hi + s_hi)
-        answer = _flow_check(workload, probe, tau)
+            if below >= above:
+                side, probe = "lo", u_lo - reach_lo * step
+                if probe <= s_lo:
+                    probe = 0.5 * (s_lo + u_lo)
+            else:
+                side, probe = "hi", u_hi + reach_hi * step
+                if probe >= s_hi:
+                    probe = 0.5 * (u_hi + s_hi)
+        elif closing:
+            probe = max(s_hi - down * step, 0.5 * (s_lo + s_hi))
+            down *= 4.0
+        elif hint is not None and s_lo + step < hint < s_hi - step:
+            probe = hint
+        elif hint is not None and hint <= s_lo + step:
+            # the cut puts the optimum at s_lo already (to float error): check just
+            # above it, further each time this repeats
+            probe = min(s_lo + reach * step, 0.5 * (s_lo + s_hi))
+            reach *= 4.0
+        else:
+            probe = 0.5 * (s_lo + s_hi)
+        answer, root = _flow_probe(workload, probe, tau)
         lps += 1
+        if bool(answer) and u_lo is None and probe == hint:
+            closing, down = True, 0.5  # feasible at the cut's point: look just below
+        elif not (closing and answer):
+            closing = False  # (a feasible check below it keeps looking further down)
+        hint = root if answer is False else None
         if answer is None:
             u_lo = probe if u_lo is None else min(u_lo, probe)
             u_hi = probe if u_hi is None else max(u_hi, probe)
+            if side == "lo":
+                reach_lo *= 8.0
+            elif side == "hi":
+                reach_hi *= 8.0
         elif answer:
             s_hi = probe
         else:

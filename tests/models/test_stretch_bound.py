@@ -193,41 +193,78 @@ def test_bound_on_lublin_traces_matches_the_lp_optimum():
         assert not stretch_feasible(w, b.value * (1 - 1e-6))
 
 
+@pytest.mark.parametrize("hints", ["none", "exact", "below", "above", "garbage"])
 @pytest.mark.parametrize("zone", [0.0, 3e-10, 4e-9])
 @pytest.mark.parametrize("optimum", [1.37, 1.91607113360689, 7.0])
-def test_narrowing_steps_around_the_points_the_max_flow_cannot_decide(
-    monkeypatch, zone, optimum
+def test_narrowing_closes_on_the_optimum_whatever_the_cut_hints_and_undecided_points(
+    monkeypatch, zone, optimum, hints
 ):
     # the max-flow check abstains within `zone` (relative) of the optimum; the bracket
     # must still close around the optimum to below EXACT_ACCURACY without the LP (week
-    # 109 of HPC2N solved the LP for minutes when the first undecided point stopped it)
+    # 109 of HPC2N solved the LP for minutes when the first undecided point stopped it).
+    # An infeasible check proposes the next point from its minimum cut: exact, a bit
+    # below the optimum (float error), a bit above, or nonsense; only speed may change.
     from allockit.models import stretch_bound as sb
 
     calls = []
+    rng = np.random.default_rng(7)
 
-    def check(workload, s, tau):
+    def probe(workload, s, tau):
         calls.append(s)
         if abs(s - optimum) <= zone * optimum:
-            return None
-        return s >= optimum
+            return None, None
+        if s >= optimum:
+            return True, None
+        hint = {
+            "none": None,
+            "exact": optimum,
+            "below": optimum * (1 - 1e-11),
+            "above": optimum * (1 + 1e-11),
+            "garbage": float(rng.uniform(-5, 20)),
+        }[hints]
+        return False, hint
 
-    monkeypatch.setattr(sb, "_flow_check", check)
+    monkeypatch.setattr(sb, "_flow_probe", probe)
     lo, hi, lps = sb._narrow(None, TAU, 1.0, 8.0, 0)
     assert lo < optimum <= hi and lps == len(calls)
-    assert hi - lo <= max(2 * zone * optimum, 0.0) + 2 * sb.EXACT_RTOL * hi
+    # the gaps beside the undecided zone end no wider than the zone (or EXACT_RTOL)
+    assert hi - lo <= 3 * max(2 * zone * optimum, sb.EXACT_RTOL * hi) * (1 + 1e-9)
     assert hi - lo <= sb.EXACT_ACCURACY * hi
     assert len(calls) < 200
+    if hints in ("exact", "below", "above") and zone == 0.0:  # near the optimum at once
+        first_infeasible = next(k for k, s in enumerate(calls) if s < optimum)
+        assert len(calls) - first_infeasible <= (4 if hints == "exact" else 10), calls
+
+
+def test_the_min_cut_step_never_passes_the_optimum_on_hpc2n_like_weeks():
+    # every point the minimum cut proposes from an infeasible stretch in the optimum's
+    # breakpoint range is itself infeasible or the optimum (to rounding)
+    from allockit.instances.lublin import dfrs_synthetic
+    from allockit.models import stretch_bound as sb
+
+    for seed in range(3):
+        w = dfrs_synthetic(150, nodes=8, load=0.9, seed=seed)
+        b = stretch_bound(w)
+        for frac in (0.5, 0.9, 0.999):
+            s = b.lower - (b.lower - 1.0) * (1 - frac) * 1e-6
+            answer, root = sb._flow_probe(w, s, TAU)
+            if answer is False and root is not None:
+                assert root <= b.upper * (1 + 1e-9)
 
 
 def test_an_undecided_zone_wider_than_the_accuracy_is_settled_by_the_lp(monkeypatch):
     from allockit.models import stretch_bound as sb
 
     w = W(1, [0, 0], [100, 100])  # optimum 2
-    real = sb._flow_check
+    real_check, real_probe = sb._flow_check, sb._flow_probe
 
     def check(workload, s, tau):
-        return None if abs(s - 2.0) < 1e-6 else real(workload, s, tau)
+        return None if abs(s - 2.0) < 1e-6 else real_check(workload, s, tau)
+
+    def probe(workload, s, tau):
+        return (None, None) if abs(s - 2.0) < 1e-6 else real_probe(workload, s, tau)
 
     monkeypatch.setattr(sb, "_flow_check", check)
+    monkeypatch.setattr(sb, "_flow_probe", probe)
     b = stretch_bound(w)
     assert b.value == pytest.approx(2.0, rel=1e-9) and b.upper - b.lower > 1e-8
