@@ -9,7 +9,7 @@ distribution of common order matched to the first three moments of the observed 
 renewal process per subrange.
 
 The paper's parameter tables were not found (see the module notes in
-``benchmarks/results_fragments/workload_models.md``), so the bundled model
+``benchmarks/RESULTS.md``, section 8), so the bundled model
 (``instances/data/jann97_ctc.json``, :func:`load_jann_model`) is fitted here, the way
 the authors did, to the first part of the Parallel Workloads Archive's CTC-SP2 log
 (``CTC-SP2-1996-3.1-cln``): :func:`fit_ctc_jann97` regenerates it. The same fit applies
