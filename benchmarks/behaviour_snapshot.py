@@ -89,8 +89,13 @@ def snapshot() -> dict[str, str]:
     pool = google_servers(12, seed=4)
     users = random_users(5, seed=5, tasks=(5, 50))
     inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"], "servers": pool, "users": users})
+    # LP (7) refuses task caps it would exceed: it runs on the same users uncapped
+    uncapped = DRFHInstance.from_dict(
+        {"resources": ["cpu", "mem"], "servers": pool,
+         "users": [{**u, "tasks": None} for u in users]}
+    )
     for m in ("lp", "progressive", "first-fit", "best-fit", "per-server-drf", "slots"):
-        r = allocate(inst, m)
+        r = allocate(uncapped if m == "lp" else inst, m)
         out[f"drfh/{m}"] = _digest(r.tasks, r.dominant_share, r.allocation)
     return out
 

@@ -121,20 +121,42 @@ class GreedyPolicy:
     def start_waiting(self, state: DfrsState, now: float) -> None:
         """On completion (``*``): start waiting jobs that fit, by decreasing priority.
 
-        Starting a job only takes memory, so a job that does not fit before the loop
-        cannot fit later: those are filtered out at once (one array operation) before
-        the ordered pass.
+        Starting a job only takes memory, so a job that does not fit at some point of
+        the pass cannot fit later in it. The jobs that cannot fit at the start are
+        dropped at once (one array operation, the same arithmetic as
+        ``DfrsState.fits``); the others are tried in priority order, and after
+        ``_REFILTER_AFTER`` failed tries in a row the rest are tested again at once (a
+        long backlog then costs a few array operations instead of one check per job).
+        The same jobs start in the same order either way.
         """
         if not state.waiting:
             return
         jobs = np.fromiter(state.waiting, dtype=np.int64, count=len(state.waiting))
-        mem = state.mem[jobs]
-        free = 1.0 - state.mem_used
-        with np.errstate(divide="ignore"):
-            slots = np.floor((free[None, :] + MEM_EPS) / mem[:, None]).sum(axis=1)
-        may_fit = (mem <= MEM_EPS) | (slots >= state.tasks[jobs])
-        for j in state.by_priority(jobs[may_fit].tolist(), now):
-            self.try_start(state, j, now)
+        order = state.by_priority(jobs[_may_fit(state, jobs)].tolist(), now)
+        k, failed = 0, 0
+        while k < len(order):
+            if self.try_start(state, order[k], now):
+                failed = 0
+            else:
+                failed += 1
+                if failed >= _REFILTER_AFTER and len(order) - k > 2 * _REFILTER_AFTER:
+                    rest = np.asarray(order[k + 1 :], dtype=np.int64)
+                    order, k, failed = rest[_may_fit(state, rest)].tolist(), 0, 0
+                    continue
+            k += 1
+
+
+#: Failed tries in a row after which ``start_waiting`` re-tests the rest of its list.
+_REFILTER_AFTER = 16
+
+
+def _may_fit(state: DfrsState, jobs: np.ndarray) -> np.ndarray:
+    """For each job of ``jobs``, can all its tasks fit the free memory now (as ``fits``)?"""
+    mem = state.mem[jobs]
+    free = 1.0 - state.mem_used
+    with np.errstate(divide="ignore"):
+        slots = np.floor((free[None, :] + MEM_EPS) / mem[:, None]).sum(axis=1)
+    return (mem <= MEM_EPS) | (slots >= state.tasks[jobs])
 
 
 class Mcb8Policy:

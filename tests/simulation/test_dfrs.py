@@ -315,3 +315,35 @@ def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
     assert loaded == [kernels]
     assert result.summary()["setup_seconds"] == 0.125
     assert result.seconds >= 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(
+    ["Greedy */opt=min", "GreedyP */opt=min", "GreedyPM */per/opt=min/minvt=600"]))
+def test_start_waiting_refilter_starts_the_same_jobs_as_trying_each_one(seed, algorithm):
+    # the re-test of the rest of the list after failed tries (a long-backlog speed-up)
+    # must never change which jobs start: compare refiltering after every failure with
+    # never refiltering, on backlogged workloads
+    from allockit.simulation import dfrs_policies
+
+    rng = np.random.default_rng(seed)
+    n = 80
+    w = Workload.from_jobs(
+        Platform(nodes=3),
+        submit=np.sort(rng.integers(0, 2_000, n)).tolist(),
+        runtime=rng.integers(50, 3_000, n).tolist(),
+        tasks=rng.integers(1, 4, n).tolist(),
+        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
+        mem=rng.choice([0.05, 0.1, 0.3, 0.6], n).tolist(),
+    )
+    runs, tests = [], []
+    real = dfrs_policies._may_fit
+    for refilter in (1, 10**9):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(dfrs_policies, "_REFILTER_AFTER", refilter)
+            mp.setattr(dfrs_policies, "_may_fit",
+                       lambda *a, tag=refilter: tests.append(tag) or real(*a))
+            r = simulate_dfrs(w, algorithm, debug=True)
+        runs.append((r.start.tolist(), r.end.tolist()))
+    assert runs[0] == runs[1]
+    assert tests.count(1) >= tests.count(10**9)  # (the refilter runs at least as often)
