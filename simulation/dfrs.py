@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from allockit.constants import MEM_EPS, PENALTY_SECONDS, PERIOD_SECONDS
+from allockit.constants import MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.simulation.allocation import (
@@ -72,6 +72,7 @@ class _Driver:
         self.completion: dict[int, Event] = {}
         self.tick_pending = False
         self.next_tick = math.inf
+        self.ticks = 0  # periods handled (capped at MAX_PERIODS)
         self.timeline: list[tuple[float, float, float]] = []
         self.progress_timeline: list[tuple[float, float]] = []
         self.greedy = GreedyPolicy(
@@ -114,6 +115,13 @@ class _Driver:
         self.tick_pending = False
         if not self.state.running and not self.state.waiting:
             return
+        self.ticks += 1
+        if self.ticks > MAX_PERIODS:
+            raise InvalidInputError(
+                f"the simulation reached {MAX_PERIODS:,} periods of {self.period:g} s at "
+                f"time {now:g} s (a backlog keeps jobs in the system far longer than their "
+                "run times): use a longer period"
+            )
         self.periodic.remap(self.state, now)
         self.push_tick(now)
 
@@ -203,7 +211,22 @@ class _Driver:
             )
 
 
-def _validate(workload: Workload, penalty: float, period: float, hold: float | None) -> None:
+def _busy_seconds(workload: Workload) -> float:
+    """Length of the union of ``[submit, submit + runtime]``: time some job is surely there."""
+    if workload.n_jobs == 0:
+        return 0.0
+    start = np.asarray(workload.submit, dtype=float)
+    end = start + np.asarray(workload.runtime, dtype=float)
+    order = np.argsort(start, kind="stable")
+    start, end = start[order], np.maximum.accumulate(end[order])
+    # a new busy stretch begins where a job starts after every earlier one has ended
+    gap = np.maximum(0.0, start[1:] - end[:-1])
+    return float(end[-1] - start[0] - gap.sum())
+
+
+def _validate(
+    workload: Workload, name: AlgorithmName, penalty: float, period: float, hold: float | None
+) -> None:
     if not (isinstance(penalty, int | float) and math.isfinite(penalty) and penalty >= 0):
         raise InvalidInputError(f"penalty must be a finite number >= 0; got {penalty!r}")
     if hold is not None and not (
@@ -213,6 +236,14 @@ def _validate(workload: Workload, penalty: float, period: float, hold: float | N
         raise InvalidInputError(f"hold must be a finite number >= 0 or None; got {hold!r}")
     if not (isinstance(period, int | float) and math.isfinite(period) and period > 0):
         raise InvalidInputError(f"period must be a finite number > 0; got {period!r}")
+    if name.periodic:
+        busy = _busy_seconds(workload)
+        if busy / period > MAX_PERIODS:
+            raise InvalidInputError(
+                f"period {period:g} s: jobs are in the system for at least {busy:g} s, "
+                f"which is more than {MAX_PERIODS:,} periods; use a period of at least "
+                f"{busy / MAX_PERIODS:.3g} s"
+            )
     nodes = workload.platform.nodes
     with np.errstate(divide="ignore"):
         per_node = np.where(workload.mem > MEM_EPS, np.floor((1 + MEM_EPS) / workload.mem), np.inf)
@@ -285,8 +316,10 @@ def simulate_dfrs(
     Raises
     ------
     InvalidInputError
-        For a bad name, penalty, period or hold, or a job that cannot fit the empty
-        cluster.
+        For a bad name, penalty, period or hold, a job that cannot fit the empty
+        cluster, or a period that needs more than ``MAX_PERIODS`` (10 million) remaps:
+        refused before the run when the time jobs surely spend in the system already
+        needs more, and the run stops if a backlog makes it reach the cap.
     SimulationInvariantError
         In debug mode, if an invariant breaks (a bug).
 
@@ -302,7 +335,7 @@ def simulate_dfrs(
     name = algorithm if isinstance(algorithm, AlgorithmName) else parse_algorithm(algorithm)
     if name.batch:
         raise InvalidInputError(f"{name.batch} is a batch algorithm: use simulate_batch")
-    _validate(workload, penalty, period, hold)
+    _validate(workload, name, penalty, period, hold)
     setup = _load_kernels(name)
     started = time.perf_counter()
     driver = _Driver(

@@ -18,6 +18,7 @@ __all__ = [
     "MAX_DRFH_PLACEMENTS",
     "MAX_HOSTS",
     "MAX_NODES",
+    "MAX_PERIODS",
     "MAX_SECONDS",
     "MAX_SEED",
     "MAX_TASKS",
@@ -78,6 +79,9 @@ MAX_CORES = 4096
 MAX_SECONDS = 1e10
 #: Shortest period of the periodic DFRS schedulers (s): shorter ones flood the event queue.
 PERIOD_FLOOR_SECONDS = 1.0
+#: Most periods (MCB8 remaps) of one DFRS simulation: a period that would need more over
+#: the time jobs are in the system is refused at once, and a run that reaches it stops.
+MAX_PERIODS = 10_000_000
 #: Smallest relative tolerance of the stretch bound's bisection.
 BOUND_TOL_FLOOR = 1e-9
 #: Most task placements of the DRFH task heuristics (First-Fit, Best-Fit, slots).

@@ -347,3 +347,35 @@ def test_start_waiting_refilter_starts_the_same_jobs_as_trying_each_one(seed, al
         runs.append((r.start.tolist(), r.end.tolist()))
     assert runs[0] == runs[1]
     assert tests.count(1) >= tests.count(10**9)  # (the refilter runs at least as often)
+
+
+def test_a_period_that_needs_too_many_remaps_is_refused_before_the_run():
+    # one job of 1e9 s with a 1 s period would run a billion MCB8 remaps (a hang)
+    from allockit.constants import MAX_PERIODS
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 5e9], runtime=[1e9, 1e9],
+                           tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    with pytest.raises(InvalidInputError, match=r"jobs are in the system for at least 2e\+09 s.*"
+                       r"use a period of at least 200 s"):
+        simulate_dfrs(w, "GreedyP */per/opt=min", period=1.0)
+    # the gap between the two jobs does not count: 2e9 s of work, 1e7 periods of 200 s
+    assert MAX_PERIODS == 10_000_000
+    with pytest.raises(InvalidInputError, match="period"):
+        simulate_dfrs(w, "MCB8/per/opt=min", period=199.0)
+    # without a period the same workload runs
+    assert simulate_dfrs(w, "Greedy *").end.tolist() == [1e9, 6e9]
+
+
+def test_a_run_that_reaches_the_period_cap_stops_with_a_clear_error(monkeypatch):
+    from allockit.simulation import dfrs
+
+    monkeypatch.setattr(dfrs, "MAX_PERIODS", 3)
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
+                           tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.6, 0.6])
+    # the jobs are surely there for 100 s (2.5 periods of 40 s: accepted), but only one
+    # fits at a time, so the run lasts 200 s and needs more than 3 periods
+    with pytest.raises(InvalidInputError, match=r"reached 3 periods of 40 s"):
+        simulate_dfrs(w, "Greedy/per/opt=min", period=40.0, penalty=0.0)
+    monkeypatch.setattr(dfrs, "MAX_PERIODS", 6)
+    r = simulate_dfrs(w, "Greedy/per/opt=min", period=40.0, penalty=0.0)  # 6 periods: runs
+    assert r.status == "completed" and r.end.max() >= 200
