@@ -15,8 +15,11 @@ peak resident memory of ``--runs`` runs:
    class, weights 1-3).
 3. ``allockit drfh drfh_2000x500_caps.json --method progressive``: the same with finite
    task caps (10-3,000 per user).
+4. ``allockit bound lublin100k.swf``: the exact stretch bound of a 100,000-job DFRS
+   workload (``workload lublin --jobs 100000 --nodes 128 --seed 1 --load 0.7``).
 
-The target is under 3 s and 1 GB for 1, under 30 s for 2 and 3.
+The target is under 3 s and 1 GB for 1, under 30 s for 2 and 3, under 60 s for 4.
+``--only K`` runs case K alone (1-4).
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="folder of the inputs (default: temporary)")
     parser.add_argument("--runs", type=int, default=3, help="runs per command (default: 3)")
+    parser.add_argument("--only", type=int, default=None, help="run case K (1-4) alone")
     args = parser.parse_args()
     folder = Path(args.out or tempfile.mkdtemp(prefix="allockit-large-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -92,11 +96,22 @@ def main() -> None:
         )
     for name, caps in (("drfh_2000x500.json", False), ("drfh_2000x500_caps.json", True)):
         (folder / name).write_text(json.dumps(drfh_instance(2000, 500, seed=0, caps=caps)))
+    lublin = folder / "lublin100k.swf"
+    with open(lublin, "w") as fh:
+        subprocess.run(
+            [sys.executable, "-m", "allockit.cli", "workload", "lublin", "--jobs", "100000",
+             "--nodes", "128", "--seed", "1", "--load", "0.7"],
+            stdout=fh,
+            check=True,
+        )
     cases = [
         (["solve", str(vc), "--method", "mcb8"], "3 s, 1 GB"),
         (["drfh", str(folder / "drfh_2000x500.json"), "--method", "lp"], "30 s"),
         (["drfh", str(folder / "drfh_2000x500_caps.json"), "--method", "progressive"], "30 s"),
+        (["bound", str(lublin)], "60 s"),
     ]
+    if args.only is not None:
+        cases = [cases[args.only - 1]]
     print(f"inputs in {folder}")
     print(f"{'command':<72} {'median s':>9} {'peak MB':>8}  target")
     for argv, target in cases:
