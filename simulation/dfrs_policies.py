@@ -151,12 +151,26 @@ _REFILTER_AFTER = 16
 
 
 def _may_fit(state: DfrsState, jobs: np.ndarray) -> np.ndarray:
-    """For each job of ``jobs``, can all its tasks fit the free memory now (as ``fits``)?"""
+    """For each job of ``jobs``, can all its tasks fit the free memory now (as ``fits``)?
+
+    A job whose tasks need more memory than is free in all, or than the emptiest node
+    has, cannot fit: those are ruled out first from two numbers, and only the others
+    get the per-node count (the matrix of jobs x nodes), which is what decides.
+    """
     mem = state.mem[jobs]
     free = 1.0 - state.mem_used
-    with np.errstate(divide="ignore"):
-        slots = np.floor((free[None, :] + MEM_EPS) / mem[:, None]).sum(axis=1)
-    return (mem <= MEM_EPS) | (slots >= state.tasks[jobs])
+    tiny = mem <= MEM_EPS
+    # sum_n floor((free_n + eps) / m) <= (sum free + N eps) / m: a necessary condition,
+    # with a margin so that rounding never rules out a job the exact count would take
+    room = (float(free.sum()) + free.size * MEM_EPS) * (1 + 1e-9) + 1e-12
+    widest = float(free.max(initial=0.0)) + MEM_EPS
+    out = tiny.copy()
+    maybe = np.flatnonzero(~tiny & (state.tasks[jobs] * mem <= room) & (mem <= widest * (1 + 1e-9)))
+    if maybe.size:
+        m = mem[maybe]
+        slots = np.floor((free[None, :] + MEM_EPS) / m[:, None]).sum(axis=1)
+        out[maybe] = slots >= state.tasks[jobs[maybe]]
+    return out
 
 
 class Mcb8Policy:

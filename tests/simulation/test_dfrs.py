@@ -379,3 +379,25 @@ def test_a_run_that_reaches_the_period_cap_stops_with_a_clear_error(monkeypatch)
     monkeypatch.setattr(dfrs, "MAX_PERIODS", 6)
     r = simulate_dfrs(w, "Greedy/per/opt=min", period=40.0, penalty=0.0)  # 6 periods: runs
     assert r.status == "completed" and r.end.max() >= 200
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), fill=st.floats(0.0, 1.0))
+def test_may_fit_is_exactly_fits_for_every_job(seed, fill):
+    # the array test that prunes start_waiting's list must agree with DfrsState.fits
+    # (its quick necessary conditions may only skip the per-node count, never decide
+    # differently), including memories at node-fraction boundaries
+    from allockit.simulation.dfrs_policies import _may_fit
+
+    rng = np.random.default_rng(seed)
+    n, nodes = 60, int(rng.integers(1, 9))
+    mem = rng.choice([0.0, 0.05, 0.1, 0.125, 0.2, 0.25, 1 / 3, 0.5, 0.6, 1.0], n)
+    w = Workload.from_jobs(Platform(nodes=nodes), submit=[0] * n, runtime=[10] * n,
+                           tasks=rng.integers(1, 2 * nodes + 1, n).tolist(),
+                           cpu=[0.5] * n, mem=mem.tolist())
+    state = DfrsState(w, penalty=0.0)
+    used = rng.choice([0.0, 0.25, 0.5, 0.75, 0.8, 0.9, 1.0], nodes) * fill
+    state.mem_used[:] = np.minimum(1.0, used + rng.choice([0.0, 1e-12, -1e-12], nodes))
+    jobs = np.arange(n)
+    expected = [state.fits(int(j), 1.0 - state.mem_used) for j in jobs]
+    assert _may_fit(state, jobs).tolist() == expected
