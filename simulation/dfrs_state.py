@@ -36,6 +36,8 @@ class SimulationInvariantError(AllocKitError):
     """A capacity or accounting invariant broke during a debug-mode simulation."""
 
 
+_FLOAT_MAX = float(np.finfo(float).max)
+
 class DfrsState:
     """Jobs, placement and loads of one DFRS run (see the module docstring).
 
@@ -121,17 +123,20 @@ class DfrsState:
         """``jobs`` sorted by decreasing priority (the order of ``priority_key``).
 
         Vectorised: the same keys computed with numpy, in the same floating-point
-        operations, ordered by ``lexsort`` (zero virtual time first, then flow/vt²
-        decreasing, ties by index).
+        operations, ordered by one stable sort of the index-sorted jobs (zero virtual
+        time first, then flow/vt² decreasing, ties by index).
         """
-        arr = np.fromiter(jobs, dtype=np.int64)
+        arr = np.sort(np.fromiter(jobs, dtype=np.int64))  # ties go by index: sort first
         if arr.size < 2:
             return arr.tolist()
         vt = self.vt[arr]
         positive = vt > 0.0
         with np.errstate(divide="ignore", invalid="ignore"):
-            key = np.where(positive, -(now - self.submit_time[arr]) / (vt * vt), 0.0)
-        return arr[np.lexsort((arr, key, positive))].tolist()
+            key = -(now - self.submit_time[arr]) / (vt * vt)
+        # zero virtual time first (-inf), then flow/vt^2 decreasing (kept finite so that
+        # it never ties with them); one stable sort on the index-sorted jobs
+        key = np.where(positive, np.maximum(key, -_FLOAT_MAX), -np.inf)
+        return arr[np.argsort(key, kind="stable")].tolist()
 
     # ------------------------------------------------------------------ placement
     def place(self, j: int, nodes: np.ndarray) -> None:

@@ -401,3 +401,24 @@ def test_may_fit_is_exactly_fits_for_every_job(seed, fill):
     jobs = np.arange(n)
     expected = [state.fits(int(j), 1.0 - state.mem_used) for j in jobs]
     assert _may_fit(state, jobs).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_by_priority_orders_as_the_three_key_sort(seed):
+    # zero virtual time first, then flow/vt^2 decreasing, ties by job index; equal keys
+    # and tiny virtual times included (the single stable sort must not reorder them)
+    rng = np.random.default_rng(seed)
+    n = 40
+    w = Workload.from_jobs(Platform(nodes=2), submit=rng.choice([0.0, 5.0, 10.0], n).tolist(),
+                           runtime=[10] * n, tasks=[1] * n, cpu=[0.5] * n, mem=[0.1] * n)
+    state = DfrsState(w, penalty=0.0)
+    state.vt[:] = rng.choice([0.0, 1e-200, 1.0, 2.0, 4.0], n)
+    jobs = rng.permutation(n)[: int(rng.integers(0, n + 1))].tolist()
+    now = 20.0
+    arr = np.asarray(jobs, dtype=np.int64)
+    vt = state.vt[arr]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        key = np.where(vt > 0, -(now - state.submit_time[arr]) / (vt * vt), 0.0)
+    expected = arr[np.lexsort((arr, key, vt > 0))].tolist()
+    assert state.by_priority(jobs, now) == expected
