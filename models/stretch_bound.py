@@ -512,8 +512,8 @@ def _narrow(
     the check can be undecided (its rounding). Feasibility is monotone in the
     stretch, so the undecided points form a zone around the optimum: the search then
     steps outward from the zone (by distances growing 8x) until each side is decided,
-    and stops when each gap beside the zone is no wider than the zone itself (or
-    ``EXACT_RTOL``; narrowing further cannot shrink the bracket by more than 3x), and
+    and stops when each gap beside the zone is at most 4x the zone's width (or
+    ``EXACT_RTOL``; narrowing further cannot shrink the bracket by more than 9x), and
     the whole bracket within ``EXACT_ACCURACY`` when the zone allows it.
     """
     u_lo = u_hi = undecided  # the undecided zone inside the bracket (a known point)
@@ -534,8 +534,8 @@ def _narrow(
         if u_lo is not None:
             below, above = u_lo - s_lo, s_hi - u_hi
             width = u_hi - u_lo
-            # gaps no wider than the zone, and a bracket within EXACT_ACCURACY if it can be
-            enough = max(step, min(width, 0.25 * (EXACT_ACCURACY * s_hi - width)))
+            # gaps at most 4x the zone, and a bracket within EXACT_ACCURACY if it can be
+            enough = max(step, min(4.0 * width, 0.25 * (EXACT_ACCURACY * s_hi - width)))
             if max(below, above) <= enough:
                 break
             if below >= above:
