@@ -502,7 +502,7 @@ def _narrow(
     lps: int,
     undecided: float | None = None,
 ) -> tuple[float, float, int]:
-    """Close ``[s_lo, s_hi]`` (infeasible, feasible; one breakpoint range) with max flows.
+    """Close ``[s_lo, s_hi]`` (infeasible, feasible; usually one breakpoint range) by max flows.
 
     Returns the final bracket and the count of problems solved. An infeasible check
     proposes the next point from its minimum cut (``_flow_probe``); when that point
