@@ -645,3 +645,92 @@ def connect_option(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds to wait for the Dask scheduler to answer, in (0, 3600] (default: 10)",
     )
+
+
+def sweep_options(p: argparse.ArgumentParser, *, store: str) -> None:
+    """The options of a subcommand that runs an experiment through the runner.
+
+    ``--store`` (default ``store``), ``--backend``, ``--workers``, ``--scheduler``,
+    ``--connect-timeout`` and ``--progress``, with one wording for every experiment;
+    ``run_experiment`` passes them to ``allockit.runner.run_sweep``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    store : str
+        The default results store file.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> sweep_options(p, store="x.db")
+    >>> a = p.parse_args(["--backend", "serial"])
+    >>> a.store, a.backend, a.workers, a.scheduler, a.connect_timeout, a.progress
+    ('x.db', 'serial', None, None, 10.0, None)
+    """
+    from allockit.constants import RUNNER_BACKENDS
+
+    p.add_argument(
+        "--store",
+        default=store,
+        metavar="DB",
+        help=f"results store, a new file or an allockit store, resumable (default: {store})",
+    )
+    p.add_argument(
+        "--backend",
+        choices=list(RUNNER_BACKENDS),
+        default="local",
+        help="where tasks run: local, serial or dask (default: local)",
+    )
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="local worker processes, 1..4 x cores (default: one per core)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address for --backend dask (default: none)",
+    )
+    connect_option(p)
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        default=None,
+        help="force the progress bar (default: when stderr is a terminal)",
+    )
+
+
+def run_experiment(args: argparse.Namespace, tasks: list, sweep: str) -> Any:
+    """Run ``tasks`` with the options of ``sweep_options``; the sweep's summary.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed options, from a parser given ``sweep_options``.
+    tasks : list of allockit.tasks.Task
+        The experiment's grid.
+    sweep : str
+        The sweep's name in the store.
+
+    Returns
+    -------
+    allockit.runner.SweepSummary
+        What ran, was skipped, failed.
+    """
+    from allockit.runner import run_sweep
+
+    return run_sweep(
+        tasks,
+        args.store,
+        backend=args.backend,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        sweep=sweep,
+        progress=args.progress,
+        connect_timeout=args.connect_timeout,
+    )

@@ -9,16 +9,17 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
-    connect_option,
     integer,
     nonnegative_float,
     number_list,
     positive_float,
     positive_int,
     print_json,
+    run_experiment,
+    sweep_options,
 )
 from allockit.cli.workloads import platform_options, workload_from_args
-from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS, RUNNER_BACKENDS
+from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -76,7 +77,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         to_markdown,
         trace_sets,
     )
-    from allockit.runner import read_rows, run_sweep
+    from allockit.runner import read_rows
 
     hpc2n = resolve_hpc2n(args.hpc2n)
     sets = trace_sets(
@@ -103,16 +104,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if args.algorithms is None
         else tuple(x.strip() for x in args.algorithms.split(";") if x.strip()),
     )
-    summary = run_sweep(
-        tasks,
-        args.store,
-        backend=args.backend,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        sweep=f"dfrs-{args.experiment}",
-        progress=args.progress,
-        connect_timeout=args.connect_timeout,
-    )
+    summary = run_experiment(args, tasks, f"dfrs-{args.experiment}")
     table = aggregate(args.experiment, read_rows(args.store), tasks)
     out: dict[str, Any] = {
         "experiment": args.experiment,
@@ -252,33 +244,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="HPC2N SWF file (default: $ALLOCKIT_HPC2N, else ../shared/data/traces/...)",
     )
     p.add_argument(
-        "--store",
-        default="dfrs-experiments.db",
-        metavar="DB",
-        help="results store, a new file or an allockit store, resumable "
-        "(default: dfrs-experiments.db)",
-    )
-    p.add_argument(
-        "--backend",
-        choices=list(RUNNER_BACKENDS),
-        default="local",
-        help="where tasks run: local, serial or dask (default: local)",
-    )
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="local worker processes, 1..4 x cores (default: one per core)",
-    )
-    p.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="Dask scheduler address for --backend dask (default: none)",
-    )
-    connect_option(p)
-    p.add_argument(
         "--penalty",
         type=nonnegative_float,
         default=PENALTY_SECONDS,
@@ -304,10 +269,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="PNG",
         help="write the figure (fig1, fig3, fig4) to this PNG file (default: none)",
     )
-    p.add_argument(
-        "--progress",
-        action="store_true",
-        default=None,
-        help="force the progress bar (default: when stderr is a terminal)",
-    )
+    sweep_options(p, store="dfrs-experiments.db")
     p.set_defaults(func=cmd_experiment)

@@ -12,9 +12,10 @@ from allockit.cli.common import (
     number_list,
     positive_int,
     print_json,
+    run_experiment,
     seed_int,
+    sweep_options,
 )
-from allockit.constants import RUNNER_BACKENDS
 
 __all__ = ["register"]
 
@@ -56,7 +57,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         paper_claims,
         to_markdown,
     )
-    from allockit.runner import read_rows, run_sweep
+    from allockit.runner import read_rows
 
     figures = [*_FIGURES, "traces"] if args.figure == "all" else [args.figure]
     sets = measy_sets(
@@ -74,15 +75,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         figures.remove("traces")
     per_figure = {figure: experiment_tasks(figure, sets) for figure in figures}
     tasks = [task for figure in figures for task in per_figure[figure]]
-    summary = run_sweep(
-        tasks,
-        args.store,
-        backend=args.backend,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        sweep=f"measy-{args.figure}",
-        progress=args.progress,
-    )
+    summary = run_experiment(args, tasks, f"measy-{args.figure}")
     rows = read_rows(args.store)
     tables = [aggregate(figure, rows, per_figure[figure]) for figure in figures]
     out: dict[str, Any] = {
@@ -197,26 +190,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and 20,000 for CEA-Curie; quick: 5,000)",
     )
     p.add_argument(
-        "--store",
-        default="measy-experiments.db",
-        help="results store, resumable (default: measy-experiments.db)",
-    )
-    p.add_argument(
-        "--backend",
-        choices=list(RUNNER_BACKENDS),
-        default="local",
-        help="where tasks run (default: local)",
-    )
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        help="local worker processes, >= 1 (default: one per core)",
-    )
-    p.add_argument(
-        "--scheduler", default=None, help="Dask scheduler address (default: none; backend dask)"
-    )
-    p.add_argument(
         "--markdown", default=None, metavar="FILE", help="tables beside the paper's (default: none)"
     )
     p.add_argument(
@@ -225,10 +198,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="PNG",
         help="the figure as PNG (a folder of figN.png for 'all'; default: none)",
     )
-    p.add_argument(
-        "--progress",
-        action="store_true",
-        default=None,
-        help="force the progress bar (default: when stderr is a terminal)",
-    )
+    sweep_options(p, store="measy-experiments.db")
     p.set_defaults(func=cmd_experiment)

@@ -14,8 +14,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from allockit.cli.common import EXIT_OK, EXIT_TASKS_FAILED, positive_float, positive_int, print_json
-from allockit.constants import RUNNER_BACKENDS
+from allockit.cli.common import (
+    EXIT_OK,
+    EXIT_TASKS_FAILED,
+    positive_float,
+    positive_int,
+    print_json,
+    run_experiment,
+    sweep_options,
+)
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -50,17 +57,9 @@ def _items(args: argparse.Namespace, every: int) -> list[tuple[str, dict[str, An
 
 
 def _run(args: argparse.Namespace, tasks: list) -> tuple[Any, list[dict[str, Any]]]:
-    from allockit.runner import read_rows, run_sweep
+    from allockit.runner import read_rows
 
-    summary = run_sweep(
-        tasks,
-        args.store,
-        backend=args.backend,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        sweep=f"vcsched-{args.experiment}",
-        progress=args.progress,
-    )
+    summary = run_experiment(args, tasks, f"vcsched-{args.experiment}")
     wanted = {t.key for t in tasks}
     return summary, [r for r in read_rows(args.store) if r["key"] in wanted]
 
@@ -280,26 +279,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="large/parallel: seconds per task (default: 600)",
     )
     p.add_argument(
-        "--store",
-        default="vcsched-experiments.db",
-        help="results store, resumable (default: vcsched-experiments.db)",
-    )
-    p.add_argument(
-        "--backend",
-        choices=list(RUNNER_BACKENDS),
-        default="local",
-        help="where tasks run (default: local)",
-    )
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        help="local worker processes (default: one per core)",
-    )
-    p.add_argument(
-        "--scheduler", default=None, help="Dask scheduler address (default: none; backend dask)"
-    )
-    p.add_argument(
         "--markdown", default=None, metavar="FILE", help="tables beside the paper's (default: none)"
     )
     p.add_argument(
@@ -308,10 +287,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="PNG",
         help="large/parallel: the four panels (default: none)",
     )
-    p.add_argument(
-        "--progress",
-        action="store_true",
-        default=None,
-        help="force the progress bar (default: when stderr is a terminal)",
-    )
+    sweep_options(p, store="vcsched-experiments.db")
     p.set_defaults(func=cmd_experiment)

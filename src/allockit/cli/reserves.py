@@ -13,10 +13,11 @@ from allockit.cli.common import (
     positive_float,
     positive_int,
     print_json,
+    run_experiment,
     seed_int,
+    sweep_options,
     write_dict_csv,
 )
-from allockit.constants import RUNNER_BACKENDS
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -120,20 +121,12 @@ def cmd_cluster_sim(args: argparse.Namespace) -> int:
 def cmd_experiment(args: argparse.Namespace) -> int:
     """``allockit reserves-experiment NAME``: the scenario over seeds, beside the paper."""
     from allockit.experiments.reserves import aggregate, experiment_tasks, to_markdown
-    from allockit.runner import read_rows, run_sweep
+    from allockit.runner import read_rows
 
     tasks = experiment_tasks(
         args.experiment, seeds=args.seeds, quick=args.quick, duration=args.duration
     )
-    summary = run_sweep(
-        tasks,
-        args.store,
-        backend=args.backend,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        sweep=f"reserves-{args.experiment}",
-        progress=args.progress,
-    )
+    summary = run_experiment(args, tasks, f"reserves-{args.experiment}")
     table = aggregate(args.experiment, read_rows(args.store), tasks)
     out: dict[str, Any] = {
         "experiment": args.experiment,
@@ -266,29 +259,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="simulated seconds of every run (default: 60)",
     )
     p.add_argument(
-        "--store",
-        default="reserves-experiments.db",
-        help="results store, resumable (default: reserves-experiments.db)",
-    )
-    p.add_argument(
-        "--backend",
-        choices=list(RUNNER_BACKENDS),
-        default="local",
-        help="where tasks run (default: local)",
-    )
-    p.add_argument(
-        "--workers", type=positive_int, default=None, help="local workers (default: cores)"
-    )
-    p.add_argument(
-        "--scheduler", default=None, help="Dask scheduler address (default: none; backend dask)"
-    )
-    p.add_argument(
         "--markdown", default=None, metavar="FILE", help="table beside the paper's (default: none)"
     )
-    p.add_argument(
-        "--progress",
-        action="store_true",
-        default=None,
-        help="force the progress bar (default: when stderr is a terminal)",
-    )
+    sweep_options(p, store="reserves-experiments.db")
     p.set_defaults(func=cmd_experiment)
