@@ -236,7 +236,7 @@ def test_narrowing_closes_on_the_optimum_whatever_the_cut_hints_and_undecided_po
         assert len(calls) - first_infeasible <= 16, calls  # (bisection alone: 39-40)
 
 
-def test_the_min_cut_step_never_passes_the_optimum_on_hpc2n_like_weeks():
+def test_the_min_cut_step_never_passes_the_optimum_on_synthetic_workloads():
     # every point the minimum cut proposes from an infeasible stretch in the optimum's
     # breakpoint range is itself infeasible or the optimum (to rounding)
     from allockit.instances.lublin import dfrs_synthetic
