@@ -143,6 +143,7 @@ class _Driver:
             state.finish_job(event.data, now)
             self.after_completion(now)
         elif event.kind == _SUBMIT:
+            self.schedule_submit(event.data + 1)
             self.on_submit(event.data, now)
         else:
             self.on_tick(now)
@@ -199,10 +200,20 @@ class _Driver:
                     )
 
     # ------------------------------------------------------------------ run
+    def schedule_submit(self, j: int) -> None:
+        """Put job ``j``'s submission on the queue (if there is a job ``j``).
+
+        Submissions are queued one at a time, each when the previous one happens (jobs
+        are in submission order): the queue holds the few pending events rather than
+        every future job, and the order is the same ((time, kind, job) keys).
+        """
+        if j < self.state.n:
+            t = float(self.state.submit_time[j])
+            self.events.schedule(t, _SUBMIT, j, priority=(_SUBMIT, j))
+
     def run(self) -> None:
         state = self.state
-        for j in range(state.n):
-            self.events.schedule(float(state.submit_time[j]), _SUBMIT, j, priority=(_SUBMIT, j))
+        self.schedule_submit(0)
         self.events.run(self.handle)
         left = np.flatnonzero(state.status != FINISHED)
         if left.size:  # pragma: no cover - every Table 1 policy eventually starts jobs

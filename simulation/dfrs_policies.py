@@ -26,6 +26,7 @@ next period), see ``benchmarks/dfrs_thrashing.py``.
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -121,43 +122,63 @@ class GreedyPolicy:
     def start_waiting(self, state: DfrsState, now: float) -> None:
         """On completion (``*``): start waiting jobs that fit, by decreasing priority.
 
-        Starting a job only takes memory, so a job that does not fit at some point of
-        the pass cannot fit later in it. The jobs that cannot fit at the start are
-        dropped at once (one array operation, the same arithmetic as
-        ``DfrsState.fits``); the others are tried in priority order, and after
-        ``_REFILTER_AFTER`` failed tries in a row the rest are tested again at once (a
-        long backlog then costs a few array operations instead of one check per job).
-        The same jobs start in the same order either way.
+        The same jobs start in the same order as trying every waiting job in priority
+        order, done faster for long backlogs. Starting a job only takes memory, so a job
+        that does not fit at some point of the pass cannot fit later in it: the jobs
+        that cannot fit are dropped, a shape (memory per task, tasks) at a time (jobs of
+        one shape fit or not together; the same arithmetic as ``DfrsState.fits``), and
+        the others are tried ``_CHUNK`` at a time in priority order (only those are
+        sorted), the rest re-tested after each chunk that started a job.
         """
         if not state.waiting:
             return
-        jobs = np.fromiter(state.waiting, dtype=np.int64, count=len(state.waiting))
-        order = state.by_priority(jobs[_may_fit(state, jobs)].tolist(), now)
-        k, failed = 0, 0
-        while k < len(order):
-            if self.try_start(state, order[k], now):
-                failed = 0
-            else:
-                failed += 1
-                if failed >= _REFILTER_AFTER and len(order) - k > 2 * _REFILTER_AFTER:
-                    rest = np.asarray(order[k + 1 :], dtype=np.int64)
-                    order, k, failed = rest[_may_fit(state, rest)].tolist(), 0, 0
-                    continue
-            k += 1
+        groups = state.waiting_by_shape
+        shapes = np.fromiter(groups, dtype=np.int64, count=len(groups))
+        shapes = shapes[_shapes_fit(state, shapes)]
+        if not shapes.size:
+            return
+        jobs = np.sort(
+            np.fromiter(itertools.chain.from_iterable(groups[s] for s in shapes.tolist()),
+                        dtype=np.int64)
+        )
+        keys = state.priority_keys(jobs, now)
+        lookup = np.zeros(state.shape_mem.size, dtype=bool)
+        while jobs.size:
+            chunk, rest = state.first_by_priority(jobs, keys, _CHUNK)
+            started = False
+            for j in chunk.tolist():
+                started |= self.try_start(state, j, now)
+            if rest is None:
+                return
+            jobs, keys = jobs[rest], keys[rest]
+            if started:  # memory was taken: drop the shapes that no longer fit
+                lookup[shapes] = _shapes_fit(state, shapes)
+                fit = lookup[state.shape[jobs]]
+                jobs, keys = jobs[fit], keys[fit]
 
 
-#: Failed tries in a row after which ``start_waiting`` re-tests the rest of its list.
-_REFILTER_AFTER = 16
+#: Jobs that ``start_waiting`` sorts and tries at a time.
+_CHUNK = 32
 
 
 def _may_fit(state: DfrsState, jobs: np.ndarray) -> np.ndarray:
-    """For each job of ``jobs``, can all its tasks fit the free memory now (as ``fits``)?
+    """For each job of ``jobs``, can all its tasks fit the free memory now (as ``fits``)?"""
+    return _fit_mask(state, state.mem[jobs], state.tasks[jobs])
 
-    A job whose tasks need more memory than is free in all, or than the emptiest node
-    has, cannot fit: those are ruled out first from two numbers, and only the others
-    get the per-node count (the matrix of jobs x nodes), which is what decides.
+
+def _shapes_fit(state: DfrsState, shapes: np.ndarray) -> np.ndarray:
+    """For each job shape of ``shapes``, can its tasks fit the free memory now?"""
+    return _fit_mask(state, state.shape_mem[shapes], state.shape_tasks[shapes])
+
+
+def _fit_mask(state: DfrsState, mem: np.ndarray, tasks: np.ndarray) -> np.ndarray:
+    """For each (memory per task, tasks) pair, can the tasks fit the free memory now?
+
+    The same answer as ``DfrsState.fits``. Tasks that need more memory than is free in
+    all, or than the emptiest node has, cannot fit: those are ruled out first from two
+    numbers, and only the others get the per-node count (the matrix of pairs x nodes),
+    which is what decides.
     """
-    mem = state.mem[jobs]
     free = 1.0 - state.mem_used
     tiny = mem <= MEM_EPS
     # sum_n floor((free_n + eps) / m) <= (sum free + N eps) / m: a necessary condition,
@@ -165,11 +186,11 @@ def _may_fit(state: DfrsState, jobs: np.ndarray) -> np.ndarray:
     room = (float(free.sum()) + free.size * MEM_EPS) * (1 + 1e-9) + 1e-12
     widest = float(free.max(initial=0.0)) + MEM_EPS
     out = tiny.copy()
-    maybe = np.flatnonzero(~tiny & (state.tasks[jobs] * mem <= room) & (mem <= widest * (1 + 1e-9)))
+    maybe = np.flatnonzero(~tiny & (tasks * mem <= room) & (mem <= widest * (1 + 1e-9)))
     if maybe.size:
         m = mem[maybe]
         slots = np.floor((free[None, :] + MEM_EPS) / m[:, None]).sum(axis=1)
-        out[maybe] = slots >= state.tasks[jobs[maybe]]
+        out[maybe] = slots >= tasks[maybe]
     return out
 
 
@@ -238,17 +259,21 @@ class Mcb8Policy:
         With ``hold``, the running jobs within their hold come first (by priority) and
         keep their nodes: they are neither paused nor moved.
         """
-        jobs = state.by_priority(state.running | state.waiting, now)
-        if not jobs:
-            return
-        if self.hold is not None:
+        began = time.perf_counter()
+        if self.hold is None:
+            count, keep = self._leaders(state, now)
+            if not count:
+                return
+        else:
+            jobs = state.by_priority(state.running | state.waiting, now)
+            if not jobs:
+                return
             held = [j for j in jobs if j in state.running and self.held(state, j, now)]
             if held:
                 rest = set(held)
                 jobs = held + [j for j in jobs if j not in rest]
-        began = time.perf_counter()
+            count, keep = len(jobs), jobs[: memory_prefix(state, jobs)]
         pinned = {j for j in state.running if self.protected(state, j, now)}
-        keep = jobs[: memory_prefix(state, jobs)]
         mapping = None
         self.prepare(state, now)
         while keep:
@@ -256,8 +281,26 @@ class Mcb8Policy:
             if mapping is not None:
                 break
             keep.pop()  # drop the lowest-priority job and try again
-        self.calls.append((len(jobs), time.perf_counter() - began))
+        self.calls.append((count, time.perf_counter() - began))
         state.apply(mapping or {}, now)
+
+    @staticmethod
+    def _leaders(state: DfrsState, now: float) -> tuple[int, list[int]]:
+        """The number of jobs in the system and those that may fit in memory, by priority.
+
+        The jobs that may fit (``memory_prefix``) are a prefix of the priority order:
+        only the start of the order is sorted, longer as needed.
+        """
+        both = state.running | state.waiting
+        jobs = np.sort(np.fromiter(both, dtype=np.int64, count=len(both)))
+        keys = state.priority_keys(jobs, now)
+        want = 2 * state.nodes + 16
+        while True:
+            first, rest = state.first_by_priority(jobs, keys, want)
+            cut = memory_prefix(state, first)
+            if cut < first.size or rest is None:
+                return jobs.size, first[:cut].tolist()
+            want *= 4
 
     def prepare(self, state: DfrsState, now: float) -> None:
         """Per-call set-up before packing (nothing for the yield version)."""
@@ -377,7 +420,7 @@ class Mcb8StretchPolicy(Mcb8Policy):
         return _mapping(state, fixed, movable, task_job, best)
 
 
-def memory_prefix(state: DfrsState, jobs: list[int]) -> int:
+def memory_prefix(state: DfrsState, jobs) -> int:
     """How many of ``jobs`` (by priority) can possibly fit in memory together.
 
     A necessary condition only (total memory and tasks over half a node each must not

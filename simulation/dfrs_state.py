@@ -104,6 +104,17 @@ class DfrsState:
         self.load = np.zeros(nodes)  # sum of CPU needs of the tasks on each node
         self.running: set[int] = set()
         self.waiting: set[int] = set()
+        # the waiting jobs grouped by shape (memory per task, tasks): jobs of one shape
+        # fit or not together, so a long backlog is tested one shape at a time
+        shapes, shape = (
+            np.unique(np.column_stack([self.mem, self.tasks]), axis=0, return_inverse=True)
+            if n
+            else (np.zeros((0, 2)), np.zeros(0, dtype=np.int64))
+        )
+        self.shape = np.asarray(shape, dtype=np.int64).ravel()  # job -> shape
+        self.shape_mem = shapes[:, 0].copy()
+        self.shape_tasks = shapes[:, 1].astype(np.int64)
+        self.waiting_by_shape: dict[int, set[int]] = {}
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
         self.under = 0.0
@@ -129,14 +140,46 @@ class DfrsState:
         arr = np.sort(np.fromiter(jobs, dtype=np.int64))  # ties go by index: sort first
         if arr.size < 2:
             return arr.tolist()
-        vt = self.vt[arr]
+        return arr[np.argsort(self.priority_keys(arr, now), kind="stable")].tolist()
+
+    def priority_keys(self, jobs: np.ndarray, now: float) -> np.ndarray:
+        """Sort keys of ``jobs`` (lower first = higher priority), as ``by_priority``'s.
+
+        Zero virtual time gives ``-inf``; otherwise ``-flow/vt²``, kept finite so that
+        it never ties with them. Ties go by job index: sort ``jobs`` first and use a
+        stable order on the keys.
+        """
+        vt = self.vt[jobs]
         positive = vt > 0.0
         with np.errstate(divide="ignore", invalid="ignore"):
-            key = -(now - self.submit_time[arr]) / (vt * vt)
-        # zero virtual time first (-inf), then flow/vt^2 decreasing (kept finite so that
-        # it never ties with them); one stable sort on the index-sorted jobs
-        key = np.where(positive, np.maximum(key, -_FLOAT_MAX), -np.inf)
-        return arr[np.argsort(key, kind="stable")].tolist()
+            key = -(now - self.submit_time[jobs]) / (vt * vt)
+        return np.where(positive, np.maximum(key, -_FLOAT_MAX), -np.inf)
+
+    @staticmethod
+    def first_by_priority(
+        jobs: np.ndarray, keys: np.ndarray, count: int
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The first ``count`` (or more) of index-sorted ``jobs`` in priority order.
+
+        Every job whose key ties with the last one taken comes too, so the answer is
+        exactly the start of the full order (``by_priority``) without sorting the rest.
+        Returns the taken jobs in order and the mask of the others (None when all were
+        taken).
+
+        Examples
+        --------
+        >>> jobs, keys = np.array([3, 5, 7, 9]), np.array([0.5, -1.0, 0.5, 2.0])
+        >>> first, rest = DfrsState.first_by_priority(jobs, keys, 2)
+        >>> first.tolist(), jobs[rest].tolist()
+        ([5, 3, 7], [9])
+        """
+        if count >= jobs.size:
+            return jobs[np.argsort(keys, kind="stable")], None
+        kth = np.partition(keys, count - 1)[count - 1]
+        taken = keys <= kth
+        where = np.flatnonzero(taken)
+        first = jobs[where[np.argsort(keys[where], kind="stable")]]
+        return first, (None if where.size == jobs.size else ~taken)
 
     # ------------------------------------------------------------------ placement
     def place(self, j: int, nodes: np.ndarray) -> None:
@@ -177,13 +220,28 @@ class DfrsState:
     def submit(self, j: int) -> None:
         """Job ``j`` arrives: it waits and its CPU need joins the demand."""
         self.status[j] = WAITING
-        self.waiting.add(j)
+        self._wait(j)
         self.demand += float(self.cpu[j] * self.tasks[j])
+
+    def _wait(self, j: int) -> None:
+        self.waiting.add(j)
+        s = int(self.shape[j])
+        group = self.waiting_by_shape.get(s)
+        if group is None:
+            self.waiting_by_shape[s] = {j}
+        else:
+            group.add(j)
 
     def start_job(self, j: int, nodes: np.ndarray, now: float) -> None:
         """Start (or resume, paying the penalty) waiting job ``j`` on ``nodes``."""
         self.place(j, nodes)
-        self.waiting.discard(j)
+        if j in self.waiting:
+            self.waiting.discard(j)
+            s = int(self.shape[j])
+            group = self.waiting_by_shape[s]
+            group.discard(j)
+            if not group:
+                del self.waiting_by_shape[s]
         self.running.add(j)
         self.status[j] = RUNNING
         self.last_move[j] = now
@@ -204,7 +262,7 @@ class DfrsState:
     def pause_job(self, j: int) -> None:
         """Pause a running job whose nodes were already released."""
         self.running.discard(j)
-        self.waiting.add(j)
+        self._wait(j)
         self.status[j] = WAITING
         self.n_preempt[j] += 1
         self.task_preemptions += int(self.tasks[j])

@@ -317,36 +317,68 @@ def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
     assert result.seconds >= 0
 
 
+def _naive_start_waiting(self, state, now):
+    # the rule as stated: every waiting job, by decreasing priority, started if it fits
+    for j in state.by_priority(state.waiting, now):
+        self.try_start(state, j, now)
+
+
+def _naive_remap_leaders(state, now):
+    from allockit.simulation.dfrs_policies import memory_prefix
+
+    jobs = state.by_priority(state.running | state.waiting, now)
+    return len(jobs), jobs[: memory_prefix(state, jobs)]
+
+
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(
+@given(seed=st.integers(0, 10**6), chunk=st.sampled_from([1, 2, 32]), algorithm=st.sampled_from(
     ["Greedy */opt=min", "GreedyP */opt=min", "GreedyPM */per/opt=min/minvt=600"]))
-def test_start_waiting_refilter_starts_the_same_jobs_as_trying_each_one(seed, algorithm):
-    # the re-test of the rest of the list after failed tries (a long-backlog speed-up)
-    # must never change which jobs start: compare refiltering after every failure with
-    # never refiltering, on backlogged workloads
+def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, algorithm):
+    # the long-backlog speed-ups (start_waiting by job shape and chunks of the priority
+    # order, MCB8 sorting only the start of the order) must never change a schedule:
+    # compare with the plain rules on backlogged workloads with many equal keys
     from allockit.simulation import dfrs_policies
 
     rng = np.random.default_rng(seed)
     n = 80
     w = Workload.from_jobs(
         Platform(nodes=3),
-        submit=np.sort(rng.integers(0, 2_000, n)).tolist(),
-        runtime=rng.integers(50, 3_000, n).tolist(),
+        submit=np.sort(rng.choice([0, 10, 500, 1_000, 1_500], n)).tolist(),
+        runtime=rng.choice([60, 600, 2_000], n).tolist(),
         tasks=rng.integers(1, 4, n).tolist(),
         cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
-        mem=rng.choice([0.05, 0.1, 0.3, 0.6], n).tolist(),
+        mem=rng.choice([0.0, 0.05, 0.1, 0.3, 0.6], n).tolist(),
     )
-    runs, tests = [], []
-    real = dfrs_policies._may_fit
-    for refilter in (1, 10**9):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(dfrs_policies, "_REFILTER_AFTER", refilter)
-            mp.setattr(dfrs_policies, "_may_fit",
-                       lambda *a, tag=refilter: tests.append(tag) or real(*a))
-            r = simulate_dfrs(w, algorithm, debug=True)
-        runs.append((r.start.tolist(), r.end.tolist()))
-    assert runs[0] == runs[1]
-    assert tests.count(1) >= tests.count(10**9)  # (the refilter runs at least as often)
+    fast = simulate_dfrs(w, algorithm, debug=True, period=300.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_policies, "_CHUNK", chunk)
+        mp.setattr(dfrs_policies.GreedyPolicy, "start_waiting", _naive_start_waiting)
+        mp.setattr(dfrs_policies.Mcb8Policy, "_leaders", staticmethod(_naive_remap_leaders))
+        plain = simulate_dfrs(w, algorithm, debug=True, period=300.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_policies, "_CHUNK", chunk)
+        chunked = simulate_dfrs(w, algorithm, debug=True, period=300.0)
+    for r in (fast, chunked):
+        assert (r.start.tolist(), r.end.tolist()) == (plain.start.tolist(), plain.end.tolist())
+        assert r.preemptions == plain.preemptions and r.migrations == plain.migrations
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), count=st.integers(1, 40))
+def test_first_by_priority_is_the_start_of_the_full_order(seed, count):
+    # ties at the cut come along, so the taken jobs are exactly a prefix of the order
+    rng = np.random.default_rng(seed)
+    jobs = np.sort(rng.choice(1_000, int(rng.integers(1, 40)), replace=False))
+    keys = rng.choice([-np.inf, -3.0, -1.0, -1.0, 0.0, 2.5], jobs.size)
+    full = jobs[np.argsort(keys, kind="stable")].tolist()
+    first, rest = DfrsState.first_by_priority(jobs, keys, count)
+    assert first.tolist() == full[: first.size]
+    assert first.size >= min(count, jobs.size)
+    if rest is None:
+        assert first.size == jobs.size
+    else:
+        assert sorted(jobs[rest].tolist()) == sorted(full[first.size :])
+        assert keys[rest].min() > keys[np.isin(jobs, first)].max()
 
 
 def test_a_period_that_needs_too_many_remaps_is_refused_before_the_run():
