@@ -176,18 +176,18 @@ def _tree_build(items: np.ndarray, cpu_req: np.ndarray, mem: np.ndarray, size: i
 
 @njit(cache=True)
 def _tree_take(low_cpu: np.ndarray, low_mem: np.ndarray, size: int, free_cpu: float,
-               free_mem: float) -> int:
+               free_mem: float, stack: np.ndarray) -> int:
     """The first list position whose task fits, removed from the trees; -1 if none.
 
     Depth-first from the left, pruning subtrees whose smallest CPU or memory need does
     not fit: the first fitting task of the list in O(log n) steps in practice (the
     scan of a list past tasks too large for a nearly full host was O(n) per host).
+    ``stack`` is work space of at least 130 entries (depth-first: two per level).
     """
     cap_cpu = free_cpu + MEM_EPS
     cap_mem = free_mem + MEM_EPS
     if low_cpu[1] > cap_cpu or low_mem[1] > cap_mem:
         return -1
-    stack = np.empty(130, dtype=np.int64)
     stack[0] = 1
     top = 1
     while top > 0:
@@ -241,6 +241,7 @@ def mcb_fill_kernel(
     size_m = 1
     while size_m < max(1, mem_list.shape[0]):
         size_m *= 2
+    stack = np.empty(130, dtype=np.int64)
     c_cpu, c_mem = _tree_build(cpu_list, cpu_req, mem, size_c)
     m_cpu, m_mem = _tree_build(mem_list, cpu_req, mem, size_m)
     hosts = free_cpu0.shape[0]
@@ -265,11 +266,11 @@ def mcb_fill_kernel(
             found = -1
             for attempt in range(2):
                 if memory_first == (attempt == 0):
-                    k = _tree_take(m_cpu, m_mem, size_m, free_cpu, free_mem)
+                    k = _tree_take(m_cpu, m_mem, size_m, free_cpu, free_mem, stack)
                     if k >= 0:
                         found = mem_list[k]
                 else:
-                    k = _tree_take(c_cpu, c_mem, size_c, free_cpu, free_mem)
+                    k = _tree_take(c_cpu, c_mem, size_c, free_cpu, free_mem, stack)
                     if k >= 0:
                         found = cpu_list[k]
                 if found >= 0:
@@ -297,6 +298,80 @@ def mcb_pack_kernel(
 ) -> np.ndarray:
     """``mcb_fill_kernel`` on ``hosts`` empty hosts."""
     return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, np.ones(hosts), np.ones(hosts))
+
+
+@njit(cache=True)
+def _mcb8_fill_at(
+    target: float, cpu: np.ndarray, mem: np.ndarray, base_load: np.ndarray, free_mem: np.ndarray
+) -> np.ndarray:
+    """MCB8 (``key="max"``, descending) of tasks needing ``target * cpu`` on hosts with
+    ``base_load`` CPU already used at yield ``target``; all -1 if it fails."""
+    n = cpu.shape[0]
+    free_cpu = 1.0 - target * base_load
+    for h in range(free_cpu.shape[0]):
+        if free_cpu[h] < -MEM_EPS:
+            return np.full(max(n, 1), -1, dtype=np.int64)
+    cpu_req = target * cpu
+    keys = np.maximum(cpu_req, mem)
+    order = np.argsort(-keys, kind="mergesort")  # stable, as numpy's
+    n_cpu = 0
+    for t in range(n):
+        if cpu_req[t] > mem[t]:
+            n_cpu += 1
+    cpu_list = np.empty(n_cpu, dtype=np.int64)
+    mem_list = np.empty(n - n_cpu, dtype=np.int64)
+    a = 0
+    b = 0
+    for k in range(n):
+        t = order[k]
+        if cpu_req[t] > mem[t]:
+            cpu_list[a] = t
+            a += 1
+        else:
+            mem_list[b] = t
+            b += 1
+    return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, free_cpu, free_mem)
+
+
+@njit(cache=True)
+def mcb8_largest_yield_kernel(
+    cpu: np.ndarray,
+    mem: np.ndarray,
+    base_load: np.ndarray,
+    free_mem: np.ndarray,
+    hi: float,
+    accuracy: float,
+):
+    """The MCB8 packing at the largest yield in ``[0, hi]`` that packs (DFRS's MCB8).
+
+    ``allocation``-free twin of ``heuristics.mcb.largest_target(..., zero_first=True)``
+    with ``mcb_fill`` at ``target * cpu`` on hosts whose pinned tasks use ``target *
+    base_load`` CPU and leave ``free_mem``: yield 0 first (its failure ends the search),
+    then ``hi``, then bisection until the bracket is narrower than ``accuracy``. The same
+    floating-point steps, so the same placement. Returns ``(found, placement)``.
+    """
+    zero = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)
+    if zero.shape[0] and zero[0] < 0:
+        return False, zero
+    best = _mcb8_fill_at(hi, cpu, mem, base_load, free_mem)
+    if not (best.shape[0] and best[0] < 0):
+        return True, best
+    found = False
+    lo = 0.0
+    for _ in range(200):
+        if hi - lo < accuracy:
+            break
+        mid = 0.5 * (lo + hi)
+        placed = _mcb8_fill_at(mid, cpu, mem, base_load, free_mem)
+        if placed.shape[0] and placed[0] < 0:
+            hi = mid
+        else:
+            lo = mid
+            best = placed
+            found = True
+    if not found:
+        best = zero
+    return True, best
 
 
 @njit(cache=True)
@@ -507,6 +582,7 @@ def _warm_inputs() -> dict[str, tuple]:
         "greedy_kernel": (np.zeros(1), np.zeros(1), 1),
         "greedy_backtrack_kernel": (np.zeros(1), np.zeros(1), 1, 1),
         "mcb_fill_kernel": (np.zeros(1), np.zeros(1), idx, idx[:0].copy(), one, one.copy()),
+        "mcb8_largest_yield_kernel": (one, np.zeros(1), np.zeros(1), one.copy(), 1.0, 0.01),
         "greedy_fill_kernel": (np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1)),
         "local_search_kernel": (
             np.full(2, 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 2, 0.0, 10, 1, 1, 4, 0
@@ -529,7 +605,8 @@ def warm_up(*names: str) -> float:
     ----------
     *names : str
         Kernels to warm, among ``"greedy_kernel"``, ``"greedy_backtrack_kernel"``,
-        ``"mcb_fill_kernel"``, ``"greedy_fill_kernel"`` and ``"local_search_kernel"``
+        ``"mcb_fill_kernel"``, ``"mcb8_largest_yield_kernel"``, ``"greedy_fill_kernel"``
+        and ``"local_search_kernel"``
         (the ones with warm-up inputs).
 
     Returns

@@ -71,6 +71,8 @@ class _Driver:
         self.origin = self.state.clock
         self.completion: dict[int, Event] = {}
         self.tick_pending = False
+        self._yields_for = -1  # DfrsState.layout of the kept yields
+        self._jobs = self._yields = np.zeros(0)
         self.next_tick = math.inf
         self.ticks = 0  # periods handled (capped at MAX_PERIODS)
         self.timeline: list[tuple[float, float, float]] = []
@@ -167,6 +169,30 @@ class _Driver:
         state.changed.clear()
         if not state.running:
             return
+        if self.alg.periodic != "mcb8-stretch" and self._yields_for == state.layout:
+            jobs, y = self._jobs, self._yields  # same mapping: same yields
+        else:
+            jobs, y = self.yields(now)
+        state.yields[jobs] = y
+        begin = np.maximum(now, state.penalty_until[jobs])
+        with np.errstate(divide="ignore"):
+            ends = np.where(y > 0, begin + (state.runtime[jobs] - state.vt[jobs]) / y, math.inf)
+        moved = np.flatnonzero(ends != state.predicted[jobs])
+        for j, t_end in zip(jobs[moved].tolist(), ends[moved].tolist(), strict=True):
+            state.predicted[j] = t_end
+            old = self.completion.pop(j, None)
+            if old is not None:
+                self.events.cancel(old)
+            if t_end < math.inf:
+                self.completion[j] = self.events.schedule(t_end, _DONE, j, priority=(_DONE, j))
+
+    def yields(self, now: float) -> tuple[np.ndarray, np.ndarray]:
+        """The running jobs (by index) and their yields for the current mapping.
+
+        Except for ``/stretch-per`` (whose yields depend on the time), they depend on
+        the mapping alone: they are kept until it changes (``DfrsState.layout``).
+        """
+        state = self.state
         jobs = np.array(sorted(state.running), dtype=np.int64)
         counts = np.stack([state.rows[j] for j in jobs])
         cpu = state.cpu[jobs]
@@ -184,20 +210,8 @@ class _Driver:
             y = max_avg_yields(counts, cpu)
         else:
             y = max_min_yields(counts, cpu)
-        state.yields[jobs] = y
-        begin = np.maximum(now, state.penalty_until[jobs])
-        with np.errstate(divide="ignore"):
-            ends = np.where(y > 0, begin + (state.runtime[jobs] - state.vt[jobs]) / y, math.inf)
-        for j, t_end in zip(jobs.tolist(), ends.tolist(), strict=True):
-            if t_end != state.predicted[j]:
-                state.predicted[j] = t_end
-                old = self.completion.pop(j, None)
-                if old is not None:
-                    self.events.cancel(old)
-                if t_end < math.inf:
-                    self.completion[j] = self.events.schedule(
-                        t_end, _DONE, j, priority=(_DONE, j)
-                    )
+        self._yields_for, self._jobs, self._yields = state.layout, jobs, y
+        return jobs, y
 
     # ------------------------------------------------------------------ run
     def schedule_submit(self, j: int) -> None:
@@ -274,8 +288,10 @@ def _load_kernels(name: AlgorithmName) -> float:
     kernels = []
     if name.on_submit in ("Greedy", "GreedyP", "GreedyPM"):
         kernels.append("greedy_fill_kernel")
-    if name.on_submit == "MCB8" or name.periodic is not None:
-        kernels.append("mcb_fill_kernel")
+    if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
+        kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
+    if name.periodic == "mcb8-stretch":
+        kernels.append("mcb_fill_kernel")  # Mcb8StretchPolicy
     return load_kernels(*kernels) if kernels else 0.0
 
 

@@ -282,7 +282,8 @@ class Mcb8Policy:
                 break
             keep.pop()  # drop the lowest-priority job and try again
         self.calls.append((count, time.perf_counter() - began))
-        state.apply(mapping or {}, now)
+        nodes, rows = mapping if mapping is not None else ({}, {})
+        state.apply(nodes, now, rows)
 
     @staticmethod
     def _leaders(state: DfrsState, now: float) -> tuple[int, list[int]]:
@@ -307,27 +308,26 @@ class Mcb8Policy:
 
     def pack(
         self, state: DfrsState, keep: list[int], pinned: set[int]
-    ) -> dict[int, np.ndarray] | None:
-        """The mapping of ``keep`` at the largest yield that packs, or None."""
-        from allockit.heuristics.mcb import largest_target, mcb_fill
+    ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]] | None:
+        """The mapping of ``keep`` at the largest yield that packs, or None.
+
+        Returns the nodes of each job and the tasks per node of the moved ones (see
+        ``_mapping``).
+        """
+        from allockit.heuristics.kernels import mcb8_largest_yield_kernel
 
         fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
         base_load = np.zeros(state.nodes)
         for j in fixed:
             base_load += state.rows[j] * state.cpu[j]
-        cpu = state.cpu[task_job]
-        mem = state.mem[task_job]
-        free_mem = 1.0 - base_mem
-
-        def pack(target: float) -> np.ndarray | None:
-            free_cpu = 1.0 - target * base_load
-            if (free_cpu < -MEM_EPS).any():
-                return None
-            return mcb_fill(target * cpu, mem, free_cpu, free_mem)
-
         hi = min(1.0, state.nodes / float((state.cpu[keep] * state.tasks[keep]).sum()))
-        best = largest_target(pack, hi, lambda lo, hi: hi - lo < YIELD_ACCURACY, zero_first=True)
-        if best is None:
+        # largest_target(pack, hi, zero_first=True) with pack(y) = mcb_fill(y * cpu, mem,
+        # 1 - y * base_load, 1 - base_mem), bisecting to YIELD_ACCURACY, in one call
+        found, best = mcb8_largest_yield_kernel(
+            state.cpu[task_job], state.mem[task_job], base_load, 1.0 - base_mem, hi,
+            YIELD_ACCURACY,
+        )
+        if not found:
             return None
         return _mapping(state, fixed, movable, task_job, best)
 
@@ -386,7 +386,7 @@ class Mcb8StretchPolicy(Mcb8Policy):
 
     def pack(
         self, state: DfrsState, keep: list[int], pinned: set[int]
-    ) -> dict[int, np.ndarray] | None:
+    ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]] | None:
         """The mapping of ``keep`` at the largest inverse stretch that packs, or None."""
         from allockit.heuristics.mcb import largest_target, mcb_fill
 
@@ -445,11 +445,22 @@ def _pinned_state(state: DfrsState, keep: list[int], pinned: set[int]):
     return fixed, base_mem, movable, task_job
 
 
-def _mapping(state: DfrsState, fixed, movable, task_job, placed) -> dict[int, np.ndarray]:
+def _mapping(
+    state: DfrsState, fixed, movable, task_job, placed
+) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """The nodes of every kept job (pinned ones keep theirs) and the tasks per node
+    (float rows) of the movable ones, from ``placed`` (a node per task of ``task_job``)."""
     mapping = {j: state.nodes_of[j] for j in fixed}
+    rows: dict[int, np.ndarray] = {}
     if movable:
         order = np.argsort(task_job, kind="stable")
-        bounds = np.cumsum(state.tasks[movable])[:-1]
-        for j, nodes in zip(movable, np.split(placed[order], bounds), strict=True):
+        counts = state.tasks[movable]
+        bounds = np.cumsum(counts)[:-1]
+        nodes_sorted = placed[order]
+        where = np.repeat(np.arange(len(movable)) * state.nodes, counts) + nodes_sorted
+        grid = np.bincount(where, minlength=len(movable) * state.nodes).astype(float)
+        grid = grid.reshape(len(movable), state.nodes)
+        for j, nodes, row in zip(movable, np.split(nodes_sorted, bounds), grid, strict=True):
             mapping[j] = nodes
-    return mapping
+            rows[j] = row
+    return mapping, rows

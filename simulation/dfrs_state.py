@@ -95,7 +95,7 @@ class DfrsState:
         self.n_resume_elsewhere = np.zeros(n, dtype=np.int64)  # ... not on the same nodes
         self.task_preemptions = 0  # tasks paused
         self.task_migrations = 0  # tasks moved while running
-        self.last_nodes: dict[int, np.ndarray] = {}  # where a paused job's tasks were
+        self.last_rows: dict[int, np.ndarray] = {}  # tasks per node a paused job had
         self.bytes_preempt = 0.0  # memory images saved on pauses and restored on resumes
         self.bytes_migrate = 0.0  # moved tasks, saved and restored
         self.nodes_of: dict[int, np.ndarray] = {}
@@ -121,6 +121,7 @@ class DfrsState:
         self.allocated_cpu_seconds = 0.0  # CPU given to running jobs, in node-seconds
         self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
         self.changed: set[int] = set()  # jobs whose completion prediction is stale
+        self.layout = 0  # counts placements and releases: the mapping changed
 
     # ------------------------------------------------------------------ priorities
     def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
@@ -182,21 +183,29 @@ class DfrsState:
         return first, (None if where.size == jobs.size else ~taken)
 
     # ------------------------------------------------------------------ placement
-    def place(self, j: int, nodes: np.ndarray) -> None:
-        """Put job ``j``'s tasks on ``nodes`` (one node index per task)."""
+    def place(self, j: int, nodes: np.ndarray, row: np.ndarray | None = None) -> None:
+        """Put job ``j``'s tasks on ``nodes`` (one node index per task).
+
+        ``row``, if given, is the float count of tasks per node of ``nodes``.
+        """
+        self.layout += 1
         self.nodes_of[j] = nodes
-        row = np.bincount(nodes, minlength=self.nodes).astype(float)
+        if row is None:
+            row = np.bincount(nodes, minlength=self.nodes).astype(float)
+        else:
+            row = row.copy()  # (a row of a larger array would keep all of it alive)
         self.rows[j] = row
         self.mem_used += row * self.mem[j]
         self.load += row * self.cpu[j]
 
     def release(self, j: int) -> np.ndarray:
         """Take job ``j``'s tasks off their nodes; returns the nodes they were on."""
+        self.layout += 1
         nodes = self.nodes_of.pop(j)
         row = self.rows.pop(j)
         self.mem_used -= row * self.mem[j]
         self.load -= row * self.cpu[j]
-        self.last_nodes[j] = nodes
+        self.last_rows[j] = row
         return nodes
 
     def footprint(self, j: int, tasks: int | None = None) -> float:
@@ -232,9 +241,11 @@ class DfrsState:
         else:
             group.add(j)
 
-    def start_job(self, j: int, nodes: np.ndarray, now: float) -> None:
+    def start_job(
+        self, j: int, nodes: np.ndarray, now: float, row: np.ndarray | None = None
+    ) -> None:
         """Start (or resume, paying the penalty) waiting job ``j`` on ``nodes``."""
-        self.place(j, nodes)
+        self.place(j, nodes, row)
         if j in self.waiting:
             self.waiting.discard(j)
             s = int(self.shape[j])
@@ -249,10 +260,8 @@ class DfrsState:
             self.penalty_until[j] = now + self.penalty
             self.bytes_preempt += self.footprint(j)  # restore
             self.n_resume[j] += 1
-            before = self.last_nodes.get(j)
-            if before is not None and not np.array_equal(
-                np.bincount(before, minlength=self.nodes), self.rows[j]
-            ):
+            before = self.last_rows.get(j)
+            if before is not None and not np.array_equal(before, self.rows[j]):
                 self.n_resume_elsewhere[j] += 1
         else:
             self.ever_ran[j] = True
@@ -270,12 +279,16 @@ class DfrsState:
         self.yields[j] = 0.0
         self.invalidate(j)
 
-    def settle(self, j: int, old: np.ndarray, new: np.ndarray, now: float) -> None:
-        """A running job released from ``old`` continues on ``new`` (maybe a migration)."""
-        self.place(j, new)
-        old_row = np.bincount(old, minlength=self.nodes)
-        new_row = np.bincount(new, minlength=self.nodes)
-        moved = int(self.tasks[j] - np.minimum(old_row, new_row).sum())
+    def settle(
+        self, j: int, old: np.ndarray, new: np.ndarray, now: float, row: np.ndarray | None = None
+    ) -> None:
+        """A running job released from ``old`` continues on ``new`` (maybe a migration).
+
+        ``row``, if given, is the float count of tasks per node of ``new``.
+        """
+        self.place(j, new, row)
+        old_row = self.last_rows[j]  # (released from ``old``)
+        moved = int(self.tasks[j] - np.minimum(old_row, self.rows[j]).sum())
         if moved:
             self.last_move[j] = now
             self.n_migrate[j] += 1
@@ -284,27 +297,49 @@ class DfrsState:
             self.penalty_until[j] = now + self.penalty
             self.invalidate(j)
 
-    def apply(self, mapping: dict[int, np.ndarray], now: float) -> None:
-        """Move the system to ``mapping``: pause, migrate, resume and start jobs."""
-        old: dict[int, np.ndarray] = {}
+    def apply(
+        self,
+        mapping: dict[int, np.ndarray],
+        now: float,
+        rows: dict[int, np.ndarray] | None = None,
+    ) -> None:
+        """Move the system to ``mapping``: pause, migrate, resume and start jobs.
+
+        ``rows``, if given, holds the float count of tasks per node of some of the
+        mapped jobs (those not given are counted here). A job mapped to its own node
+        array (``nodes_of``) stays.
+        """
+        rows = {} if rows is None else rows
+        leave: list[int] = []
+        check: list[int] = []
         for j in sorted(self.running):
             new = mapping.get(j)
-            if new is None or not np.array_equal(
-                np.bincount(new, minlength=self.nodes), self.rows[j]
-            ):
-                old[j] = self.release(j)
+            if new is None:
+                leave.append(j)
+            elif new is not self.nodes_of[j]:
+                check.append(j)
+        if check:
+            after = np.stack([
+                rows[j] if j in rows else np.bincount(mapping[j], minlength=self.nodes)
+                for j in check
+            ])
+            same = (after == np.stack([self.rows[j] for j in check])).all(axis=1)
+            leave += [j for j, stays in zip(check, same.tolist(), strict=True) if not stays]
+            leave.sort()
+        old = {j: self.release(j) for j in leave}  # in index order, as the loads add up
         for j, nodes in old.items():
             if j not in mapping:
                 self.pause_job(j)
             else:
-                self.settle(j, nodes, mapping[j], now)
+                self.settle(j, nodes, mapping[j], now, rows.get(j))
         for j in sorted(mapping):
             if self.status[j] == WAITING:
-                self.start_job(j, mapping[j], now)
+                self.start_job(j, mapping[j], now, rows.get(j))
 
     def finish_job(self, j: int, now: float) -> None:
         """Job ``j`` completes at ``now``."""
         self.release(j)
+        self.last_rows.pop(j, None)
         self.running.discard(j)
         self.status[j] = FINISHED
         self.vt[j] = self.runtime[j]
@@ -316,11 +351,12 @@ class DfrsState:
 
     def negligible(self) -> list[int]:
         """Running jobs whose remaining work is a rounding residue, in index order."""
-        return [
-            j
-            for j in sorted(self.running)
-            if self.runtime[j] - self.vt[j] <= 1e-9 * max(1.0, self.runtime[j])
-        ]
+        if not self.running:
+            return []
+        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        work = self.runtime[jobs]
+        done = work - self.vt[jobs] <= 1e-9 * np.maximum(1.0, work)
+        return sorted(jobs[done].tolist())
 
     # ------------------------------------------------------------------ time
     def advance(self, now: float) -> None:

@@ -290,9 +290,9 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
 @pytest.mark.parametrize(
     ("algorithm", "kernels"),
     [
-        ("MCB8 */opt=min", {"mcb_fill_kernel"}),
+        ("MCB8 */opt=min", {"mcb8_largest_yield_kernel"}),
         ("Greedy */opt=min", {"greedy_fill_kernel"}),
-        ("GreedyPM */per/opt=min/minvt=600", {"greedy_fill_kernel", "mcb_fill_kernel"}),
+        ("GreedyPM */per/opt=min/minvt=600", {"greedy_fill_kernel", "mcb8_largest_yield_kernel"}),
         ("/stretch-per/opt=max/minvt=600", {"mcb_fill_kernel"}),
     ],
 )
@@ -454,3 +454,33 @@ def test_by_priority_orders_as_the_three_key_sort(seed):
         key = np.where(vt > 0, -(now - state.submit_time[arr]) / (vt * vt), 0.0)
     expected = arr[np.lexsort((arr, key, vt > 0))].tolist()
     assert state.by_priority(jobs, now) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(0, 40), hosts=st.integers(1, 6))
+def test_the_compiled_mcb8_bisection_is_largest_target_over_mcb_fill(seed, n, hosts):
+    # DFRS's MCB8 runs the whole yield search in one compiled call; it must give the
+    # placement of the Python search it replaced (mcb_fill at y * cpu on hosts whose
+    # pinned tasks use y * base_load) for every outcome: no packing, yield hi, bisection
+    from allockit.constants import MEM_EPS, YIELD_ACCURACY
+    from allockit.heuristics.kernels import mcb8_largest_yield_kernel
+    from allockit.heuristics.mcb import largest_target, mcb_fill
+
+    rng = np.random.default_rng(seed)
+    cpu = rng.choice([0.25, 0.5, 1.0], n)
+    mem = rng.choice([0.0, 0.05, 0.1, 0.3, 0.6], n)
+    base_load = rng.choice([0.0, 0.0, 0.5, 1.0, 1.5], hosts)
+    free_mem = 1.0 - rng.choice([0.0, 0.0, 0.2, 0.5, 0.9], hosts)
+    hi = float(rng.choice([1.0, 0.7, 0.33]))
+
+    def pack(target):
+        free_cpu = 1.0 - target * base_load
+        if (free_cpu < -MEM_EPS).any():
+            return None
+        return mcb_fill(target * cpu, mem, free_cpu, free_mem)
+
+    expected = largest_target(pack, hi, lambda lo, hi: hi - lo < YIELD_ACCURACY, zero_first=True)
+    found, placed = mcb8_largest_yield_kernel(cpu, mem, base_load, free_mem, hi, YIELD_ACCURACY)
+    assert found == (expected is not None)
+    if found:
+        assert placed.tolist() == expected.tolist()
