@@ -334,6 +334,59 @@ def _mcb8_fill_at(
 
 
 @njit(cache=True)
+def mcb8_memory_prefix_kernel(
+    pinned: np.ndarray,
+    index: np.ndarray,
+    tasks: np.ndarray,
+    cpu: np.ndarray,
+    mem: np.ndarray,
+    pinned_rows: np.ndarray,
+) -> int:
+    """The longest prefix of a priority list whose memory MCB8 packs (DFRS's drop loop).
+
+    Jobs ``0..K-1`` in priority order: ``pinned`` ones keep their tasks per node
+    (``pinned_rows``, one row per pinned job in list order), the others are packed by
+    MCB8 at yield 0 (memory alone) around them, tasks in job ``index`` order. Tries
+    ``K``, then drops the last job and tries again: the ``k`` of the first prefix that
+    packs, 0 if none. The same floating-point steps as packing each prefix in Python.
+    """
+    total = pinned.shape[0]
+    nodes = pinned_rows.shape[1]
+    for k in range(total, 0, -1):
+        base_mem = np.zeros(nodes)
+        p = 0
+        count = 0
+        for i in range(k):
+            if pinned[i]:
+                for n in range(nodes):
+                    base_mem[n] += pinned_rows[p, n] * mem[i]
+                p += 1
+            else:
+                count += 1
+        movable = np.empty(count, dtype=np.int64)
+        c = 0
+        n_tasks = 0
+        for i in range(k):
+            if not pinned[i]:
+                movable[c] = i
+                c += 1
+                n_tasks += tasks[i]
+        movable = movable[np.argsort(index[movable])]
+        cpu_t = np.empty(n_tasks)
+        mem_t = np.empty(n_tasks)
+        t = 0
+        for i in movable:
+            for _ in range(tasks[i]):
+                cpu_t[t] = cpu[i]
+                mem_t[t] = mem[i]
+                t += 1
+        placed = _mcb8_fill_at(0.0, cpu_t, mem_t, np.zeros(nodes), 1.0 - base_mem)
+        if not (placed.shape[0] and placed[0] < 0):
+            return k
+    return 0
+
+
+@njit(cache=True)
 def mcb8_largest_yield_kernel(
     cpu: np.ndarray,
     mem: np.ndarray,
@@ -583,6 +636,10 @@ def _warm_inputs() -> dict[str, tuple]:
         "greedy_backtrack_kernel": (np.zeros(1), np.zeros(1), 1, 1),
         "mcb_fill_kernel": (np.zeros(1), np.zeros(1), idx, idx[:0].copy(), one, one.copy()),
         "mcb8_largest_yield_kernel": (one, np.zeros(1), np.zeros(1), one.copy(), 1.0, 0.01),
+        "mcb8_memory_prefix_kernel": (
+            np.zeros(1, dtype=np.bool_), idx, np.ones(1, dtype=np.int64), one, np.zeros(1),
+            np.zeros((0, 1)),
+        ),
         "greedy_fill_kernel": (np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1)),
         "local_search_kernel": (
             np.full(2, 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 2, 0.0, 10, 1, 1, 4, 0
@@ -605,8 +662,9 @@ def warm_up(*names: str) -> float:
     ----------
     *names : str
         Kernels to warm, among ``"greedy_kernel"``, ``"greedy_backtrack_kernel"``,
-        ``"mcb_fill_kernel"``, ``"mcb8_largest_yield_kernel"``, ``"greedy_fill_kernel"``
-        and ``"local_search_kernel"``
+        ``"mcb_fill_kernel"``, ``"mcb8_largest_yield_kernel"``,
+        ``"mcb8_memory_prefix_kernel"``, ``"greedy_fill_kernel"`` and
+        ``"local_search_kernel"``
         (the ones with warm-up inputs).
 
     Returns

@@ -290,6 +290,8 @@ def _load_kernels(name: AlgorithmName) -> float:
         kernels.append("greedy_fill_kernel")
     if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
         kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
+    if name.on_submit == "MCB8" or name.periodic is not None:
+        kernels.append("mcb8_memory_prefix_kernel")  # both MCB8 policies' drop loop
     if name.periodic == "mcb8-stretch":
         kernels.append("mcb_fill_kernel")  # Mcb8StretchPolicy
     return load_kernels(*kernels) if kernels else 0.0

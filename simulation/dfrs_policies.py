@@ -276,11 +276,14 @@ class Mcb8Policy:
         pinned = {j for j in state.running if self.protected(state, j, now)}
         mapping = None
         self.prepare(state, now)
+        # drop the lowest-priority job until the rest packs; packing first fails on
+        # memory alone (yield 0), found for all the prefixes in one compiled call
+        del keep[_memory_fit(state, keep, pinned):]
         while keep:
             mapping = self.pack(state, keep, pinned)
             if mapping is not None:
                 break
-            keep.pop()  # drop the lowest-priority job and try again
+            keep.pop()  # (not reached: a prefix whose memory packs packs at yield 0)
         self.calls.append((count, time.perf_counter() - began))
         nodes, rows = mapping if mapping is not None else ({}, {})
         state.apply(nodes, now, rows)
@@ -432,6 +435,27 @@ def memory_prefix(state: DfrsState, jobs) -> int:
     big = np.cumsum(np.where(state.mem[order] > 0.5 + MEM_EPS, state.tasks[order], 0))
     ok = (total <= state.nodes + 1e-9) & (big <= state.nodes)
     return int(np.argmin(ok)) if not ok.all() else len(jobs)
+
+
+def _memory_fit(state: DfrsState, keep: list[int], pinned: set[int]) -> int:
+    """How many of ``keep`` (by priority) MCB8 packs at yield 0, dropping from the end.
+
+    ``pack`` tries target 0 first and gives up when it fails: this finds the first
+    prefix it would not give up on (``mcb8_memory_prefix_kernel``).
+    """
+    from allockit.heuristics.kernels import mcb8_memory_prefix_kernel
+
+    if not keep:
+        return 0
+    order = np.asarray(keep, dtype=np.int64)
+    is_pinned = np.fromiter((j in pinned for j in keep), dtype=bool, count=len(keep))
+    fixed = order[is_pinned].tolist()
+    rows = (
+        np.stack([state.rows[j] for j in fixed]) if fixed else np.zeros((0, state.nodes))
+    )
+    return int(mcb8_memory_prefix_kernel(
+        is_pinned, order, state.tasks[order], state.cpu[order], state.mem[order], rows
+    ))
 
 
 def _pinned_state(state: DfrsState, keep: list[int], pinned: set[int]):

@@ -290,10 +290,11 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
 @pytest.mark.parametrize(
     ("algorithm", "kernels"),
     [
-        ("MCB8 */opt=min", {"mcb8_largest_yield_kernel"}),
+        ("MCB8 */opt=min", {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel"}),
         ("Greedy */opt=min", {"greedy_fill_kernel"}),
-        ("GreedyPM */per/opt=min/minvt=600", {"greedy_fill_kernel", "mcb8_largest_yield_kernel"}),
-        ("/stretch-per/opt=max/minvt=600", {"mcb_fill_kernel"}),
+        ("GreedyPM */per/opt=min/minvt=600",
+         {"greedy_fill_kernel", "mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel"}),
+        ("/stretch-per/opt=max/minvt=600", {"mcb_fill_kernel", "mcb8_memory_prefix_kernel"}),
     ],
 )
 def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
@@ -330,13 +331,15 @@ def _naive_remap_leaders(state, now):
     return len(jobs), jobs[: memory_prefix(state, jobs)]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10**6), chunk=st.sampled_from([1, 2, 32]), algorithm=st.sampled_from(
-    ["Greedy */opt=min", "GreedyP */opt=min", "GreedyPM */per/opt=min/minvt=600"]))
+    ["Greedy */opt=min", "GreedyP */opt=min", "GreedyPM */per/opt=min/minvt=600",
+     "MCB8 */opt=min", "/stretch-per/opt=max/minvt=600", "GreedyPM */per/opt=avg/minft=300"]))
 def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, algorithm):
     # the long-backlog speed-ups (start_waiting by job shape and chunks of the priority
-    # order, MCB8 sorting only the start of the order) must never change a schedule:
-    # compare with the plain rules on backlogged workloads with many equal keys
+    # order, MCB8 sorting only the start of the order, MCB8's drop loop in one compiled
+    # call) must never change a schedule: compare with the plain rules on backlogged
+    # workloads with many equal keys
     from allockit.simulation import dfrs_policies
 
     rng = np.random.default_rng(seed)
@@ -354,6 +357,7 @@ def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, a
         mp.setattr(dfrs_policies, "_CHUNK", chunk)
         mp.setattr(dfrs_policies.GreedyPolicy, "start_waiting", _naive_start_waiting)
         mp.setattr(dfrs_policies.Mcb8Policy, "_leaders", staticmethod(_naive_remap_leaders))
+        mp.setattr(dfrs_policies, "_memory_fit", lambda state, keep, pinned: len(keep))
         plain = simulate_dfrs(w, algorithm, debug=True, period=300.0)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dfrs_policies, "_CHUNK", chunk)
