@@ -249,6 +249,20 @@ class Mcb8Policy:
             return True
         return self.minft is not None and now - state.submit_time[j] < self.minft
 
+    def _pinned(self, state: DfrsState, now: float) -> set[int]:
+        """The running jobs that ``protected`` keeps on their nodes (the same tests)."""
+        if not state.running:
+            return set()
+        jobs = np.fromiter(state.running, dtype=np.int64, count=len(state.running))
+        keep = np.zeros(jobs.size, dtype=bool)
+        if self.minvt is not None:
+            keep |= state.vt[jobs] < self.minvt
+        if self.hold is not None:
+            keep |= now - state.last_move[jobs] < self.hold
+        if self.minft is not None:
+            keep |= now - state.submit_time[jobs] < self.minft
+        return set(jobs[keep].tolist())
+
     def held(self, state: DfrsState, j: int, now: float) -> bool:
         """``hold``: a job started, resumed or moved less than ``hold`` s ago stays put."""
         return self.hold is not None and now - state.last_move[j] < self.hold
@@ -273,7 +287,7 @@ class Mcb8Policy:
                 rest = set(held)
                 jobs = held + [j for j in jobs if j not in rest]
             count, keep = len(jobs), jobs[: memory_prefix(state, jobs)]
-        pinned = {j for j in state.running if self.protected(state, j, now)}
+        pinned = self._pinned(state, now)
         mapping = None
         self.prepare(state, now)
         # drop the lowest-priority job until the rest packs; packing first fails on
@@ -479,12 +493,14 @@ def _mapping(
     if movable:
         order = np.argsort(task_job, kind="stable")
         counts = state.tasks[movable]
-        bounds = np.cumsum(counts)[:-1]
+        ends = np.cumsum(counts)
         nodes_sorted = placed[order]
         where = np.repeat(np.arange(len(movable)) * state.nodes, counts) + nodes_sorted
         grid = np.bincount(where, minlength=len(movable) * state.nodes).astype(float)
         grid = grid.reshape(len(movable), state.nodes)
-        for j, nodes, row in zip(movable, np.split(nodes_sorted, bounds), grid, strict=True):
-            mapping[j] = nodes
+        begin = 0
+        for j, end, row in zip(movable, ends.tolist(), grid, strict=True):
+            mapping[j] = nodes_sorted[begin:end]
             rows[j] = row
+            begin = end
     return mapping, rows
