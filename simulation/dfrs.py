@@ -14,8 +14,8 @@ for a fixed mapping (``allocation``), and this driver on the event core
 (by job index), the periodic tick. After every event the yields are recomputed for the
 current mapping (``opt=min``, ``opt=avg``; for ``/stretch-per`` ``opt=max`` or
 ``opt=avg`` on the stretch estimates up to the next tick) and each running job's
-completion event is rescheduled when its predicted end changes. Times are exact
-floating-point event times (no time step).
+completion is predicted again; the earliest one is the completion event on the queue.
+Times are exact floating-point event times (no time step).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class _Driver:
         self.state = DfrsState(workload, penalty=penalty, debug=debug, record=record)
         self.events = EventQueue(start=self.state.clock)
         self.origin = self.state.clock
-        self.completion: dict[int, Event] = {}
+        self.next_done: Event | None = None  # the earliest predicted completion
         self.tick_pending = False
         self._yields_for = -1  # DfrsState.layout of the kept yields
         self._jobs = self._yields = np.zeros(0)
@@ -137,8 +137,8 @@ class _Driver:
     def handle(self, event: Event) -> None:
         state, now = self.state, self.events.now
         if event.kind == _DONE:
-            self.completion.pop(event.data, None)
-            if state.status[event.data] != RUNNING:
+            self.next_done = None
+            if state.status[event.data] != RUNNING:  # pragma: no cover - kept up to date
                 return
         state.advance(now)
         if event.kind == _DONE:
@@ -160,14 +160,15 @@ class _Driver:
 
     # ------------------------------------------------------------------ allocation
     def allocate(self, now: float) -> None:
-        """Yields for the current mapping, then the next completion of each job."""
+        """Yields for the current mapping, then each job's predicted completion.
+
+        Only the earliest completion is on the event queue (ties: the lowest job
+        index, as the queue orders completions): the others would be rescheduled at
+        nearly every event, and nothing can happen before the earliest one.
+        """
         state = self.state
-        for j in state.changed:  # invalidated predictions: their events are stale
-            event = self.completion.pop(j, None)
-            if event is not None:
-                self.events.cancel(event)
-        state.changed.clear()
         if not state.running:
+            self.expect_done(math.inf, -1)
             return
         if self.alg.periodic != "mcb8-stretch" and self._yields_for == state.layout:
             jobs, y = self._jobs, self._yields  # same mapping: same yields
@@ -177,14 +178,20 @@ class _Driver:
         begin = np.maximum(now, state.penalty_until[jobs])
         with np.errstate(divide="ignore"):
             ends = np.where(y > 0, begin + (state.runtime[jobs] - state.vt[jobs]) / y, math.inf)
-        moved = np.flatnonzero(ends != state.predicted[jobs])
-        for j, t_end in zip(jobs[moved].tolist(), ends[moved].tolist(), strict=True):
-            state.predicted[j] = t_end
-            old = self.completion.pop(j, None)
-            if old is not None:
-                self.events.cancel(old)
-            if t_end < math.inf:
-                self.completion[j] = self.events.schedule(t_end, _DONE, j, priority=(_DONE, j))
+        state.predicted[jobs] = ends
+        first = int(np.argmin(ends))  # (the first of equal minima: the lowest index)
+        self.expect_done(float(ends[first]), int(jobs[first]))
+
+    def expect_done(self, time: float, j: int) -> None:
+        """Make job ``j``'s completion at ``time`` the one on the queue (none if inf)."""
+        event = self.next_done
+        if event is not None:
+            if event.time == time and event.data == j:
+                return
+            self.events.cancel(event)
+        self.next_done = (
+            self.events.schedule(time, _DONE, j, priority=(_DONE, j)) if time < math.inf else None
+        )
 
     def yields(self, now: float) -> tuple[np.ndarray, np.ndarray]:
         """The running jobs (by index) and their yields for the current mapping.

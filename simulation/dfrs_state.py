@@ -120,7 +120,6 @@ class DfrsState:
         self.under = 0.0
         self.allocated_cpu_seconds = 0.0  # CPU given to running jobs, in node-seconds
         self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
-        self.changed: set[int] = set()  # jobs whose completion prediction is stale
         self.layout = 0  # counts placements and releases: the mapping changed
 
     # ------------------------------------------------------------------ priorities
@@ -214,9 +213,8 @@ class DfrsState:
         return float(count * self.mem[j] * self.w.platform.node_memory)
 
     def invalidate(self, j: int) -> None:
-        """Forget job ``j``'s predicted completion (the driver cancels its event)."""
+        """Forget job ``j``'s predicted completion (the driver predicts it again)."""
         self.predicted[j] = math.inf
-        self.changed.add(j)
 
     def fits(self, j: int, free: np.ndarray) -> bool:
         """Can all of job ``j``'s tasks be placed given free memory ``free``?"""
