@@ -26,13 +26,12 @@ next period), see ``benchmarks/dfrs_thrashing.py``.
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import numpy as np
 
 from allockit.constants import MEM_EPS, YIELD_ACCURACY
-from allockit.simulation.dfrs_state import DfrsState, SimulationInvariantError
+from allockit.simulation.dfrs_state import WAITING, DfrsState, SimulationInvariantError
 
 __all__ = ["GreedyPolicy", "Mcb8Policy", "Mcb8StretchPolicy"]
 
@@ -132,17 +131,15 @@ class GreedyPolicy:
         """
         if not state.waiting:
             return
-        groups = state.waiting_by_shape
-        shapes = np.fromiter(groups, dtype=np.int64, count=len(groups))
+        shapes = np.flatnonzero(state.waiting_per_shape)
         shapes = shapes[_shapes_fit(state, shapes)]
         if not shapes.size:
             return
-        jobs = np.sort(
-            np.fromiter(itertools.chain.from_iterable(groups[s] for s in shapes.tolist()),
-                        dtype=np.int64)
-        )
-        keys = state.priority_keys(jobs, now)
         lookup = np.zeros(state.shape_mem.size, dtype=bool)
+        lookup[shapes] = True
+        jobs = state.active_jobs()
+        jobs = jobs[(state.status[jobs] == WAITING) & lookup[state.shape[jobs]]]
+        keys = state.priority_keys(jobs, now)
         while jobs.size:
             chunk, rest = state.first_by_priority(jobs, keys, _CHUNK)
             started = False
@@ -309,8 +306,7 @@ class Mcb8Policy:
         The jobs that may fit (``memory_prefix``) are a prefix of the priority order:
         only the start of the order is sorted, longer as needed.
         """
-        both = state.running | state.waiting
-        jobs = np.sort(np.fromiter(both, dtype=np.int64, count=len(both)))
+        jobs = state.active_jobs()  # (running or waiting, by index)
         keys = state.priority_keys(jobs, now)
         want = 2 * state.nodes + 16
         while True:

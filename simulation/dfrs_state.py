@@ -104,8 +104,8 @@ class DfrsState:
         self.load = np.zeros(nodes)  # sum of CPU needs of the tasks on each node
         self.running: set[int] = set()
         self.waiting: set[int] = set()
-        # the waiting jobs grouped by shape (memory per task, tasks): jobs of one shape
-        # fit or not together, so a long backlog is tested one shape at a time
+        # job shapes (memory per task, tasks): jobs of one shape fit or not together, so
+        # a long backlog is tested one shape at a time
         shapes, shape = (
             np.unique(np.column_stack([self.mem, self.tasks]), axis=0, return_inverse=True)
             if n
@@ -114,7 +114,12 @@ class DfrsState:
         self.shape = np.asarray(shape, dtype=np.int64).ravel()  # job -> shape
         self.shape_mem = shapes[:, 0].copy()
         self.shape_tasks = shapes[:, 1].astype(np.int64)
-        self.waiting_by_shape: dict[int, set[int]] = {}
+        self.waiting_per_shape = np.zeros(self.shape_mem.size, dtype=np.int64)
+        # the jobs in the system (submitted, not finished) in index order, as an array:
+        # submissions come in index order, finished jobs are dropped when next asked
+        self._active = np.empty(n, dtype=np.int64)
+        self._n_active = 0
+        self._finished_since = 0
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
         self.under = 0.0
@@ -228,16 +233,38 @@ class DfrsState:
         """Job ``j`` arrives: it waits and its CPU need joins the demand."""
         self.status[j] = WAITING
         self._wait(j)
+        self._active[self._n_active] = j
+        self._n_active += 1
         self.demand += float(self.cpu[j] * self.tasks[j])
 
     def _wait(self, j: int) -> None:
         self.waiting.add(j)
-        s = int(self.shape[j])
-        group = self.waiting_by_shape.get(s)
-        if group is None:
-            self.waiting_by_shape[s] = {j}
-        else:
-            group.add(j)
+        self.waiting_per_shape[self.shape[j]] += 1
+
+    def active_jobs(self) -> np.ndarray:
+        """The jobs in the system (running or waiting), by index: a read-only array.
+
+        Examples
+        --------
+        >>> from allockit.instances.workload import Platform
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0, 0], runtime=[5, 5, 5],
+        ...                        tasks=[1, 1, 1], cpu=[1.0, 1.0, 1.0], mem=[0.1, 0.1, 0.1])
+        >>> s = DfrsState(w, penalty=0.0)
+        >>> for j in range(3):
+        ...     s.submit(j)
+        >>> s.start_job(1, np.array([0]), 0.0); s.finish_job(1, 5.0)
+        >>> s.active_jobs().tolist()
+        [0, 2]
+        """
+        if self._finished_since:
+            jobs = self._active[: self._n_active]
+            jobs = jobs[self.status[jobs] != FINISHED]
+            self._n_active = jobs.size
+            self._active[: jobs.size] = jobs
+            self._finished_since = 0
+        out = self._active[: self._n_active]
+        out.flags.writeable = False
+        return out
 
     def start_job(
         self, j: int, nodes: np.ndarray, now: float, row: np.ndarray | None = None
@@ -246,11 +273,7 @@ class DfrsState:
         self.place(j, nodes, row)
         if j in self.waiting:
             self.waiting.discard(j)
-            s = int(self.shape[j])
-            group = self.waiting_by_shape[s]
-            group.discard(j)
-            if not group:
-                del self.waiting_by_shape[s]
+            self.waiting_per_shape[self.shape[j]] -= 1
         self.running.add(j)
         self.status[j] = RUNNING
         self.last_move[j] = now
@@ -340,6 +363,7 @@ class DfrsState:
         self.last_rows.pop(j, None)
         self.running.discard(j)
         self.status[j] = FINISHED
+        self._finished_since += 1
         self.vt[j] = self.runtime[j]
         self.end[j] = now
         self.yields[j] = 0.0
