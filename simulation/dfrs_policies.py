@@ -50,6 +50,16 @@ def greedy_nodes(state: DfrsState, j: int) -> np.ndarray | None:
     return None if (nodes < 0).any() else nodes
 
 
+def lower_priority(state: DfrsState, j: int, now: float) -> list[int]:
+    """The running jobs of lower priority than job ``j``, by increasing priority.
+
+    Those whose ``priority_key`` is larger than ``j``'s, sorted by decreasing key
+    (one vectorised sort: ``by_priority``).
+    """
+    order = state.by_priority([*state.running, j], now)
+    return [r for r in reversed(order[order.index(j) + 1 :]) if r != j]
+
+
 class GreedyPolicy:
     """Greedy (``preempt=False``), GreedyP (``preempt=True``) or GreedyPM (``migrate=True``).
 
@@ -86,9 +96,7 @@ class GreedyPolicy:
             return
         if self.try_start(state, j, now):
             return
-        mine = state.priority_key(j, now)
-        lower = [r for r in state.running if state.priority_key(r, now) > mine]
-        lower.sort(key=lambda r: state.priority_key(r, now), reverse=True)  # increasing
+        lower = lower_priority(state, j, now)
         free = 1.0 - state.mem_used
         marked: list[int] = []
         for r in lower:

@@ -488,3 +488,25 @@ def test_the_compiled_mcb8_bisection_is_largest_target_over_mcb_fill(seed, n, ho
     assert found == (expected is not None)
     if found:
         assert placed.tolist() == expected.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_lower_priority_is_the_key_comparison(seed):
+    # GreedyP pauses the running jobs whose priority_key exceeds the new job's, by
+    # increasing priority; the vectorised list must be exactly that one
+    from allockit.simulation.dfrs_policies import lower_priority
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    w = Workload.from_jobs(Platform(nodes=4), submit=np.sort(rng.choice([0, 5, 50], n)).tolist(),
+                           runtime=[100] * n, tasks=[1] * n, cpu=[0.5] * n, mem=[0.1] * n)
+    state = DfrsState(w, penalty=0.0)
+    state.vt[:] = rng.choice([0.0, 0.0, 1.0, 2.0, 1e-200, 3.0], n)
+    state.running.update(int(r) for r in np.flatnonzero(rng.random(n) < 0.7))
+    j, now = int(rng.integers(0, n)), 60.0
+    with np.errstate(divide="ignore"):  # (vt = 1e-200: vt^2 underflows, the key is -inf)
+        mine = state.priority_key(j, now)
+        expected = [r for r in state.running if state.priority_key(r, now) > mine]
+        expected.sort(key=lambda r: state.priority_key(r, now), reverse=True)
+    assert lower_priority(state, j, now) == expected
