@@ -79,17 +79,29 @@ def _patch(run: str) -> None:
         dfrs_policies.Mcb8Policy.pack = pack
     elif run == "penaltyfirst":
         original_key = dfrs_state.DfrsState.priority_key
+        original_keys = dfrs_state.DfrsState.priority_keys
+        top = np.finfo(float).max
 
         def key(self, j, now):
             if self.status[j] == dfrs_state.RUNNING and self.penalty_until[j] > now:
                 return (-1, 0.0, j)
             return original_key(self, j, now)
 
+        def keys(self, jobs, now):
+            # the vectorised order (by_priority, MCB8's): penalty first (-inf), then zero
+            # virtual time (-max), then the rest (kept above -max)
+            base = original_keys(self, jobs, now)
+            base = np.where(np.isneginf(base), -top, np.maximum(base, np.nextafter(-top, 0)))
+            paying = (self.status[jobs] == dfrs_state.RUNNING) & (self.penalty_until[jobs] > now)
+            return np.where(paying, -np.inf, base)
+
         dfrs_state.DfrsState.priority_key = key
+        dfrs_state.DfrsState.priority_keys = keys
     elif run == "sticky":
         original_apply = dfrs_state.DfrsState.apply
 
-        def apply(self, mapping, now):
+        def apply(self, mapping, now, rows=None):
+            # (rows are recounted: the nodes are relabelled)
             n = self.nodes
             overlap = np.zeros((n, n))
             fixed = set()
