@@ -1,0 +1,92 @@
+"""Time the best DFRS algorithm on an HPC2N stretch and fingerprint its schedule.
+
+    python benchmarks/bench_dfrs_stretch.py --weeks 100-109 [--repeat 2] [--save FILE.npz]
+    python benchmarks/bench_dfrs_stretch.py --whole --save whole.npz
+    python benchmarks/bench_dfrs_stretch.py --compare a.npz b.npz
+
+Simulates GreedyPM */per/opt=min/minvt=600 (penalty 300 s, period 600 s: the paper's
+defaults) on the converted HPC2N weeks A..B joined (as ``dfrs_thrashing.py``) or on the
+whole trace, after one tiny run that loads the compiled kernels (reported apart as
+``setup``). Prints the wall and CPU seconds of each run and an md5 fingerprint of the
+per-job start, end, preemption and migration arrays: two versions of the simulator give
+the same schedule when the fingerprints agree. ``--save`` keeps those arrays;
+``--compare`` reports how two saved runs differ.
+
+To time two versions of the code in turns on one machine, run the script under each
+(e.g. ``PYTHONPATH=/path/to/old/package python benchmarks/bench_dfrs_stretch.py ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from dfrs_thrashing import BEST, _workload
+
+FIELDS = ("start", "end", "job_preemptions", "job_migrations")
+
+
+def fingerprint(arrays: dict[str, np.ndarray]) -> str:
+    """md5 of the per-job arrays of a run, in ``FIELDS`` order."""
+    digest = hashlib.md5()
+    for name in FIELDS:
+        digest.update(np.ascontiguousarray(arrays[name]).tobytes())
+    return digest.hexdigest()
+
+
+def run(weeks: str | None, save: str | None) -> None:
+    from allockit.simulation.dfrs import simulate_dfrs
+
+    workload = _workload(weeks)
+    started = time.perf_counter()
+    simulate_dfrs(_workload("0-0"), BEST)
+    setup = time.perf_counter() - started
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = simulate_dfrs(workload, BEST)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    arrays = {name: np.asarray(getattr(result, name)) for name in FIELDS}
+    if save:
+        np.savez(save, **arrays)
+    s = result.summary()
+    print(
+        f"{'whole' if weeks is None else weeks:>9} jobs {s['jobs']:,} wall {wall:8.1f} s "
+        f"cpu {cpu:8.1f} s setup {setup:5.2f} s underutil {s['underutilization']:.4f} "
+        f"preempt/job {s['preemptions_per_job']:.2f} md5 {fingerprint(arrays)}",
+        flush=True,
+    )
+
+
+def compare(first: str, second: str) -> None:
+    a, b = np.load(first), np.load(second)
+    for name in FIELDS:
+        x, y = a[name], b[name]
+        same = np.array_equal(x, y, equal_nan=True) if x.dtype.kind == "f" else np.array_equal(x, y)
+        print(f"{name:16} {'identical' if same else 'DIFFERENT'}"
+              + ("" if same else f" ({int((x != y).sum())} jobs)"))
+    print("md5", fingerprint(a), fingerprint(b))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--weeks", help="A-B: non-empty weeks A..B, joined")
+    where.add_argument("--whole", action="store_true", help="the whole trace")
+    where.add_argument("--compare", nargs=2, metavar="NPZ", help="two saved runs")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--save", help="keep the per-job arrays of the (last) run here")
+    args = parser.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return
+    for _ in range(args.repeat):
+        run(None if args.whole else args.weeks, args.save)
+
+
+if __name__ == "__main__":
+    main()
