@@ -627,6 +627,34 @@ def maxmin_fill_kernel(
     return yields
 
 
+@njit(cache=True)
+def maxmin_dense_kernel(counts: np.ndarray, cpu: np.ndarray, tol: float) -> np.ndarray:
+    """``maxmin_fill_kernel`` on a dense ``counts[job, node]`` matrix.
+
+    The nonzero entries in row-major order (as ``numpy.nonzero``), weight
+    ``counts[j, n] * cpu[j]``: the same inputs, so the same yields, without the
+    intermediate arrays.
+    """
+    jobs, nodes = counts.shape
+    size = 0
+    for j in range(jobs):
+        for n in range(nodes):
+            if counts[j, n] != 0:
+                size += 1
+    job = np.empty(size, dtype=np.int64)
+    node = np.empty(size, dtype=np.int64)
+    weight = np.empty(size)
+    k = 0
+    for j in range(jobs):
+        for n in range(nodes):
+            if counts[j, n] != 0:
+                job[k] = j
+                node[k] = n
+                weight[k] = counts[j, n] * cpu[j]
+                k += 1
+    return maxmin_fill_kernel(job, node, weight, jobs, nodes, tol)
+
+
 def _warm_inputs() -> dict[str, tuple]:
     """Tiny inputs of exactly the types the heuristics pass, per kernel."""
     one = np.ones(1)
@@ -636,6 +664,7 @@ def _warm_inputs() -> dict[str, tuple]:
         "greedy_backtrack_kernel": (np.zeros(1), np.zeros(1), 1, 1),
         "mcb_fill_kernel": (np.zeros(1), np.zeros(1), idx, idx[:0].copy(), one, one.copy()),
         "mcb8_largest_yield_kernel": (one, np.zeros(1), np.zeros(1), one.copy(), 1.0, 0.01),
+        "maxmin_dense_kernel": (np.ones((1, 1)), one.copy(), 1e-12),
         "mcb8_memory_prefix_kernel": (
             np.zeros(1, dtype=np.bool_), idx, np.ones(1, dtype=np.int64), one, np.zeros(1),
             np.zeros((0, 1)),
@@ -663,8 +692,8 @@ def warm_up(*names: str) -> float:
     *names : str
         Kernels to warm, among ``"greedy_kernel"``, ``"greedy_backtrack_kernel"``,
         ``"mcb_fill_kernel"``, ``"mcb8_largest_yield_kernel"``,
-        ``"mcb8_memory_prefix_kernel"``, ``"greedy_fill_kernel"`` and
-        ``"local_search_kernel"``
+        ``"mcb8_memory_prefix_kernel"``, ``"maxmin_dense_kernel"``,
+        ``"greedy_fill_kernel"`` and ``"local_search_kernel"``
         (the ones with warm-up inputs).
 
     Returns

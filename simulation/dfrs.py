@@ -31,7 +31,6 @@ from allockit.instances.workload import Workload
 from allockit.simulation.allocation import (
     max_avg_yields,
     max_min_affine,
-    max_min_yields,
     min_avg_stretch,
 )
 from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8StretchPolicy
@@ -201,7 +200,7 @@ class _Driver:
         """
         state = self.state
         jobs = np.array(sorted(state.running), dtype=np.int64)
-        counts = np.stack([state.rows[j] for j in jobs])
+        counts = state.counts(jobs)
         cpu = state.cpu[jobs]
         if self.alg.periodic == "mcb8-stretch":
             # stretch estimates (ft + T) / (vt + y T) up to the next tick
@@ -216,7 +215,10 @@ class _Driver:
         elif self.alg.opt == "avg":
             y = max_avg_yields(counts, cpu)
         else:
-            y = max_min_yields(counts, cpu)
+            from allockit.heuristics.kernels import maxmin_dense_kernel
+
+            # max_min_yields(counts, cpu) without re-checking the simulator's own arrays
+            y = maxmin_dense_kernel(counts, cpu, 1e-12)
         self._yields_for, self._jobs, self._yields = state.layout, jobs, y
         return jobs, y
 
@@ -295,6 +297,8 @@ def _load_kernels(name: AlgorithmName) -> float:
     kernels = []
     if name.on_submit in ("Greedy", "GreedyP", "GreedyPM"):
         kernels.append("greedy_fill_kernel")
+    if name.opt != "avg" and name.periodic != "mcb8-stretch":
+        kernels.append("maxmin_dense_kernel")  # the opt=min yields
     if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
         kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
     if name.on_submit == "MCB8" or name.periodic is not None:

@@ -126,6 +126,11 @@ class DfrsState:
         self.allocated_cpu_seconds = 0.0  # CPU given to running jobs, in node-seconds
         self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
         self.layout = 0  # counts placements and releases: the mapping changed
+        # the running jobs' rows, also in one matrix (a slot per running job), so that
+        # the yields' counts matrix is one gather instead of a stack of rows
+        self.slot_rows = np.zeros((min(max(n, 1), 64), nodes))
+        self.slot_of = np.full(n, -1, dtype=np.int64)
+        self._free_slots: list[int] = list(range(self.slot_rows.shape[0] - 1, -1, -1))
 
     # ------------------------------------------------------------------ priorities
     def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
@@ -199,6 +204,13 @@ class DfrsState:
         else:
             row = row.copy()  # (a row of a larger array would keep all of it alive)
         self.rows[j] = row
+        if not self._free_slots:
+            size = self.slot_rows.shape[0]
+            self.slot_rows = np.concatenate([self.slot_rows, np.zeros_like(self.slot_rows)])
+            self._free_slots = list(range(2 * size - 1, size - 1, -1))
+        slot = self._free_slots.pop()
+        self.slot_of[j] = slot
+        self.slot_rows[slot] = row
         self.mem_used += row * self.mem[j]
         self.load += row * self.cpu[j]
 
@@ -207,10 +219,16 @@ class DfrsState:
         self.layout += 1
         nodes = self.nodes_of.pop(j)
         row = self.rows.pop(j)
+        self._free_slots.append(int(self.slot_of[j]))
+        self.slot_of[j] = -1
         self.mem_used -= row * self.mem[j]
         self.load -= row * self.cpu[j]
         self.last_rows[j] = row
         return nodes
+
+    def counts(self, jobs: np.ndarray) -> np.ndarray:
+        """Tasks per node of running ``jobs``: one row per job (a new array)."""
+        return self.slot_rows[self.slot_of[jobs]]
 
     def footprint(self, j: int, tasks: int | None = None) -> float:
         """Bytes of memory image of ``tasks`` of job ``j``'s tasks (default: all)."""

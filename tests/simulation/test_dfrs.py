@@ -290,10 +290,13 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
 @pytest.mark.parametrize(
     ("algorithm", "kernels"),
     [
-        ("MCB8 */opt=min", {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel"}),
-        ("Greedy */opt=min", {"greedy_fill_kernel"}),
+        ("MCB8 */opt=min",
+         {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel"}),
+        ("Greedy */opt=min", {"greedy_fill_kernel", "maxmin_dense_kernel"}),
         ("GreedyPM */per/opt=min/minvt=600",
-         {"greedy_fill_kernel", "mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel"}),
+         {"greedy_fill_kernel", "mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel",
+          "maxmin_dense_kernel"}),
+        ("GreedyP */opt=avg", {"greedy_fill_kernel"}),
         ("/stretch-per/opt=max/minvt=600", {"mcb_fill_kernel", "mcb8_memory_prefix_kernel"}),
     ],
 )
@@ -510,3 +513,17 @@ def test_lower_priority_is_the_key_comparison(seed):
         expected = [r for r in state.running if state.priority_key(r, now) > mine]
         expected.sort(key=lambda r: state.priority_key(r, now), reverse=True)
     assert lower_priority(state, j, now) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), jobs=st.integers(1, 12), nodes=st.integers(1, 6))
+def test_the_dense_max_min_kernel_is_max_min_yields(seed, jobs, nodes):
+    # the simulator's opt=min yields come from the dense kernel: the same as the
+    # checked public function, bit for bit
+    from allockit.heuristics.kernels import maxmin_dense_kernel
+    from allockit.simulation.allocation import max_min_yields
+
+    rng = np.random.default_rng(seed)
+    counts = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (jobs, nodes))
+    cpu = rng.choice([0.1, 0.25, 0.5, 1.0], jobs)
+    assert maxmin_dense_kernel(counts, cpu, 1e-12).tolist() == max_min_yields(counts, cpu).tolist()
