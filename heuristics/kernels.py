@@ -655,6 +655,34 @@ def maxmin_dense_kernel(counts: np.ndarray, cpu: np.ndarray, tol: float) -> np.n
     return maxmin_fill_kernel(job, node, weight, jobs, nodes, tol)
 
 
+@njit(cache=True)
+def add_rows_kernel(
+    mem_used: np.ndarray,
+    load: np.ndarray,
+    rows: np.ndarray,
+    mem: np.ndarray,
+    cpu: np.ndarray,
+    sign: np.ndarray,
+) -> None:
+    """``mem_used += sign[i] * rows[i] * mem[i]`` and the same for ``load``, row by row.
+
+    In place, in row order, each product rounded before the sum, as numpy's
+    ``mem_used += rows[i] * mem[i]`` (or ``-=`` for ``sign[i] < 0``) one row at a time:
+    the same floating-point results.
+    """
+    for i in range(rows.shape[0]):
+        m = mem[i]
+        c = cpu[i]
+        if sign[i] > 0:
+            for n in range(rows.shape[1]):
+                mem_used[n] += rows[i, n] * m
+                load[n] += rows[i, n] * c
+        else:
+            for n in range(rows.shape[1]):
+                mem_used[n] -= rows[i, n] * m
+                load[n] -= rows[i, n] * c
+
+
 def _warm_inputs() -> dict[str, tuple]:
     """Tiny inputs of exactly the types the heuristics pass, per kernel."""
     one = np.ones(1)
@@ -665,6 +693,9 @@ def _warm_inputs() -> dict[str, tuple]:
         "mcb_fill_kernel": (np.zeros(1), np.zeros(1), idx, idx[:0].copy(), one, one.copy()),
         "mcb8_largest_yield_kernel": (one, np.zeros(1), np.zeros(1), one.copy(), 1.0, 0.01),
         "maxmin_dense_kernel": (np.ones((1, 1)), one.copy(), 1e-12),
+        "add_rows_kernel": (
+            np.zeros(1), np.zeros(1), np.ones((1, 1)), one.copy(), one.copy(), one.copy()
+        ),
         "mcb8_memory_prefix_kernel": (
             np.zeros(1, dtype=np.bool_), idx, np.ones(1, dtype=np.int64), one, np.zeros(1),
             np.zeros((0, 1)),
@@ -693,7 +724,7 @@ def warm_up(*names: str) -> float:
         Kernels to warm, among ``"greedy_kernel"``, ``"greedy_backtrack_kernel"``,
         ``"mcb_fill_kernel"``, ``"mcb8_largest_yield_kernel"``,
         ``"mcb8_memory_prefix_kernel"``, ``"maxmin_dense_kernel"``,
-        ``"greedy_fill_kernel"`` and ``"local_search_kernel"``
+        ``"add_rows_kernel"``, ``"greedy_fill_kernel"`` and ``"local_search_kernel"``
         (the ones with warm-up inputs).
 
     Returns

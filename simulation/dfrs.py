@@ -297,6 +297,8 @@ def _load_kernels(name: AlgorithmName) -> float:
     kernels = []
     if name.on_submit in ("Greedy", "GreedyP", "GreedyPM"):
         kernels.append("greedy_fill_kernel")
+    if name.periodic is not None or name.on_submit == "MCB8":
+        kernels.append("add_rows_kernel")  # DfrsState.apply
     if name.opt != "avg" and name.periodic != "mcb8-stretch":
         kernels.append("maxmin_dense_kernel")  # the opt=min yields
     if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":

@@ -131,6 +131,8 @@ class DfrsState:
         self.slot_rows = np.zeros((min(max(n, 1), 64), nodes))
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self._free_slots: list[int] = list(range(self.slot_rows.shape[0] - 1, -1, -1))
+        # inside ``apply``: the memory and load updates, applied together at its end
+        self._pending: list[tuple[int, float, np.ndarray]] | None = None
 
     # ------------------------------------------------------------------ priorities
     def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
@@ -211,8 +213,11 @@ class DfrsState:
         slot = self._free_slots.pop()
         self.slot_of[j] = slot
         self.slot_rows[slot] = row
-        self.mem_used += row * self.mem[j]
-        self.load += row * self.cpu[j]
+        if self._pending is not None:
+            self._pending.append((j, 1.0, row))
+        else:
+            self.mem_used += row * self.mem[j]
+            self.load += row * self.cpu[j]
 
     def release(self, j: int) -> np.ndarray:
         """Take job ``j``'s tasks off their nodes; returns the nodes they were on."""
@@ -221,8 +226,11 @@ class DfrsState:
         row = self.rows.pop(j)
         self._free_slots.append(int(self.slot_of[j]))
         self.slot_of[j] = -1
-        self.mem_used -= row * self.mem[j]
-        self.load -= row * self.cpu[j]
+        if self._pending is not None:
+            self._pending.append((j, -1.0, row))
+        else:
+            self.mem_used -= row * self.mem[j]
+            self.load -= row * self.cpu[j]
         self.last_rows[j] = row
         return nodes
 
@@ -365,15 +373,33 @@ class DfrsState:
             same = (after == np.stack([self.rows[j] for j in check])).all(axis=1)
             leave += [j for j, stays in zip(check, same.tolist(), strict=True) if not stays]
             leave.sort()
-        old = {j: self.release(j) for j in leave}  # in index order, as the loads add up
-        for j, nodes in old.items():
-            if j not in mapping:
-                self.pause_job(j)
-            else:
-                self.settle(j, nodes, mapping[j], now, rows.get(j))
-        for j in sorted(mapping):
-            if self.status[j] == WAITING:
-                self.start_job(j, mapping[j], now, rows.get(j))
+        self._pending = []  # nothing below reads the loads: add them up at the end
+        try:
+            old = {j: self.release(j) for j in leave}  # in index order
+            for j, nodes in old.items():
+                if j not in mapping:
+                    self.pause_job(j)
+                else:
+                    self.settle(j, nodes, mapping[j], now, rows.get(j))
+            for j in sorted(mapping):
+                if self.status[j] == WAITING:
+                    self.start_job(j, mapping[j], now, rows.get(j))
+        finally:
+            pending, self._pending = self._pending, None
+            self._add_rows(pending)
+
+    def _add_rows(self, pending: list[tuple[int, float, np.ndarray]]) -> None:
+        """Add (sign +1) or take off (-1) each job's row to the loads, in list order."""
+        if not pending:
+            return
+        from allockit.heuristics.kernels import add_rows_kernel
+
+        jobs = np.fromiter((p[0] for p in pending), dtype=np.int64, count=len(pending))
+        sign = np.fromiter((p[1] for p in pending), dtype=float, count=len(pending))
+        add_rows_kernel(
+            self.mem_used, self.load, np.stack([p[2] for p in pending]),
+            self.mem[jobs], self.cpu[jobs], sign,
+        )
 
     def finish_job(self, j: int, now: float) -> None:
         """Job ``j`` completes at ``now``."""

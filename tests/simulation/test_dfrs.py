@@ -291,13 +291,15 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
     ("algorithm", "kernels"),
     [
         ("MCB8 */opt=min",
-         {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel"}),
+         {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
+          "add_rows_kernel"}),
         ("Greedy */opt=min", {"greedy_fill_kernel", "maxmin_dense_kernel"}),
         ("GreedyPM */per/opt=min/minvt=600",
          {"greedy_fill_kernel", "mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel",
-          "maxmin_dense_kernel"}),
+          "maxmin_dense_kernel", "add_rows_kernel"}),
         ("GreedyP */opt=avg", {"greedy_fill_kernel"}),
-        ("/stretch-per/opt=max/minvt=600", {"mcb_fill_kernel", "mcb8_memory_prefix_kernel"}),
+        ("/stretch-per/opt=max/minvt=600",
+         {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "add_rows_kernel"}),
     ],
 )
 def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
@@ -527,3 +529,28 @@ def test_the_dense_max_min_kernel_is_max_min_yields(seed, jobs, nodes):
     counts = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (jobs, nodes))
     cpu = rng.choice([0.1, 0.25, 0.5, 1.0], jobs)
     assert maxmin_dense_kernel(counts, cpu, 1e-12).tolist() == max_min_yields(counts, cpu).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(0, 12))
+def test_add_rows_kernel_is_numpy_one_row_at_a_time(seed, k):
+    # DfrsState.apply adds up its loads in one compiled call: bit for bit the numpy
+    # updates it replaced (each product rounded, then added, in order)
+    from allockit.heuristics.kernels import add_rows_kernel
+
+    rng = np.random.default_rng(seed)
+    nodes = int(rng.integers(1, 8))
+    mem_used, load = rng.random(nodes), rng.random(nodes) * 3
+    rows = rng.integers(0, 4, (k, nodes)).astype(float)
+    mem, cpu = rng.random(k) / 3, rng.choice([0.1, 0.3, 0.7, 1.0], k)
+    sign = rng.choice([-1.0, 1.0], k)
+    expect_mem, expect_load = mem_used.copy(), load.copy()
+    for i in range(k):
+        if sign[i] > 0:
+            expect_mem += rows[i] * mem[i]
+            expect_load += rows[i] * cpu[i]
+        else:
+            expect_mem -= rows[i] * mem[i]
+            expect_load -= rows[i] * cpu[i]
+    add_rows_kernel(mem_used, load, rows.reshape(k, nodes), mem, cpu, sign)
+    assert mem_used.tolist() == expect_mem.tolist() and load.tolist() == expect_load.tolist()
