@@ -394,6 +394,7 @@ def mcb8_largest_yield_kernel(
     free_mem: np.ndarray,
     hi: float,
     accuracy: float,
+    zero_packs: bool = False,
 ):
     """The MCB8 packing at the largest yield in ``[0, hi]`` that packs (DFRS's MCB8).
 
@@ -402,10 +403,13 @@ def mcb8_largest_yield_kernel(
     base_load`` CPU and leave ``free_mem``: yield 0 first (its failure ends the search),
     then ``hi``, then bisection until the bracket is narrower than ``accuracy``. The same
     floating-point steps, so the same placement. Returns ``(found, placement)``.
+    ``zero_packs=True`` says the caller knows yield 0 packs (``mcb8_memory_prefix_kernel``
+    said so): its packing is then computed only if it is the answer.
     """
-    zero = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)
-    if zero.shape[0] and zero[0] < 0:
-        return False, zero
+    if not zero_packs:
+        zero = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)
+        if zero.shape[0] and zero[0] < 0:
+            return False, zero
     best = _mcb8_fill_at(hi, cpu, mem, base_load, free_mem)
     if not (best.shape[0] and best[0] < 0):
         return True, best
@@ -423,7 +427,9 @@ def mcb8_largest_yield_kernel(
             best = placed
             found = True
     if not found:
-        best = zero
+        best = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)  # (the same as zero)
+        if best.shape[0] and best[0] < 0:
+            return False, best
     return True, best
 
 

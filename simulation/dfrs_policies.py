@@ -245,6 +245,7 @@ class Mcb8Policy:
         self.minvt = minvt
         self.hold = hold
         self.calls: list[tuple[int, float]] = []
+        self._zero_packs = False  # the next pack's jobs are known to pack at yield 0
 
     def protected(self, state: DfrsState, j: int, now: float) -> bool:
         """``minft``/``minvt``: a young running job keeps its nodes if it keeps running."""
@@ -298,11 +299,16 @@ class Mcb8Policy:
         # drop the lowest-priority job until the rest packs; packing first fails on
         # memory alone (yield 0), found for all the prefixes in one compiled call
         del keep[_memory_fit(state, keep, pinned):]
-        while keep:
-            mapping = self.pack(state, keep, pinned)
-            if mapping is not None:
-                break
-            keep.pop()  # (not reached: a prefix whose memory packs packs at yield 0)
+        self._zero_packs = True  # (for the first pack: its memory packs)
+        try:
+            while keep:
+                mapping = self.pack(state, keep, pinned)
+                self._zero_packs = False
+                if mapping is not None:
+                    break
+                keep.pop()  # (not reached: a prefix whose memory packs packs at yield 0)
+        finally:
+            self._zero_packs = False
         self.calls.append((count, time.perf_counter() - began))
         nodes, rows = mapping if mapping is not None else ({}, {})
         state.apply(nodes, now, rows)
@@ -346,7 +352,7 @@ class Mcb8Policy:
         # 1 - y * base_load, 1 - base_mem), bisecting to YIELD_ACCURACY, in one call
         found, best = mcb8_largest_yield_kernel(
             state.cpu[task_job], state.mem[task_job], base_load, 1.0 - base_mem, hi,
-            YIELD_ACCURACY,
+            YIELD_ACCURACY, self._zero_packs,
         )
         if not found:
             return None

@@ -308,7 +308,7 @@ class DfrsState:
             self.bytes_preempt += self.footprint(j)  # restore
             self.n_resume[j] += 1
             before = self.last_rows.get(j)
-            if before is not None and not np.array_equal(before, self.rows[j]):
+            if before is not None and (before != self.rows[j]).any():
                 self.n_resume_elsewhere[j] += 1
         else:
             self.ever_ran[j] = True
