@@ -398,7 +398,7 @@ def mcb8_largest_yield_kernel(
 ):
     """The MCB8 packing at the largest yield in ``[0, hi]`` that packs (DFRS's MCB8).
 
-    ``allocation``-free twin of ``heuristics.mcb.largest_target(..., zero_first=True)``
+    Compiled twin of ``heuristics.mcb.largest_target(..., zero_first=True)``
     with ``mcb_fill`` at ``target * cpu`` on hosts whose pinned tasks use ``target *
     base_load`` CPU and leave ``free_mem``: yield 0 first (its failure ends the search),
     then ``hi``, then bisection until the bracket is narrower than ``accuracy``. The same

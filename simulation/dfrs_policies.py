@@ -166,11 +166,6 @@ class GreedyPolicy:
 _CHUNK = 32
 
 
-def _may_fit(state: DfrsState, jobs: np.ndarray) -> np.ndarray:
-    """For each job of ``jobs``, can all its tasks fit the free memory now (as ``fits``)?"""
-    return _fit_mask(state, state.mem[jobs], state.tasks[jobs])
-
-
 def _shapes_fit(state: DfrsState, shapes: np.ndarray) -> np.ndarray:
     """For each job shape of ``shapes``, can its tasks fit the free memory now?"""
     return _fit_mask(state, state.shape_mem[shapes], state.shape_tasks[shapes])

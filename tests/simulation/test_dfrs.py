@@ -424,11 +424,11 @@ def test_a_run_that_reaches_the_period_cap_stops_with_a_clear_error(monkeypatch)
 
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6), fill=st.floats(0.0, 1.0))
-def test_may_fit_is_exactly_fits_for_every_job(seed, fill):
+def test_fit_mask_is_exactly_fits_for_every_job(seed, fill):
     # the array test that prunes start_waiting's list must agree with DfrsState.fits
     # (its quick necessary conditions may only skip the per-node count, never decide
     # differently), including memories at node-fraction boundaries
-    from allockit.simulation.dfrs_policies import _may_fit
+    from allockit.simulation.dfrs_policies import _fit_mask
 
     rng = np.random.default_rng(seed)
     n, nodes = 60, int(rng.integers(1, 9))
@@ -441,7 +441,7 @@ def test_may_fit_is_exactly_fits_for_every_job(seed, fill):
     state.mem_used[:] = np.minimum(1.0, used + rng.choice([0.0, 1e-12, -1e-12], nodes))
     jobs = np.arange(n)
     expected = [state.fits(int(j), 1.0 - state.mem_used) for j in jobs]
-    assert _may_fit(state, jobs).tolist() == expected
+    assert _fit_mask(state, state.mem[jobs], state.tasks[jobs]).tolist() == expected
 
 
 @settings(max_examples=200, deadline=None)
