@@ -697,7 +697,10 @@ def _warm_inputs() -> dict[str, tuple]:
         "greedy_kernel": (np.zeros(1), np.zeros(1), 1),
         "greedy_backtrack_kernel": (np.zeros(1), np.zeros(1), 1, 1),
         "mcb_fill_kernel": (np.zeros(1), np.zeros(1), idx, idx[:0].copy(), one, one.copy()),
-        "mcb8_largest_yield_kernel": (one, np.zeros(1), np.zeros(1), one.copy(), 1.0, 0.01),
+        # (zero_packs given: DFRS passes it, and an omitted argument is another signature)
+        "mcb8_largest_yield_kernel": (
+            one, np.zeros(1), np.zeros(1), one.copy(), 1.0, 0.01, False
+        ),
         "maxmin_dense_kernel": (np.ones((1, 1)), one.copy(), 1e-12),
         "add_rows_kernel": (
             np.zeros(1), np.zeros(1), np.ones((1, 1)), one.copy(), one.copy(), one.copy()

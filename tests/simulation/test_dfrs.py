@@ -557,3 +557,25 @@ def test_add_rows_kernel_is_numpy_one_row_at_a_time(seed, k):
             expect_load -= rows[i] * cpu[i]
     add_rows_kernel(mem_used, load, rows.reshape(k, nodes), mem, cpu, sign)
     assert mem_used.tolist() == expect_mem.tolist() and load.tolist() == expect_load.tolist()
+
+
+def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
+    # the simulator loads its kernels before the clock (setup_seconds); a call with
+    # other argument types (an omitted default, another dtype) would compile a new
+    # signature inside the timed run (a 1 s "slowest MCB8 call")
+    from allockit.heuristics import kernels
+
+    names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
+             "add_rows_kernel", "greedy_fill_kernel"]
+    kernels.warm_up(*names)
+    before = {name: len(getattr(kernels, name).signatures) for name in names}
+    rng = np.random.default_rng(3)
+    n = 60
+    w = Workload.from_jobs(Platform(nodes=4), submit=np.sort(rng.integers(0, 3_000, n)).tolist(),
+                           runtime=rng.integers(100, 4_000, n).tolist(),
+                           tasks=rng.integers(1, 4, n).tolist(),
+                           cpu=rng.choice([0.5, 1.0], n).tolist(),
+                           mem=rng.choice([0.1, 0.3, 0.6], n).tolist())
+    for algorithm in ("GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min"):
+        simulate_dfrs(w, algorithm, period=300.0)
+    assert {name: len(getattr(kernels, name).signatures) for name in names} == before
