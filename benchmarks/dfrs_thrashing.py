@@ -62,7 +62,7 @@ def _patch(run: str) -> None:
 
         original = dfrs_policies.Mcb8Policy.pack
 
-        def pack(self, state, keep, pinned):
+        def pack(self, state, keep, pinned, **options):
             fixed, base_mem, _movable, task_job = dfrs_policies._pinned_state(
                 state, keep, pinned
             )
@@ -74,7 +74,7 @@ def _patch(run: str) -> None:
                 0.01 * state.cpu[task_job], state.mem[task_job], free_cpu, 1.0 - base_mem
             ) is None:
                 return None
-            return original(self, state, keep, pinned)
+            return original(self, state, keep, pinned, **options)
 
         dfrs_policies.Mcb8Policy.pack = pack
     elif run == "penaltyfirst":

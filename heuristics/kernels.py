@@ -301,6 +301,12 @@ def mcb_pack_kernel(
 
 
 @njit(cache=True)
+def _failed(placed: np.ndarray) -> bool:
+    """Did a packing kernel fail (its placement all -1)?"""
+    return placed.shape[0] > 0 and placed[0] < 0
+
+
+@njit(cache=True)
 def _mcb8_fill_at(
     target: float, cpu: np.ndarray, mem: np.ndarray, base_load: np.ndarray, free_mem: np.ndarray
 ) -> np.ndarray:
@@ -381,7 +387,7 @@ def mcb8_memory_prefix_kernel(
                 mem_t[t] = mem[i]
                 t += 1
         placed = _mcb8_fill_at(0.0, cpu_t, mem_t, np.zeros(nodes), 1.0 - base_mem)
-        if not (placed.shape[0] and placed[0] < 0):
+        if not _failed(placed):
             return k
     return 0
 
@@ -408,10 +414,10 @@ def mcb8_largest_yield_kernel(
     """
     if not zero_packs:
         zero = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)
-        if zero.shape[0] and zero[0] < 0:
+        if _failed(zero):
             return False, zero
     best = _mcb8_fill_at(hi, cpu, mem, base_load, free_mem)
-    if not (best.shape[0] and best[0] < 0):
+    if not _failed(best):
         return True, best
     found = False
     lo = 0.0
@@ -420,7 +426,7 @@ def mcb8_largest_yield_kernel(
             break
         mid = 0.5 * (lo + hi)
         placed = _mcb8_fill_at(mid, cpu, mem, base_load, free_mem)
-        if placed.shape[0] and placed[0] < 0:
+        if _failed(placed):
             hi = mid
         else:
             lo = mid
@@ -428,7 +434,7 @@ def mcb8_largest_yield_kernel(
             found = True
     if not found:
         best = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)  # (the same as zero)
-        if best.shape[0] and best[0] < 0:
+        if _failed(best):
             return False, best
     return True, best
 

@@ -177,7 +177,6 @@ class _Driver:
         begin = np.maximum(now, state.penalty_until[jobs])
         with np.errstate(divide="ignore"):
             ends = np.where(y > 0, begin + (state.runtime[jobs] - state.vt[jobs]) / y, math.inf)
-        state.predicted[jobs] = ends
         first = int(np.argmin(ends))  # (the first of equal minima: the lowest index)
         self.expect_done(float(ends[first]), int(jobs[first]))
 

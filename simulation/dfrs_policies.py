@@ -240,18 +240,13 @@ class Mcb8Policy:
         self.minvt = minvt
         self.hold = hold
         self.calls: list[tuple[int, float]] = []
-        self._zero_packs = False  # the next pack's jobs are known to pack at yield 0
 
-    def protected(self, state: DfrsState, j: int, now: float) -> bool:
-        """``minft``/``minvt``: a young running job keeps its nodes if it keeps running."""
-        if self.minvt is not None and state.vt[j] < self.minvt:
-            return True
-        if self.held(state, j, now):
-            return True
-        return self.minft is not None and now - state.submit_time[j] < self.minft
+    def pinned(self, state: DfrsState, now: float) -> set[int]:
+        """The running jobs that keep their nodes if they keep running.
 
-    def _pinned(self, state: DfrsState, now: float) -> set[int]:
-        """The running jobs that ``protected`` keeps on their nodes (the same tests)."""
+        ``minvt``: virtual time below it; ``minft``: submitted less than it ago;
+        ``hold``: started, resumed or moved less than it ago (``held``).
+        """
         if not state.running:
             return set()
         jobs = np.fromiter(state.running, dtype=np.int64, count=len(state.running))
@@ -288,22 +283,19 @@ class Mcb8Policy:
                 rest = set(held)
                 jobs = held + [j for j in jobs if j not in rest]
             count, keep = len(jobs), jobs[: memory_prefix(state, jobs)]
-        pinned = self._pinned(state, now)
+        pinned = self.pinned(state, now)
         mapping = None
         self.prepare(state, now)
         # drop the lowest-priority job until the rest packs; packing first fails on
         # memory alone (yield 0), found for all the prefixes in one compiled call
         del keep[_memory_fit(state, keep, pinned):]
-        self._zero_packs = True  # (for the first pack: its memory packs)
-        try:
-            while keep:
-                mapping = self.pack(state, keep, pinned)
-                self._zero_packs = False
-                if mapping is not None:
-                    break
-                keep.pop()  # (not reached: a prefix whose memory packs packs at yield 0)
-        finally:
-            self._zero_packs = False
+        zero_packs = True  # (the memory of what is left packs: said to the first pack)
+        while keep:
+            mapping = self.pack(state, keep, pinned, zero_packs=zero_packs)
+            if mapping is not None:
+                break
+            keep.pop()  # (only a pack with more conditions than memory fails here)
+            zero_packs = False
         self.calls.append((count, time.perf_counter() - began))
         nodes, rows = mapping if mapping is not None else ({}, {})
         state.apply(nodes, now, rows)
@@ -329,12 +321,13 @@ class Mcb8Policy:
         """Per-call set-up before packing (nothing for the yield version)."""
 
     def pack(
-        self, state: DfrsState, keep: list[int], pinned: set[int]
+        self, state: DfrsState, keep: list[int], pinned: set[int], *, zero_packs: bool = False
     ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]] | None:
         """The mapping of ``keep`` at the largest yield that packs, or None.
 
         Returns the nodes of each job and the tasks per node of the moved ones (see
-        ``_mapping``).
+        ``_mapping``). ``zero_packs``: the caller knows that yield 0 packs (the packing
+        at 0 is then done only if it is the answer).
         """
         from allockit.heuristics.kernels import mcb8_largest_yield_kernel
 
@@ -347,7 +340,7 @@ class Mcb8Policy:
         # 1 - y * base_load, 1 - base_mem), bisecting to YIELD_ACCURACY, in one call
         found, best = mcb8_largest_yield_kernel(
             state.cpu[task_job], state.mem[task_job], base_load, 1.0 - base_mem, hi,
-            YIELD_ACCURACY, self._zero_packs,
+            YIELD_ACCURACY, zero_packs,
         )
         if not found:
             return None
@@ -407,9 +400,12 @@ class Mcb8StretchPolicy(Mcb8Policy):
         self._b = period / (ft + period)
 
     def pack(
-        self, state: DfrsState, keep: list[int], pinned: set[int]
+        self, state: DfrsState, keep: list[int], pinned: set[int], *, zero_packs: bool = False
     ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]] | None:
-        """The mapping of ``keep`` at the largest inverse stretch that packs, or None."""
+        """The mapping of ``keep`` at the largest inverse stretch that packs, or None.
+
+        (``zero_packs`` is not used: inverse stretch 0 is tried first anyway.)
+        """
         from allockit.heuristics.mcb import largest_target, mcb_fill
 
         a, b = self._a, self._b
@@ -442,7 +438,7 @@ class Mcb8StretchPolicy(Mcb8Policy):
         return _mapping(state, fixed, movable, task_job, best)
 
 
-def memory_prefix(state: DfrsState, jobs) -> int:
+def memory_prefix(state: DfrsState, jobs: list[int] | np.ndarray) -> int:
     """How many of ``jobs`` (by priority) can possibly fit in memory together.
 
     A necessary condition only (total memory and tasks over half a node each must not

@@ -38,6 +38,7 @@ class SimulationInvariantError(AllocKitError):
 
 _FLOAT_MAX = float(np.finfo(float).max)
 
+
 class DfrsState:
     """Jobs, placement and loads of one DFRS run (see the module docstring).
 
@@ -85,7 +86,6 @@ class DfrsState:
         self.penalty_until = np.full(n, -math.inf)
         self.last_move = np.full(n, -math.inf)  # last start, resume or migration
         self.yields = np.zeros(n)
-        self.predicted = np.full(n, math.inf)
         self.start = np.full(n, np.nan)
         self.end = np.full(n, np.nan)
         self.n_preempt = np.zeros(n, dtype=np.int64)
@@ -126,11 +126,6 @@ class DfrsState:
         self.allocated_cpu_seconds = 0.0  # CPU given to running jobs, in node-seconds
         self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
         self.layout = 0  # counts placements and releases: the mapping changed
-        # the running jobs' rows, also in one matrix (a slot per running job), so that
-        # the yields' counts matrix is one gather instead of a stack of rows
-        self.slot_rows = np.zeros((min(max(n, 1), 64), nodes))
-        self.slot_of = np.full(n, -1, dtype=np.int64)
-        self._free_slots: list[int] = list(range(self.slot_rows.shape[0] - 1, -1, -1))
         # inside ``apply``: the memory and load updates, applied together at its end
         self._pending: list[tuple[int, float, np.ndarray]] | None = None
 
@@ -206,13 +201,6 @@ class DfrsState:
         else:
             row = row.copy()  # (a row of a larger array would keep all of it alive)
         self.rows[j] = row
-        if not self._free_slots:
-            size = self.slot_rows.shape[0]
-            self.slot_rows = np.concatenate([self.slot_rows, np.zeros_like(self.slot_rows)])
-            self._free_slots = list(range(2 * size - 1, size - 1, -1))
-        slot = self._free_slots.pop()
-        self.slot_of[j] = slot
-        self.slot_rows[slot] = row
         if self._pending is not None:
             self._pending.append((j, 1.0, row))
         else:
@@ -224,8 +212,6 @@ class DfrsState:
         self.layout += 1
         nodes = self.nodes_of.pop(j)
         row = self.rows.pop(j)
-        self._free_slots.append(int(self.slot_of[j]))
-        self.slot_of[j] = -1
         if self._pending is not None:
             self._pending.append((j, -1.0, row))
         else:
@@ -236,16 +222,12 @@ class DfrsState:
 
     def counts(self, jobs: np.ndarray) -> np.ndarray:
         """Tasks per node of running ``jobs``: one row per job (a new array)."""
-        return self.slot_rows[self.slot_of[jobs]]
+        return np.stack([self.rows[j] for j in jobs.tolist()])
 
     def footprint(self, j: int, tasks: int | None = None) -> float:
         """Bytes of memory image of ``tasks`` of job ``j``'s tasks (default: all)."""
         count = self.tasks[j] if tasks is None else tasks
         return float(count * self.mem[j] * self.w.platform.node_memory)
-
-    def invalidate(self, j: int) -> None:
-        """Forget job ``j``'s predicted completion (the driver predicts it again)."""
-        self.predicted[j] = math.inf
 
     def fits(self, j: int, free: np.ndarray) -> bool:
         """Can all of job ``j``'s tasks be placed given free memory ``free``?"""
@@ -313,7 +295,6 @@ class DfrsState:
         else:
             self.ever_ran[j] = True
             self.start[j] = now
-        self.invalidate(j)
 
     def pause_job(self, j: int) -> None:
         """Pause a running job whose nodes were already released."""
@@ -324,7 +305,6 @@ class DfrsState:
         self.task_preemptions += int(self.tasks[j])
         self.bytes_preempt += self.footprint(j)  # save
         self.yields[j] = 0.0
-        self.invalidate(j)
 
     def settle(
         self, j: int, old: np.ndarray, new: np.ndarray, now: float, row: np.ndarray | None = None
@@ -342,7 +322,6 @@ class DfrsState:
             self.task_migrations += moved
             self.bytes_migrate += 2 * self.footprint(j, moved)  # save + restore
             self.penalty_until[j] = now + self.penalty
-            self.invalidate(j)
 
     def apply(
         self,
