@@ -66,9 +66,7 @@ def _patch(run: str) -> None:
             fixed, base_mem, _movable, task_job = dfrs_policies._pinned_state(
                 state, keep, pinned
             )
-            base_load = np.zeros(state.nodes)
-            for j in fixed:
-                base_load += state.rows[j] * state.cpu[j]
+            base_load = dfrs_policies._sum_rows(state.counts(fixed), state.cpu[fixed], state.nodes)
             free_cpu = 1.0 - 0.01 * base_load
             if (free_cpu < 0).any() or mcb_fill(
                 0.01 * state.cpu[task_job], state.mem[task_job], free_cpu, 1.0 - base_mem
@@ -100,19 +98,22 @@ def _patch(run: str) -> None:
     elif run == "sticky":
         original_apply = dfrs_state.DfrsState.apply
 
-        def apply(self, mapping, now, rows=None):
-            # (rows are recounted: the nodes are relabelled)
+        def apply(self, jobs, rows, now):
+            # relabel the nodes of the new mapping to keep tasks where they were: pair
+            # the sorted old and new nodes of every running job, keep the nodes of jobs
+            # that stay whole, then match labels by decreasing overlap
             n = self.nodes
+            labels = np.arange(n)
             overlap = np.zeros((n, n))
             fixed = set()
-            for j, new in mapping.items():
-                old = self.nodes_of.get(j)
-                if old is None:
+            for j, new_row in zip(jobs.tolist(), rows, strict=True):
+                if j not in self.running:
                     continue
-                if np.array_equal(np.sort(old), np.sort(new)):
+                old = np.repeat(labels, self.row(j).astype(np.int64))
+                new = np.repeat(labels, new_row.astype(np.int64))
+                if np.array_equal(old, new):
                     fixed.update(old.tolist())
-                for a, b in zip(np.sort(new).tolist(), np.sort(old).tolist(), strict=True):
-                    overlap[a, b] += 1
+                np.add.at(overlap, (new, old), 1)
             perm = -np.ones(n, dtype=np.int64)
             used = np.zeros(n, dtype=bool)
             for a in fixed:
@@ -129,7 +130,9 @@ def _patch(run: str) -> None:
             for a in range(n):
                 if perm[a] < 0:
                     perm[a] = next(spare)
-            return original_apply(self, {j: perm[v] for j, v in mapping.items()}, now)
+            relabelled = np.empty_like(rows)
+            relabelled[:, perm] = rows
+            return original_apply(self, jobs, relabelled, now)
 
         dfrs_state.DfrsState.apply = apply
 

@@ -94,6 +94,60 @@ def greedy_fill_kernel(
 
 
 @njit(cache=True)
+def greedy_start_kernel(
+    order: np.ndarray,
+    shape: np.ndarray,
+    n_shapes: int,
+    tasks: np.ndarray,
+    cpu: np.ndarray,
+    mem: np.ndarray,
+    load: np.ndarray,
+    mem_used: np.ndarray,
+):
+    """DFRS Greedy's pass over waiting jobs: start, in ``order``, each job that fits.
+
+    A job fits when ``sum_n floor((1 - mem_used[n] + MEM_EPS) / mem) >= tasks`` (any
+    job with memory at most ``MEM_EPS`` fits: ``DfrsState.fits``); it then goes where
+    ``greedy_fill_kernel`` puts its tasks on the current CPU ``load`` and free memory,
+    and ``mem_used`` and ``load`` grow by its tasks per node times its memory and CPU
+    need (in place, as ``DfrsState.place``). Jobs of one ``shape`` (memory per task and
+    tasks) fit or not together, and starting a job only takes memory: a shape that
+    does not fit is not tested again. Returns the started jobs (in ``order``'s order)
+    and their tasks per node (float rows).
+    """
+    nodes = load.shape[0]
+    dead = np.zeros(n_shapes, dtype=np.bool_)
+    started = np.empty(order.shape[0], dtype=np.int64)
+    rows = np.zeros((order.shape[0], nodes))
+    count = 0
+    for j in order:
+        if dead[shape[j]]:
+            continue
+        m = mem[j]
+        k = tasks[j]
+        if m > MEM_EPS:
+            slots = 0.0
+            for n in range(nodes):
+                slots += np.floor((1.0 - mem_used[n] + MEM_EPS) / m)
+            if slots < k:
+                dead[shape[j]] = True
+                continue
+        placed = greedy_fill_kernel(np.full(k, cpu[j]), np.full(k, m), load.copy(),
+                                    1.0 - mem_used)
+        if k and placed[k - 1] < 0:
+            continue  # (fits() is exact for equal tasks: never happens)
+        row = rows[count]
+        for t in range(k):
+            row[placed[t]] += 1.0
+        for n in range(nodes):
+            mem_used[n] += row[n] * m
+            load[n] += row[n] * cpu[j]
+        started[count] = j
+        count += 1
+    return started[:count].copy(), rows[:count].copy()
+
+
+@njit(cache=True)
 def greedy_kernel(cpu: np.ndarray, mem: np.ndarray, hosts: int) -> np.ndarray:
     """GR on tasks in the given order on empty hosts; ``out[t] = -1`` from the first
     task that fails."""
@@ -348,48 +402,119 @@ def mcb8_memory_prefix_kernel(
     mem: np.ndarray,
     pinned_rows: np.ndarray,
 ) -> int:
-    """The longest prefix of a priority list whose memory MCB8 packs (DFRS's drop loop).
+    """The longest prefix of a priority list whose memory MCB8 packs (DFRS's MCB8 drop loop).
 
     Jobs ``0..K-1`` in priority order: ``pinned`` ones keep their tasks per node
     (``pinned_rows``, one row per pinned job in list order), the others are packed by
     MCB8 at yield 0 (memory alone) around them, tasks in job ``index`` order. Tries
     ``K``, then drops the last job and tries again: the ``k`` of the first prefix that
-    packs, 0 if none. The same floating-point steps as packing each prefix in Python.
+    packs, 0 if none. ``cpu`` is not used (yield 0 needs no CPU); it is there to keep
+    the signature of the callers.
+
+    The answer of ``_mcb8_fill_at(0, ...)`` on each prefix, without packing each one
+    from scratch: at yield 0 every task is on MCB8's memory list, sorted by decreasing
+    memory, and each node in turn takes the first task of the list that fits its free
+    memory until none does. So only how many tasks of each memory size are left
+    matters: the sizes are counted once (``_memory_fill_fits``) and a dropped job
+    takes its tasks off its size. The same floating-point steps as the full packing
+    (free memory per node, the pinned jobs' memory summed in list order, the packing's
+    early stop on total memory), so the same answer.
     """
     total = pinned.shape[0]
     nodes = pinned_rows.shape[1]
+    # memory sizes of the movable jobs, largest first, and each job's size class
+    n_movable = 0
+    for i in range(total):
+        if not pinned[i]:
+            n_movable += 1
+    movable = np.empty(n_movable, dtype=np.int64)
+    c = 0
+    for i in range(total):
+        if not pinned[i]:
+            movable[c] = i
+            c += 1
+    sizes = np.unique(mem[movable])[::-1].copy()
+    size_of = np.zeros(total, dtype=np.int64)
+    count = np.zeros(sizes.shape[0], dtype=np.int64)
+    for i in movable:
+        cls = sizes.shape[0] - 1 - np.searchsorted(sizes[::-1], mem[i])
+        size_of[i] = cls
+        count[cls] += tasks[i]
+    by_index = movable[np.argsort(index[movable])]  # the packing's task order
+    # pinned memory per node of the first p pinned jobs, summed in list order
+    n_pinned = total - n_movable
+    pinned_mem = np.zeros((n_pinned + 1, nodes))
+    p = 0
+    for i in range(total):
+        if pinned[i]:
+            for n in range(nodes):
+                pinned_mem[p + 1, n] = pinned_mem[p, n] + pinned_rows[p, n] * mem[i]
+            p += 1
     for k in range(total, 0, -1):
-        base_mem = np.zeros(nodes)
-        p = 0
-        count = 0
-        for i in range(k):
-            if pinned[i]:
-                for n in range(nodes):
-                    base_mem[n] += pinned_rows[p, n] * mem[i]
-                p += 1
-            else:
-                count += 1
-        movable = np.empty(count, dtype=np.int64)
-        c = 0
-        n_tasks = 0
-        for i in range(k):
-            if not pinned[i]:
-                movable[c] = i
-                c += 1
-                n_tasks += tasks[i]
-        movable = movable[np.argsort(index[movable])]
-        cpu_t = np.empty(n_tasks)
-        mem_t = np.empty(n_tasks)
-        t = 0
-        for i in movable:
-            for _ in range(tasks[i]):
-                cpu_t[t] = cpu[i]
-                mem_t[t] = mem[i]
-                t += 1
-        placed = _mcb8_fill_at(0.0, cpu_t, mem_t, np.zeros(nodes), 1.0 - base_mem)
-        if not _failed(placed):
+        if _memory_fill_fits(k, by_index, tasks, mem, sizes, count, 1.0 - pinned_mem[p]):
             return k
+        i = k - 1  # drop the last job
+        if pinned[i]:
+            p -= 1
+        else:
+            count[size_of[i]] -= tasks[i]
     return 0
+
+
+@njit(cache=True)
+def _memory_fill_fits(
+    k: int,
+    by_index: np.ndarray,
+    tasks: np.ndarray,
+    mem: np.ndarray,
+    sizes: np.ndarray,
+    count: np.ndarray,
+    free_mem0: np.ndarray,
+) -> bool:
+    """Does ``mcb_fill_kernel`` place every task at yield 0 (memory only)?
+
+    The tasks are ``count[c]`` of memory ``sizes[c]`` (sizes decreasing); those of the
+    jobs ``by_index`` before position ``k``, in that order, give the packing's running
+    total. Nodes in turn take the largest task that fits (``free + MEM_EPS``), the
+    packing's "first fitting task of the sorted memory list"; the CPU list is empty and
+    CPU never binds at yield 0.
+    """
+    left = 0
+    for c in range(count.shape[0]):
+        left += count[c]
+    if left == 0:
+        return True
+    need_mem = 0.0  # (summed task by task in the packing's order)
+    for i in by_index:
+        if i < k:
+            for _ in range(tasks[i]):
+                need_mem += mem[i]
+    hosts = free_mem0.shape[0]
+    room_mem = np.zeros(hosts + 1)  # free memory of nodes h.. (the packing's early stop)
+    for h in range(hosts - 1, -1, -1):
+        room_mem[h] = room_mem[h + 1] + max(free_mem0[h], 0.0)
+    rest = count.copy()
+    first = 0  # the largest size with tasks left
+    for h in range(hosts):
+        if need_mem > room_mem[h] + left * MEM_EPS:
+            return False
+        free_mem = free_mem0[h]
+        c = first
+        while left > 0:
+            cap = free_mem + MEM_EPS
+            while c < rest.shape[0] and (rest[c] == 0 or sizes[c] > cap):
+                c += 1
+            if c == rest.shape[0]:
+                break
+            rest[c] -= 1
+            free_mem -= sizes[c]
+            need_mem -= sizes[c]
+            left -= 1
+        if left == 0:
+            return True
+        while first < rest.shape[0] and rest[first] == 0:
+            first += 1
+    return False
 
 
 @njit(cache=True)
@@ -716,6 +841,10 @@ def _warm_inputs() -> dict[str, tuple]:
             np.zeros((0, 1)),
         ),
         "greedy_fill_kernel": (np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1)),
+        "greedy_start_kernel": (
+            idx, idx.copy(), 1, np.ones(1, dtype=np.int64), one.copy(), np.zeros(1),
+            np.zeros(1), np.zeros(1),
+        ),
         "local_search_kernel": (
             np.full(2, 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 2, 0.0, 10, 1, 1, 4, 0
         ),
@@ -739,7 +868,8 @@ def warm_up(*names: str) -> float:
         Kernels to warm, among ``"greedy_kernel"``, ``"greedy_backtrack_kernel"``,
         ``"mcb_fill_kernel"``, ``"mcb8_largest_yield_kernel"``,
         ``"mcb8_memory_prefix_kernel"``, ``"maxmin_dense_kernel"``,
-        ``"add_rows_kernel"``, ``"greedy_fill_kernel"`` and ``"local_search_kernel"``
+        ``"add_rows_kernel"``, ``"greedy_fill_kernel"``, ``"greedy_start_kernel"`` and
+        ``"local_search_kernel"``
         (the ones with warm-up inputs).
 
     Returns

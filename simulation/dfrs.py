@@ -198,7 +198,7 @@ class _Driver:
         the mapping alone: they are kept until it changes (``DfrsState.layout``).
         """
         state = self.state
-        jobs = np.array(sorted(state.running), dtype=np.int64)
+        jobs = state.running_jobs()
         counts = state.counts(jobs)
         cpu = state.cpu[jobs]
         if self.alg.periodic == "mcb8-stretch":
@@ -296,6 +296,8 @@ def _load_kernels(name: AlgorithmName) -> float:
     kernels = []
     if name.on_submit in ("Greedy", "GreedyP", "GreedyPM"):
         kernels.append("greedy_fill_kernel")
+    if name.on_completion_policy == "Greedy":
+        kernels.append("greedy_start_kernel")  # GreedyPolicy.start_waiting
     if name.periodic is not None or name.on_submit == "MCB8":
         kernels.append("add_rows_kernel")  # DfrsState.apply
     if name.opt != "avg" and name.periodic != "mcb8-stretch":

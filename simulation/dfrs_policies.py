@@ -101,17 +101,18 @@ class GreedyPolicy:
         marked: list[int] = []
         for r in lower:
             marked.append(r)
-            free += state.rows[r] * state.mem[r]
+            free += state.row(r) * state.mem[r]
             if state.fits(j, free):
                 break
         else:
             return  # even pausing every lower-priority job would not make room
         for r in reversed(marked[:-1]):  # decreasing priority: can it stay?
-            trial = free - state.rows[r] * state.mem[r]
+            trial = free - state.row(r) * state.mem[r]
             if state.fits(j, trial):
                 free = trial
                 marked.remove(r)
-        old = {r: state.release(r) for r in marked}
+        for r in marked:
+            state.release(r)
         state.running.difference_update(marked)
         nodes = greedy_nodes(state, j)
         if nodes is None:  # pragma: no cover - guaranteed by fits()
@@ -124,19 +125,21 @@ class GreedyPolicy:
             if new is None:
                 state.pause_job(r)
             else:
-                state.settle(r, old[r], new, now)
+                state.settle(r, new, now)
 
     def start_waiting(self, state: DfrsState, now: float) -> None:
         """On completion (``*``): start waiting jobs that fit, by decreasing priority.
 
         The same jobs start in the same order as trying every waiting job in priority
-        order, done faster for long backlogs. Starting a job only takes memory, so a job
-        that does not fit at some point of the pass cannot fit later in it: the jobs
-        that cannot fit are dropped, a shape (memory per task, tasks) at a time (jobs of
-        one shape fit or not together; the same arithmetic as ``DfrsState.fits``), and
-        the others are tried ``_CHUNK`` at a time in priority order (only those are
-        sorted), the rest re-tested after each chunk that started a job.
+        order, done faster for long backlogs: only the jobs of shapes (memory per task,
+        tasks) that fit now are candidates (starting a job only takes memory, so the
+        others cannot fit later in the pass; ``_shapes_fit``, the arithmetic of
+        ``DfrsState.fits``), sorted by priority and tried in one compiled call
+        (``greedy_start_kernel``: fit test, Greedy's placement, the memory and load
+        updates), which also stops testing a shape once it no longer fits.
         """
+        from allockit.heuristics.kernels import greedy_start_kernel
+
         if not state.waiting:
             return
         shapes = np.flatnonzero(state.waiting_per_shape)
@@ -147,23 +150,13 @@ class GreedyPolicy:
         lookup[shapes] = True
         jobs = state.active_jobs()
         jobs = jobs[(state.status[jobs] == WAITING) & lookup[state.shape[jobs]]]
-        keys = state.priority_keys(jobs, now)
-        while jobs.size:
-            chunk, rest = state.first_by_priority(jobs, keys, _CHUNK)
-            started = False
-            for j in chunk.tolist():
-                started |= self.try_start(state, j, now)
-            if rest is None:
-                return
-            jobs, keys = jobs[rest], keys[rest]
-            if started:  # memory was taken: drop the shapes that no longer fit
-                lookup[shapes] = _shapes_fit(state, shapes)
-                fit = lookup[state.shape[jobs]]
-                jobs, keys = jobs[fit], keys[fit]
-
-
-#: Jobs that ``start_waiting`` sorts and tries at a time.
-_CHUNK = 32
+        order = jobs[np.argsort(state.priority_keys(jobs, now), kind="stable")]
+        started, rows = greedy_start_kernel(
+            order, state.shape, state.shape_mem.size, state.tasks, state.cpu, state.mem,
+            state.load, state.mem_used,
+        )
+        for j, row in zip(started.tolist(), rows, strict=True):
+            state.start_job(j, None, now, row, counted=True)
 
 
 def _shapes_fit(state: DfrsState, shapes: np.ndarray) -> np.ndarray:
@@ -241,15 +234,13 @@ class Mcb8Policy:
         self.hold = hold
         self.calls: list[tuple[int, float]] = []
 
-    def pinned(self, state: DfrsState, now: float) -> set[int]:
-        """The running jobs that keep their nodes if they keep running.
+    def pinned(self, state: DfrsState, now: float) -> np.ndarray:
+        """The running jobs that keep their nodes if they keep running (sorted array).
 
         ``minvt``: virtual time below it; ``minft``: submitted less than it ago;
         ``hold``: started, resumed or moved less than it ago (``held``).
         """
-        if not state.running:
-            return set()
-        jobs = np.fromiter(state.running, dtype=np.int64, count=len(state.running))
+        jobs = state.running_jobs()
         keep = np.zeros(jobs.size, dtype=bool)
         if self.minvt is not None:
             keep |= state.vt[jobs] < self.minvt
@@ -257,7 +248,7 @@ class Mcb8Policy:
             keep |= now - state.last_move[jobs] < self.hold
         if self.minft is not None:
             keep |= now - state.submit_time[jobs] < self.minft
-        return set(jobs[keep].tolist())
+        return jobs[keep]
 
     def held(self, state: DfrsState, j: int, now: float) -> bool:
         """``hold``: a job started, resumed or moved less than ``hold`` s ago stays put."""
@@ -297,8 +288,9 @@ class Mcb8Policy:
             keep.pop()  # (only a pack with more conditions than memory fails here)
             zero_packs = False
         self.calls.append((count, time.perf_counter() - began))
-        nodes, rows = mapping if mapping is not None else ({}, {})
-        state.apply(nodes, now, rows)
+        if mapping is None:
+            mapping = np.zeros(0, dtype=np.int64), np.zeros((0, state.nodes))
+        state.apply(*mapping, now)
 
     @staticmethod
     def _leaders(state: DfrsState, now: float) -> tuple[int, list[int]]:
@@ -321,20 +313,18 @@ class Mcb8Policy:
         """Per-call set-up before packing (nothing for the yield version)."""
 
     def pack(
-        self, state: DfrsState, keep: list[int], pinned: set[int], *, zero_packs: bool = False
-    ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]] | None:
+        self, state: DfrsState, keep: list[int], pinned: np.ndarray, *, zero_packs: bool = False
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """The mapping of ``keep`` at the largest yield that packs, or None.
 
-        Returns the nodes of each job and the tasks per node of the moved ones (see
-        ``_mapping``). ``zero_packs``: the caller knows that yield 0 packs (the packing
-        at 0 is then done only if it is the answer).
+        Returns the kept jobs and their tasks per node (see ``_mapping``). ``pinned``:
+        the running jobs that keep their rows (sorted). ``zero_packs``: the caller knows
+        that yield 0 packs (the packing at 0 is then done only if it is the answer).
         """
         from allockit.heuristics.kernels import mcb8_largest_yield_kernel
 
         fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
-        base_load = np.zeros(state.nodes)
-        for j in fixed:
-            base_load += state.rows[j] * state.cpu[j]
+        base_load = _sum_rows(state.counts(fixed), state.cpu[fixed], state.nodes)
         hi = min(1.0, state.nodes / float((state.cpu[keep] * state.tasks[keep]).sum()))
         # largest_target(pack, hi, zero_first=True) with pack(y) = mcb_fill(y * cpu, mem,
         # 1 - y * base_load, 1 - base_mem), bisecting to YIELD_ACCURACY, in one call
@@ -400,8 +390,8 @@ class Mcb8StretchPolicy(Mcb8Policy):
         self._b = period / (ft + period)
 
     def pack(
-        self, state: DfrsState, keep: list[int], pinned: set[int], *, zero_packs: bool = False
-    ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]] | None:
+        self, state: DfrsState, keep: list[int], pinned: np.ndarray, *, zero_packs: bool = False
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """The mapping of ``keep`` at the largest inverse stretch that packs, or None.
 
         (``zero_packs`` is not used: inverse stretch 0 is tried first anyway.)
@@ -412,6 +402,7 @@ class Mcb8StretchPolicy(Mcb8Policy):
         fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
         free_mem = 1.0 - base_mem
         keep_arr = np.asarray(keep, dtype=np.int64)
+        fixed_cpu = state.counts(fixed) * state.cpu[fixed][:, None]
 
         def pack(inverse: float) -> np.ndarray | None:
             need = (inverse - a[keep_arr]) / b[keep_arr]
@@ -419,9 +410,7 @@ class Mcb8StretchPolicy(Mcb8Policy):
                 return None
             y = np.zeros(state.n)
             y[keep_arr] = np.clip(need, 0.0, 1.0)
-            base_load = np.zeros(state.nodes)
-            for j in fixed:
-                base_load += state.rows[j] * state.cpu[j] * y[j]
+            base_load = _sum_rows(fixed_cpu, y[fixed], state.nodes)
             free_cpu = 1.0 - base_load
             if (free_cpu < -MEM_EPS).any():
                 return None
@@ -452,7 +441,7 @@ def memory_prefix(state: DfrsState, jobs: list[int] | np.ndarray) -> int:
     return int(np.argmin(ok)) if not ok.all() else len(jobs)
 
 
-def _memory_fit(state: DfrsState, keep: list[int], pinned: set[int]) -> int:
+def _memory_fit(state: DfrsState, keep: list[int], pinned: np.ndarray) -> int:
     """How many of ``keep`` (by priority) MCB8 packs at yield 0, dropping from the end.
 
     ``pack`` tries target 0 first and gives up when it fails: this finds the first
@@ -463,45 +452,44 @@ def _memory_fit(state: DfrsState, keep: list[int], pinned: set[int]) -> int:
     if not keep:
         return 0
     order = np.asarray(keep, dtype=np.int64)
-    is_pinned = np.fromiter((j in pinned for j in keep), dtype=bool, count=len(keep))
-    fixed = order[is_pinned].tolist()
-    rows = (
-        np.stack([state.rows[j] for j in fixed]) if fixed else np.zeros((0, state.nodes))
-    )
+    is_pinned = np.isin(order, pinned)
     return int(mcb8_memory_prefix_kernel(
-        is_pinned, order, state.tasks[order], state.cpu[order], state.mem[order], rows
+        is_pinned, order, state.tasks[order], state.cpu[order], state.mem[order],
+        state.counts(order[is_pinned]),
     ))
 
 
-def _pinned_state(state: DfrsState, keep: list[int], pinned: set[int]):
-    fixed = [j for j in keep if j in pinned]
-    base_mem = np.zeros(state.nodes)
-    for j in fixed:
-        base_mem += state.rows[j] * state.mem[j]
-    movable = sorted(j for j in keep if j not in pinned)
-    counts = state.tasks[movable] if movable else np.zeros(0, dtype=np.int64)
-    task_job = np.repeat(np.asarray(movable, dtype=np.int64), counts)
+def _sum_rows(rows: np.ndarray, weights: np.ndarray, nodes: int) -> np.ndarray:
+    """``rows[0] * weights[0] + rows[1] * weights[1] + ...``, added in row order.
+
+    Each product is rounded, then added to the running sum from the first row on (as a
+    loop of ``+=`` from zeros), so the result does not depend on how numpy would
+    group a sum; zeros for no rows.
+    """
+    if not rows.shape[0]:
+        return np.zeros(nodes)
+    return np.cumsum(rows * weights[:, None], axis=0)[-1]
+
+
+def _pinned_state(state: DfrsState, keep: list[int], pinned: np.ndarray):
+    """The pinned jobs of ``keep`` (in its order), their memory per node, the other
+    jobs (by index) and the job of each of their tasks."""
+    order = np.asarray(keep, dtype=np.int64)
+    is_pinned = np.isin(order, pinned)
+    fixed = order[is_pinned]
+    base_mem = _sum_rows(state.counts(fixed), state.mem[fixed], state.nodes)
+    movable = np.sort(order[~is_pinned])
+    task_job = np.repeat(movable, state.tasks[movable])
     return fixed, base_mem, movable, task_job
 
 
 def _mapping(
-    state: DfrsState, fixed, movable, task_job, placed
-) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
-    """The nodes of every kept job (pinned ones keep theirs) and the tasks per node
-    (float rows) of the movable ones, from ``placed`` (a node per task of ``task_job``)."""
-    mapping = {j: state.nodes_of[j] for j in fixed}
-    rows: dict[int, np.ndarray] = {}
-    if movable:
-        order = np.argsort(task_job, kind="stable")
-        counts = state.tasks[movable]
-        ends = np.cumsum(counts)
-        nodes_sorted = placed[order]
-        where = np.repeat(np.arange(len(movable)) * state.nodes, counts) + nodes_sorted
-        grid = np.bincount(where, minlength=len(movable) * state.nodes).astype(float)
-        grid = grid.reshape(len(movable), state.nodes)
-        begin = 0
-        for j, end, row in zip(movable, ends.tolist(), grid, strict=True):
-            mapping[j] = nodes_sorted[begin:end]
-            rows[j] = row
-            begin = end
-    return mapping, rows
+    state: DfrsState, fixed: np.ndarray, movable: np.ndarray, task_job: np.ndarray,
+    placed: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The kept jobs and their tasks per node (float rows): the pinned jobs' own rows,
+    then the movable jobs' rows from ``placed`` (a node per task of ``task_job``)."""
+    where = np.searchsorted(movable, task_job) * state.nodes + placed
+    grid = np.bincount(where, minlength=movable.size * state.nodes).astype(float)
+    rows = np.concatenate([state.counts(fixed), grid.reshape(movable.size, state.nodes)])
+    return np.concatenate([fixed, movable]), rows

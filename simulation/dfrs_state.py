@@ -95,11 +95,14 @@ class DfrsState:
         self.n_resume_elsewhere = np.zeros(n, dtype=np.int64)  # ... not on the same nodes
         self.task_preemptions = 0  # tasks paused
         self.task_migrations = 0  # tasks moved while running
-        self.last_rows: dict[int, np.ndarray] = {}  # tasks per node a paused job had
         self.bytes_preempt = 0.0  # memory images saved on pauses and restored on resumes
         self.bytes_migrate = 0.0  # moved tasks, saved and restored
-        self.nodes_of: dict[int, np.ndarray] = {}
-        self.rows: dict[int, np.ndarray] = {}  # job -> tasks per node
+        # tasks per node (floats) of each job in the system that has run: where it runs,
+        # or where it ran last while paused; a pool of rows, one slot per such job
+        self._pool = np.zeros((0, nodes))
+        self._slot = np.full(n, -1, dtype=np.int64)
+        self._free_slots: list[int] = []
+        self._where = np.full(n, -1, dtype=np.int64)  # scratch of ``apply``
         self.mem_used = np.zeros(nodes)
         self.load = np.zeros(nodes)  # sum of CPU needs of the tasks on each node
         self.running: set[int] = set()
@@ -125,9 +128,7 @@ class DfrsState:
         self.under = 0.0
         self.allocated_cpu_seconds = 0.0  # CPU given to running jobs, in node-seconds
         self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
-        self.layout = 0  # counts placements and releases: the mapping changed
-        # inside ``apply``: the memory and load updates, applied together at its end
-        self._pending: list[tuple[int, float, np.ndarray]] | None = None
+        self.layout = 0  # changes with every placement and release: the mapping changed
 
     # ------------------------------------------------------------------ priorities
     def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
@@ -189,40 +190,65 @@ class DfrsState:
         return first, (None if where.size == jobs.size else ~taken)
 
     # ------------------------------------------------------------------ placement
-    def place(self, j: int, nodes: np.ndarray, row: np.ndarray | None = None) -> None:
-        """Put job ``j``'s tasks on ``nodes`` (one node index per task).
+    def row(self, j: int) -> np.ndarray:
+        """Job ``j``'s tasks per node (floats): where it runs, or where it last ran.
 
-        ``row``, if given, is the float count of tasks per node of ``nodes``.
+        A view into the row pool: do not modify it.
         """
-        self.layout += 1
-        self.nodes_of[j] = nodes
-        if row is None:
-            row = np.bincount(nodes, minlength=self.nodes).astype(float)
-        else:
-            row = row.copy()  # (a row of a larger array would keep all of it alive)
-        self.rows[j] = row
-        if self._pending is not None:
-            self._pending.append((j, 1.0, row))
-        else:
-            self.mem_used += row * self.mem[j]
-            self.load += row * self.cpu[j]
-
-    def release(self, j: int) -> np.ndarray:
-        """Take job ``j``'s tasks off their nodes; returns the nodes they were on."""
-        self.layout += 1
-        nodes = self.nodes_of.pop(j)
-        row = self.rows.pop(j)
-        if self._pending is not None:
-            self._pending.append((j, -1.0, row))
-        else:
-            self.mem_used -= row * self.mem[j]
-            self.load -= row * self.cpu[j]
-        self.last_rows[j] = row
-        return nodes
+        return self._pool[self._slot[j]]
 
     def counts(self, jobs: np.ndarray) -> np.ndarray:
-        """Tasks per node of running ``jobs``: one row per job (a new array)."""
-        return np.stack([self.rows[j] for j in jobs.tolist()])
+        """Tasks per node of ``jobs`` (running, or where they last ran): one row per job.
+
+        A new array (``rows_of``).
+        """
+        return self._pool[self._slot[jobs]]
+
+    rows_of = counts
+
+    def _take_slots(self, jobs: np.ndarray) -> None:
+        """Give a row of the pool to each of ``jobs`` that has none (jobs never run)."""
+        need = jobs[self._slot[jobs] < 0]
+        if not need.size:
+            return
+        if len(self._free_slots) < need.size:
+            old = self._pool.shape[0]
+            size = max(2 * old, old + need.size, 16)
+            pool = np.zeros((size, self.nodes))
+            pool[:old] = self._pool
+            self._pool = pool
+            self._free_slots.extend(range(size - 1, old - 1, -1))
+        taken = self._free_slots[-need.size :]
+        del self._free_slots[-need.size :]
+        self._slot[need] = taken
+
+    def place(
+        self, j: int, nodes: np.ndarray | None, row: np.ndarray | None = None,
+        *, counted: bool = False,
+    ) -> None:
+        """Put job ``j``'s tasks on ``nodes`` (one node index per task).
+
+        ``row``, if given, is the float count of tasks per node of ``nodes`` (which may
+        then be None). The row replaces the one kept of the job's last placement.
+        ``counted``: the caller already added the row to ``mem_used`` and ``load``.
+        """
+        self.layout += 1
+        if row is None:
+            row = np.bincount(nodes, minlength=self.nodes).astype(float)
+        if self._slot[j] < 0:
+            self._take_slots(np.array([j], dtype=np.int64))
+        kept = self._pool[self._slot[j]]
+        kept[:] = row
+        if not counted:
+            self.mem_used += kept * self.mem[j]
+            self.load += kept * self.cpu[j]
+
+    def release(self, j: int) -> None:
+        """Take job ``j``'s tasks off their nodes (their row is kept: ``row``)."""
+        self.layout += 1
+        row = self._pool[self._slot[j]]
+        self.mem_used -= row * self.mem[j]
+        self.load -= row * self.cpu[j]
 
     def footprint(self, j: int, tasks: int | None = None) -> float:
         """Bytes of memory image of ``tasks`` of job ``j``'s tasks (default: all)."""
@@ -248,6 +274,12 @@ class DfrsState:
     def _wait(self, j: int) -> None:
         self.waiting.add(j)
         self.waiting_per_shape[self.shape[j]] += 1
+
+    def running_jobs(self) -> np.ndarray:
+        """The running jobs by index (a new array): sums over them go in index order."""
+        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        jobs.sort()
+        return jobs
 
     def active_jobs(self) -> np.ndarray:
         """The jobs in the system (running or waiting), by index: a read-only array.
@@ -275,10 +307,19 @@ class DfrsState:
         return out
 
     def start_job(
-        self, j: int, nodes: np.ndarray, now: float, row: np.ndarray | None = None
+        self, j: int, nodes: np.ndarray | None, now: float, row: np.ndarray | None = None,
+        *, counted: bool = False,
     ) -> None:
-        """Start (or resume, paying the penalty) waiting job ``j`` on ``nodes``."""
-        self.place(j, nodes, row)
+        """Start (or resume, paying the penalty) waiting job ``j`` on ``nodes``.
+
+        ``row``, if given, is the float count of tasks per node (``nodes`` may then be
+        None); ``counted``: the caller already added it to the memory and load.
+        """
+        if row is None:
+            row = np.bincount(nodes, minlength=self.nodes).astype(float)
+        if self.ever_ran[j] and (self.row(j) != row).any():
+            self.n_resume_elsewhere[j] += 1
+        self.place(j, nodes, row, counted=counted)
         if j in self.waiting:
             self.waiting.discard(j)
             self.waiting_per_shape[self.shape[j]] -= 1
@@ -289,9 +330,6 @@ class DfrsState:
             self.penalty_until[j] = now + self.penalty
             self.bytes_preempt += self.footprint(j)  # restore
             self.n_resume[j] += 1
-            before = self.last_rows.get(j)
-            if before is not None and (before != self.rows[j]).any():
-                self.n_resume_elsewhere[j] += 1
         else:
             self.ever_ran[j] = True
             self.start[j] = now
@@ -307,15 +345,17 @@ class DfrsState:
         self.yields[j] = 0.0
 
     def settle(
-        self, j: int, old: np.ndarray, new: np.ndarray, now: float, row: np.ndarray | None = None
+        self, j: int, new: np.ndarray | None, now: float, row: np.ndarray | None = None
     ) -> None:
-        """A running job released from ``old`` continues on ``new`` (maybe a migration).
+        """A running job just released continues on nodes ``new`` (maybe a migration).
 
-        ``row``, if given, is the float count of tasks per node of ``new``.
+        ``row``, if given, is the float count of tasks per node of ``new`` (which may
+        then be None).
         """
+        if row is None:
+            row = np.bincount(new, minlength=self.nodes).astype(float)
+        moved = int(self.tasks[j] - np.minimum(self.row(j), row).sum())
         self.place(j, new, row)
-        old_row = self.last_rows[j]  # (released from ``old``)
-        moved = int(self.tasks[j] - np.minimum(old_row, self.rows[j]).sum())
         if moved:
             self.last_move[j] = now
             self.n_migrate[j] += 1
@@ -323,67 +363,101 @@ class DfrsState:
             self.bytes_migrate += 2 * self.footprint(j, moved)  # save + restore
             self.penalty_until[j] = now + self.penalty
 
-    def apply(
-        self,
-        mapping: dict[int, np.ndarray],
-        now: float,
-        rows: dict[int, np.ndarray] | None = None,
-    ) -> None:
-        """Move the system to ``mapping``: pause, migrate, resume and start jobs.
+    def apply(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
+        """Move the system to the mapping ``jobs`` -> ``rows``: pause, migrate, resume, start.
 
-        ``rows``, if given, holds the float count of tasks per node of some of the
-        mapped jobs (those not given are counted here). A job mapped to its own node
-        array (``nodes_of``) stays.
+        ``rows[i]`` is the float count of tasks per node of job ``jobs[i]``; running
+        jobs not in ``jobs`` are paused, running jobs whose row changes are migrated
+        (a running job given its own row stays), waiting jobs in ``jobs`` start or
+        resume. Done on arrays, with the bookkeeping of doing it job by job: the
+        running jobs that leave their nodes are released in index order, then those
+        that stay running are placed again (index order), then the waiting ones start
+        (index order); memory and load are updated, and the byte counts added up, in
+        that order.
         """
-        rows = {} if rows is None else rows
-        leave: list[int] = []
-        check: list[int] = []
-        for j in sorted(self.running):
-            new = mapping.get(j)
-            if new is None:
-                leave.append(j)
-            elif new is not self.nodes_of[j]:
-                check.append(j)
-        if check:
-            after = np.stack([
-                rows[j] if j in rows else np.bincount(mapping[j], minlength=self.nodes)
-                for j in check
-            ])
-            same = (after == np.stack([self.rows[j] for j in check])).all(axis=1)
-            leave += [j for j, stays in zip(check, same.tolist(), strict=True) if not stays]
-            leave.sort()
-        self._pending = []  # nothing below reads the loads: add them up at the end
-        try:
-            old = {j: self.release(j) for j in leave}  # in index order
-            for j, nodes in old.items():
-                if j not in mapping:
-                    self.pause_job(j)
-                else:
-                    self.settle(j, nodes, mapping[j], now, rows.get(j))
-            for j in sorted(mapping):
-                if self.status[j] == WAITING:
-                    self.start_job(j, mapping[j], now, rows.get(j))
-        finally:
-            pending, self._pending = self._pending, None
-            self._add_rows(pending)
-
-    def _add_rows(self, pending: list[tuple[int, float, np.ndarray]]) -> None:
-        """Add (sign +1) or take off (-1) each job's row to the loads, in list order."""
-        if not pending:
+        jobs = np.asarray(jobs, dtype=np.int64)
+        where = self._where
+        where[jobs] = np.arange(jobs.size)
+        running = self.running_jobs()
+        mapped = where[running] >= 0
+        stays = running[mapped]
+        old = self._pool[self._slot[stays]]
+        new = rows[where[stays]]
+        changed = (old != new).any(axis=1)
+        moving, old, new = stays[changed], old[changed], new[changed]
+        paused = leave = running[~mapped]
+        if moving.size:
+            leave = np.union1d(paused, moving)
+        starting = np.sort(jobs[self.status[jobs] == WAITING])
+        start_rows = rows[where[starting]]
+        where[jobs] = -1
+        if not (leave.size or starting.size):
             return
+        self.layout += 1
+        node_memory = self.w.platform.node_memory
+        # memory and load: releases, then the moves' new rows, then the starts
+        order = np.concatenate([leave, moving, starting])
+        sign = np.concatenate([-np.ones(leave.size), np.ones(moving.size + starting.size)])
         from allockit.heuristics.kernels import add_rows_kernel
 
-        jobs = np.fromiter((p[0] for p in pending), dtype=np.int64, count=len(pending))
-        sign = np.fromiter((p[1] for p in pending), dtype=float, count=len(pending))
         add_rows_kernel(
-            self.mem_used, self.load, np.stack([p[2] for p in pending]),
-            self.mem[jobs], self.cpu[jobs], sign,
+            self.mem_used, self.load,
+            np.concatenate([self._pool[self._slot[leave]], new, start_rows]),
+            self.mem[order], self.cpu[order], sign,
         )
+        # pauses
+        if paused.size:
+            listed = paused.tolist()
+            self.running.difference_update(listed)
+            self.waiting.update(listed)
+            np.add.at(self.waiting_per_shape, self.shape[paused], 1)
+            self.status[paused] = WAITING
+            self.n_preempt[paused] += 1
+            self.task_preemptions += int(self.tasks[paused].sum())
+            self.yields[paused] = 0.0
+        # migrations (a row that changed moves at least one task)
+        if moving.size:
+            moved = (self.tasks[moving] - np.minimum(old, new).sum(axis=1)).astype(np.int64)
+            self._pool[self._slot[moving]] = new
+            self.last_move[moving] = now
+            self.n_migrate[moving] += 1
+            self.task_migrations += int(moved.sum())
+            self.bytes_migrate = _add_in_order(
+                self.bytes_migrate, 2 * (moved * self.mem[moving] * node_memory)
+            )
+            self.penalty_until[moving] = now + self.penalty
+        # starts and resumes
+        resumed = starting
+        if starting.size:
+            ran = self.ever_ran[starting]
+            resumed, fresh = starting[ran], starting[~ran]
+            if resumed.size:
+                before = self._pool[self._slot[resumed]]
+                self.n_resume_elsewhere[resumed] += (before != start_rows[ran]).any(axis=1)
+            self._take_slots(fresh)
+            self._pool[self._slot[starting]] = start_rows
+            listed = starting.tolist()
+            self.waiting.difference_update(listed)
+            self.running.update(listed)
+            np.subtract.at(self.waiting_per_shape, self.shape[starting], 1)
+            self.status[starting] = RUNNING
+            self.last_move[starting] = now
+            self.penalty_until[resumed] = now + self.penalty
+            self.n_resume[resumed] += 1
+            self.ever_ran[fresh] = True
+            self.start[fresh] = now
+        saves = self.tasks[paused] * self.mem[paused] * node_memory
+        restores = self.tasks[resumed] * self.mem[resumed] * node_memory
+        if saves.size or restores.size:
+            self.bytes_preempt = _add_in_order(
+                self.bytes_preempt, np.concatenate([saves, restores])
+            )
 
     def finish_job(self, j: int, now: float) -> None:
         """Job ``j`` completes at ``now``."""
         self.release(j)
-        self.last_rows.pop(j, None)
+        self._free_slots.append(int(self._slot[j]))
+        self._slot[j] = -1
         self.running.discard(j)
         self.status[j] = FINISHED
         self._finished_since += 1
@@ -411,7 +485,7 @@ class DfrsState:
             return
         used = 0.0
         if self.running:
-            jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+            jobs = self.running_jobs()
             useful = np.maximum(0.0, now - np.maximum(self.clock, self.penalty_until[jobs]))
             y = self.yields[jobs]
             progress = self.vt[jobs] + y * useful
@@ -433,35 +507,53 @@ class DfrsState:
         """CPU allocated to running jobs, in nodes."""
         if not self.running:
             return 0.0
-        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        jobs = self.running_jobs()
         return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs]).sum())
 
     def progressing(self, now: float) -> float:
         """CPU allocated to running jobs not serving a penalty at ``now``, in nodes."""
         if not self.running:
             return 0.0
-        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        jobs = self.running_jobs()
         free = self.penalty_until[jobs] <= now
         return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs])[free].sum())
 
     # ------------------------------------------------------------------ checks
     def check(self, now: float) -> None:
         """Raise ``SimulationInvariantError`` if a capacity or progress invariant broke."""
-        mem = np.zeros(self.nodes)
-        cpu = np.zeros(self.nodes)
-        for j in self.running:
-            nodes = self.nodes_of[j]
-            if nodes.size != self.tasks[j] or (nodes < 0).any() or (nodes >= self.nodes).any():
-                raise SimulationInvariantError(f"t={now}: job {j} is not fully placed")
-            np.add.at(mem, nodes, self.mem[j])
-            np.add.at(cpu, nodes, self.cpu[j] * self.yields[j])
-            if not 0.0 <= self.yields[j] <= 1.0 + CAPACITY_TOL:
-                raise SimulationInvariantError(f"t={now}: job {j} has yield {self.yields[j]}")
+        jobs = self.running_jobs()
+        rows = self.counts(jobs) if jobs.size else np.zeros((0, self.nodes))
+        whole = (rows >= 0).all(axis=1) & (rows == np.round(rows)).all(axis=1)
+        whole &= rows.sum(axis=1) == self.tasks[jobs]
+        if not whole.all():
+            j = int(jobs[np.argmin(whole)])
+            raise SimulationInvariantError(f"t={now}: job {j} is not fully placed")
+        y = self.yields[jobs]
+        bad = (y < 0.0) | (y > 1.0 + CAPACITY_TOL)
+        if bad.any():
+            j = int(jobs[np.argmax(bad)])
+            raise SimulationInvariantError(f"t={now}: job {j} has yield {self.yields[j]}")
+        mem = (rows * self.mem[jobs][:, None]).sum(axis=0)
+        cpu = (rows * (self.cpu[jobs] * y)[:, None]).sum(axis=0)
         if (mem > 1.0 + CAPACITY_TOL).any():
             raise SimulationInvariantError(f"t={now}: memory over-committed: {mem.max()}")
         if (cpu > 1.0 + CAPACITY_TOL).any():
             raise SimulationInvariantError(f"t={now}: CPU over 100 %: {cpu.max()}")
         if not np.allclose(mem, self.mem_used, atol=1e-9):
             raise SimulationInvariantError(f"t={now}: memory bookkeeping drifted")
+        load = (rows * self.cpu[jobs][:, None]).sum(axis=0)
+        if not np.allclose(load, self.load, atol=1e-9):
+            raise SimulationInvariantError(f"t={now}: CPU load bookkeeping drifted")
         if (self.vt > self.runtime * (1 + 1e-12)).any():
             raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
+
+
+def _add_in_order(total: float, values: np.ndarray) -> float:
+    """``total + values[0] + values[1] + ...`` added left to right (as a loop of ``+=``).
+
+    >>> _add_in_order(1.0, np.array([1e-16, 1e-16])) == (1.0 + 1e-16) + 1e-16
+    True
+    """
+    if not values.size:
+        return total
+    return float(np.cumsum(np.concatenate([[total], values]))[-1])

@@ -293,11 +293,11 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
         ("MCB8 */opt=min",
          {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
           "add_rows_kernel"}),
-        ("Greedy */opt=min", {"greedy_fill_kernel", "maxmin_dense_kernel"}),
+        ("Greedy */opt=min", {"greedy_fill_kernel", "greedy_start_kernel", "maxmin_dense_kernel"}),
         ("GreedyPM */per/opt=min/minvt=600",
-         {"greedy_fill_kernel", "mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel",
-          "maxmin_dense_kernel", "add_rows_kernel"}),
-        ("GreedyP */opt=avg", {"greedy_fill_kernel"}),
+         {"greedy_fill_kernel", "greedy_start_kernel", "mcb8_largest_yield_kernel",
+          "mcb8_memory_prefix_kernel", "maxmin_dense_kernel", "add_rows_kernel"}),
+        ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_start_kernel"}),
         ("/stretch-per/opt=max/minvt=600",
          {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "add_rows_kernel"}),
     ],
@@ -337,14 +337,14 @@ def _naive_remap_leaders(state, now):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10**6), chunk=st.sampled_from([1, 2, 32]), algorithm=st.sampled_from(
+@given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(
     ["Greedy */opt=min", "GreedyP */opt=min", "GreedyPM */per/opt=min/minvt=600",
      "MCB8 */opt=min", "/stretch-per/opt=max/minvt=600", "GreedyPM */per/opt=avg/minft=300"]))
-def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, algorithm):
-    # the long-backlog speed-ups (start_waiting by job shape and chunks of the priority
-    # order, MCB8 sorting only the start of the order, MCB8's drop loop in one compiled
-    # call) must never change a schedule: compare with the plain rules on backlogged
-    # workloads with many equal keys
+def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, algorithm):
+    # the long-backlog speed-ups (start_waiting by job shape in one compiled pass, MCB8
+    # sorting only the start of the order, MCB8's drop loop counting memory sizes) must
+    # never change a schedule: compare with the plain rules on backlogged workloads
+    # with many equal keys
     from allockit.simulation import dfrs_policies
 
     rng = np.random.default_rng(seed)
@@ -359,17 +359,12 @@ def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, a
     )
     fast = simulate_dfrs(w, algorithm, debug=True, period=300.0)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(dfrs_policies, "_CHUNK", chunk)
         mp.setattr(dfrs_policies.GreedyPolicy, "start_waiting", _naive_start_waiting)
         mp.setattr(dfrs_policies.Mcb8Policy, "_leaders", staticmethod(_naive_remap_leaders))
         mp.setattr(dfrs_policies, "_memory_fit", lambda state, keep, pinned: len(keep))
         plain = simulate_dfrs(w, algorithm, debug=True, period=300.0)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(dfrs_policies, "_CHUNK", chunk)
-        chunked = simulate_dfrs(w, algorithm, debug=True, period=300.0)
-    for r in (fast, chunked):
-        assert (r.start.tolist(), r.end.tolist()) == (plain.start.tolist(), plain.end.tolist())
-        assert r.preemptions == plain.preemptions and r.migrations == plain.migrations
+    assert (fast.start.tolist(), fast.end.tolist()) == (plain.start.tolist(), plain.end.tolist())
+    assert fast.preemptions == plain.preemptions and fast.migrations == plain.migrations
 
 
 @settings(max_examples=200, deadline=None)
@@ -566,7 +561,7 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     from allockit.heuristics import kernels
 
     names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
-             "add_rows_kernel", "greedy_fill_kernel"]
+             "add_rows_kernel", "greedy_fill_kernel", "greedy_start_kernel"]
     kernels.warm_up(*names)
     before = {name: len(getattr(kernels, name).signatures) for name in names}
     rng = np.random.default_rng(3)
@@ -579,3 +574,44 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     for algorithm in ("GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min"):
         simulate_dfrs(w, algorithm, period=300.0)
     assert {name: len(getattr(kernels, name).signatures) for name in names} == before
+
+
+def _memory_prefix_by_packing(pinned, index, tasks, mem, pinned_rows):
+    # the drop loop as stated: pack each prefix (longest first) with MCB8 at yield 0
+    # around the pinned jobs, tasks in job index order; the first that packs
+    from allockit.heuristics.mcb import mcb_fill
+
+    nodes = pinned_rows.shape[1]
+    for k in range(len(pinned), 0, -1):
+        base_mem = np.zeros(nodes)
+        p = 0
+        for i in range(k):
+            if pinned[i]:
+                base_mem += pinned_rows[p] * mem[i]
+                p += 1
+        movable = sorted((i for i in range(k) if not pinned[i]), key=lambda i: index[i])
+        mem_t = np.repeat(mem[movable], tasks[movable]) if movable else np.zeros(0)
+        if mcb_fill(np.zeros(mem_t.size), mem_t, np.ones(nodes), 1.0 - base_mem) is not None:
+            return k
+    return 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(0, 25), nodes=st.integers(1, 6))
+def test_the_memory_prefix_kernel_is_the_drop_loop_of_packings(seed, n, nodes):
+    # the kernel counts tasks per memory size instead of packing every prefix: it must
+    # find the same prefix as packing each one, with pinned jobs, equal sizes, tiny
+    # and zero memories and nearly full nodes
+    from allockit.heuristics.kernels import mcb8_memory_prefix_kernel
+
+    rng = np.random.default_rng(seed)
+    mem = rng.choice([0.0, 1e-13, 0.05, 0.1, 0.2, 0.25, 1 / 3, 0.3, 0.5, 0.6, 0.7, 1.0], n)
+    tasks = rng.integers(1, 2 * nodes + 1, n)
+    pinned = rng.random(n) < 0.3
+    index = rng.permutation(1_000)[:n].astype(np.int64)
+    rows = np.zeros((int(pinned.sum()), nodes))
+    for p, i in enumerate(np.flatnonzero(pinned)):
+        rows[p] = np.bincount(rng.integers(0, nodes, tasks[i]), minlength=nodes)
+    expected = _memory_prefix_by_packing(pinned, index, tasks, mem, rows)
+    got = mcb8_memory_prefix_kernel(pinned, index, tasks, np.ones(n), mem, rows)
+    assert got == expected
