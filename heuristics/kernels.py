@@ -97,7 +97,7 @@ def greedy_fill_kernel(
 def greedy_start_kernel(
     order: np.ndarray,
     shape: np.ndarray,
-    n_shapes: int,
+    dead: np.ndarray,
     tasks: np.ndarray,
     cpu: np.ndarray,
     mem: np.ndarray,
@@ -111,12 +111,12 @@ def greedy_start_kernel(
     ``greedy_fill_kernel`` puts its tasks on the current CPU ``load`` and free memory,
     and ``mem_used`` and ``load`` grow by its tasks per node times its memory and CPU
     need (in place, as ``DfrsState.place``). Jobs of one ``shape`` (memory per task and
-    tasks) fit or not together, and starting a job only takes memory: a shape that
-    does not fit is not tested again. Returns the started jobs (in ``order``'s order)
-    and their tasks per node (float rows).
+    tasks) fit or not together, and starting a job only takes memory: a shape found not
+    to fit is marked in ``dead`` (in place) and its jobs are skipped, as are those of
+    shapes marked before the call. Returns the started jobs (in ``order``'s order) and
+    their tasks per node (float rows).
     """
     nodes = load.shape[0]
-    dead = np.zeros(n_shapes, dtype=np.bool_)
     started = np.empty(order.shape[0], dtype=np.int64)
     rows = np.zeros((order.shape[0], nodes))
     count = 0
@@ -842,8 +842,8 @@ def _warm_inputs() -> dict[str, tuple]:
         ),
         "greedy_fill_kernel": (np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1)),
         "greedy_start_kernel": (
-            idx, idx.copy(), 1, np.ones(1, dtype=np.int64), one.copy(), np.zeros(1),
-            np.zeros(1), np.zeros(1),
+            idx, idx.copy(), np.zeros(1, dtype=np.bool_), np.ones(1, dtype=np.int64),
+            one.copy(), np.zeros(1), np.zeros(1), np.zeros(1),
         ),
         "local_search_kernel": (
             np.full(2, 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 2, 0.0, 10, 1, 1, 4, 0

@@ -131,32 +131,49 @@ class GreedyPolicy:
         """On completion (``*``): start waiting jobs that fit, by decreasing priority.
 
         The same jobs start in the same order as trying every waiting job in priority
-        order, done faster for long backlogs: only the jobs of shapes (memory per task,
-        tasks) that fit now are candidates (starting a job only takes memory, so the
-        others cannot fit later in the pass; ``_shapes_fit``, the arithmetic of
-        ``DfrsState.fits``), sorted by priority and tried in one compiled call
-        (``greedy_start_kernel``: fit test, Greedy's placement, the memory and load
-        updates), which also stops testing a shape once it no longer fits.
+        order, done faster for long backlogs. Starting a job only takes memory, so a job
+        that does not fit at some point of the pass cannot fit later in it: only the
+        jobs of shapes (memory per task, tasks) that fit now are candidates
+        (``_shapes_fit``, the arithmetic of ``DfrsState.fits``). They are taken
+        ``_CHUNK`` at a time in priority order (only those are sorted) and tried in one
+        compiled call per chunk (``greedy_start_kernel``: fit test, Greedy's placement,
+        the memory and load updates), which marks the shapes it finds no longer fit;
+        the rest of the list drops them, and after a chunk that started a job every
+        shape left is tested again.
         """
         from allockit.heuristics.kernels import greedy_start_kernel
 
         if not state.waiting:
             return
         shapes = np.flatnonzero(state.waiting_per_shape)
-        shapes = shapes[_shapes_fit(state, shapes)]
-        if not shapes.size:
+        fit = _shapes_fit(state, shapes)
+        if not fit.any():
             return
-        lookup = np.zeros(state.shape_mem.size, dtype=bool)
-        lookup[shapes] = True
+        dead = np.ones(state.shape_mem.size, dtype=bool)
+        dead[shapes[fit]] = False
         jobs = state.active_jobs()
-        jobs = jobs[(state.status[jobs] == WAITING) & lookup[state.shape[jobs]]]
-        order = jobs[np.argsort(state.priority_keys(jobs, now), kind="stable")]
-        started, rows = greedy_start_kernel(
-            order, state.shape, state.shape_mem.size, state.tasks, state.cpu, state.mem,
-            state.load, state.mem_used,
-        )
-        for j, row in zip(started.tolist(), rows, strict=True):
-            state.start_job(j, None, now, row, counted=True)
+        jobs = jobs[(state.status[jobs] == WAITING) & ~dead[state.shape[jobs]]]
+        keys = state.priority_keys(jobs, now)
+        while jobs.size:
+            chunk, rest = state.first_by_priority(jobs, keys, _CHUNK)
+            started, rows = greedy_start_kernel(
+                chunk, state.shape, dead, state.tasks, state.cpu, state.mem, state.load,
+                state.mem_used,
+            )
+            for j, row in zip(started.tolist(), rows, strict=True):
+                state.start_job(j, None, now, row, counted=True)
+            if rest is None:
+                return
+            jobs, keys = jobs[rest], keys[rest]
+            if started.size:  # memory was taken: test the shapes left again
+                alive = np.flatnonzero(~dead)
+                dead[alive] = ~_shapes_fit(state, alive)
+            live = ~dead[state.shape[jobs]]
+            jobs, keys = jobs[live], keys[live]
+
+
+#: Jobs that ``start_waiting`` sorts and tries at a time.
+_CHUNK = 64
 
 
 def _shapes_fit(state: DfrsState, shapes: np.ndarray) -> np.ndarray:
