@@ -1,11 +1,14 @@
 """The state of a DFRS simulation: jobs, their placement, progress and the cluster's loads.
 
-``DfrsState`` holds per-job arrays (indexed by job position in the workload) and per-node
-memory and CPU load, and the bookkeeping every policy shares: placing and releasing a
-job's tasks, starting, pausing, migrating and finishing jobs (with the preemption and
-migration counts and bytes), advancing progress to a new time, and the debug-mode
-invariant checks. Policies (``allockit.simulation.dfrs_policies``) decide *what* to
-do; this class does it. The rules (seed 002, restated in ``FORMULAS.md`` §3):
+``DfrsState`` holds per-job arrays (indexed by job position in the workload), each
+job's tasks per node (a row of a pool of rows, kept while the job is in the system:
+where it runs, or where it last ran while paused), per-node memory and CPU load, and
+the bookkeeping every policy shares: placing and releasing a job's tasks, starting,
+pausing, migrating and finishing jobs (with the preemption and migration counts and
+bytes), moving the whole system to a new mapping at once (``apply``), advancing
+progress to a new time, and the debug-mode invariant checks. Policies
+(``allockit.simulation.dfrs_policies``) decide *what* to do; this class does it. The
+rules (seed 002, restated in ``FORMULAS.md`` §3):
 
 - virtual time = progress = the integral of the yield while the job is running and not
   paying a penalty, so it reaches the processing time exactly at completion;
@@ -62,6 +65,13 @@ class DfrsState:
     >>> s.submit(0); s.start_job(0, np.array([1]), 0.0)
     >>> s.mem_used.tolist(), sorted(s.running), sorted(s.waiting)
     ([0.0, 0.4], [0], [])
+
+    ``apply`` moves every job at once: job 1 starts on node 0, job 0 moves there too.
+
+    >>> s.submit(1)
+    >>> s.apply(np.array([0, 1]), np.array([[1.0, 0.0], [1.0, 0.0]]), 5.0)
+    >>> s.mem_used.tolist(), s.n_migrate.tolist(), s.row(0).tolist()
+    ([0.8, 0.0], [1, 0], [1.0, 0.0])
     """
 
     def __init__(

@@ -11,7 +11,7 @@ from allockit.errors import InvalidInputError
 from allockit.instances.workload import Platform, Workload
 from allockit.models.stretch_bound import stretch_bound
 from allockit.simulation.dfrs import SimulationInvariantError, simulate_dfrs
-from allockit.simulation.dfrs_state import DfrsState
+from allockit.simulation.dfrs_state import WAITING, DfrsState
 from allockit.simulation.names import TABLE1 as TABLE1_NAMES
 
 GIB = 2 * 1024**3
@@ -619,3 +619,60 @@ def test_the_memory_prefix_kernel_is_the_drop_loop_of_packings(seed, n, nodes):
     expected = _memory_prefix_by_packing(pinned, index, tasks, mem, rows)
     got = mcb8_memory_prefix_kernel(pinned, index, tasks, np.ones(n), mem, rows)
     assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_apply_on_arrays_is_the_job_by_job_bookkeeping(seed):
+    # apply moves every job at once; it must leave the state exactly as releasing the
+    # leaving jobs (index order), pausing or re-placing them, then starting the waiting
+    # ones (index order) one at a time: counts, bytes, loads bit for bit, rows kept
+    import copy
+
+    rng = np.random.default_rng(seed)
+    n, nodes = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+    tasks = rng.integers(1, 4, n)
+    w = Workload.from_jobs(Platform(nodes=nodes), submit=[0] * n, runtime=[100] * n,
+                           tasks=tasks.tolist(), cpu=rng.choice([0.3, 0.5, 1.0], n).tolist(),
+                           mem=rng.choice([0.01, 0.1, 0.13, 0.2], n).tolist())
+    state = DfrsState(w, penalty=50.0)
+
+    def random_row(j):
+        return np.bincount(rng.integers(0, nodes, tasks[j]), minlength=nodes).astype(float)
+
+    for j in range(n):
+        state.submit(j)
+        if rng.random() < 0.6:
+            state.start_job(j, None, 1.0, random_row(j))
+            if rng.random() < 0.3:  # paused since: its last row is kept
+                state.release(j)
+                state.pause_job(j)
+    mapped = np.flatnonzero(rng.random(n) < 0.6)
+    rows = np.array([
+        state.row(j).copy() if j in state.running and rng.random() < 0.4 else random_row(j)
+        for j in mapped
+    ]).reshape(mapped.size, nodes)
+    fast, slow = state, copy.deepcopy(state)
+    fast.apply(mapped, rows, 7.0)
+    new = dict(zip(mapped.tolist(), rows, strict=True))
+    leave = [j for j in sorted(slow.running) if j not in new or (new[j] != slow.row(j)).any()]
+    for j in leave:
+        slow.release(j)
+    for j in leave:
+        if j in new:
+            slow.settle(j, None, 7.0, new[j])
+        else:
+            slow.pause_job(j)
+    for j in sorted(new):
+        if slow.status[j] == WAITING:
+            slow.start_job(j, None, 7.0, new[j])
+    for name in ("status", "n_preempt", "n_migrate", "n_resume", "n_resume_elsewhere",
+                 "penalty_until", "last_move", "start", "yields", "ever_ran", "mem_used",
+                 "load", "waiting_per_shape"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    for name in ("bytes_preempt", "bytes_migrate", "task_preemptions", "task_migrations"):
+        assert getattr(fast, name) == getattr(slow, name), name
+    assert (fast.running, fast.waiting) == (slow.running, slow.waiting)
+    ran = np.flatnonzero(fast.ever_ran)
+    assert fast.counts(ran).tolist() == slow.counts(ran).tolist()
