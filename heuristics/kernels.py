@@ -135,7 +135,7 @@ def greedy_start_kernel(
         placed = greedy_fill_kernel(np.full(k, cpu[j]), np.full(k, m), load.copy(),
                                     1.0 - mem_used)
         if k and placed[k - 1] < 0:
-            continue  # (fits() is exact for equal tasks: never happens)
+            continue  # (the fit count and Greedy's placements differ by rounding: waits)
         row = rows[count]
         for t in range(k):
             row[placed[t]] += 1.0

@@ -138,7 +138,7 @@ class DfrsState:
         self.under = 0.0
         self.allocated_cpu_seconds = 0.0  # CPU given to running jobs, in node-seconds
         self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
-        self.layout = 0  # changes with every placement and release: the mapping changed
+        self.layout = 0  # changes whenever the mapping changes (place, release, apply)
 
     # ------------------------------------------------------------------ priorities
     def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
@@ -203,18 +203,25 @@ class DfrsState:
     def row(self, j: int) -> np.ndarray:
         """Job ``j``'s tasks per node (floats): where it runs, or where it last ran.
 
-        A view into the row pool: do not modify it.
+        A view into the row pool, valid until the next placement: read it at once and
+        do not modify it. Raises ``SimulationInvariantError`` for a job that has no row
+        (never started, or finished).
         """
-        return self._pool[self._slot[j]]
+        slot = self._slot[j]
+        if slot < 0:
+            raise SimulationInvariantError(f"job {j} has no placement (never ran or finished)")
+        return self._pool[slot]
 
     def counts(self, jobs: np.ndarray) -> np.ndarray:
         """Tasks per node of ``jobs`` (running, or where they last ran): one row per job.
 
-        A new array (``rows_of``).
+        A new array. Raises ``SimulationInvariantError`` if one of the jobs has no row.
         """
-        return self._pool[self._slot[jobs]]
-
-    rows_of = counts
+        slots = self._slot[jobs]
+        if slots.size and slots.min() < 0:
+            j = int(np.asarray(jobs)[np.argmin(slots)])
+            raise SimulationInvariantError(f"job {j} has no placement (never ran or finished)")
+        return self._pool[slots]
 
     def _take_slots(self, jobs: np.ndarray) -> None:
         """Give a row of the pool to each of ``jobs`` that has none (jobs never run)."""
@@ -386,8 +393,21 @@ class DfrsState:
         that order.
         """
         jobs = np.asarray(jobs, dtype=np.int64)
+        if rows.shape != (jobs.size, self.nodes):
+            raise SimulationInvariantError(
+                f"apply: rows must have shape {(jobs.size, self.nodes)}; got {rows.shape}"
+            )
         where = self._where
         where[jobs] = np.arange(jobs.size)
+        try:
+            if (where[jobs] != np.arange(jobs.size)).any():
+                raise SimulationInvariantError("apply: a job is mapped twice")
+            self._apply(jobs, rows, now)
+        finally:
+            where[jobs] = -1
+
+    def _apply(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
+        where = self._where
         running = self.running_jobs()
         mapped = where[running] >= 0
         stays = running[mapped]
@@ -400,7 +420,6 @@ class DfrsState:
             leave = np.union1d(paused, moving)
         starting = np.sort(jobs[self.status[jobs] == WAITING])
         start_rows = rows[where[starting]]
-        where[jobs] = -1
         if not (leave.size or starting.size):
             return
         self.layout += 1
@@ -532,6 +551,9 @@ class DfrsState:
     def check(self, now: float) -> None:
         """Raise ``SimulationInvariantError`` if a capacity or progress invariant broke."""
         jobs = self.running_jobs()
+        slots = self._slot[jobs]
+        if (slots < 0).any() or np.unique(slots).size != slots.size:
+            raise SimulationInvariantError(f"t={now}: running jobs without their own row")
         rows = self.counts(jobs) if jobs.size else np.zeros((0, self.nodes))
         whole = (rows >= 0).all(axis=1) & (rows == np.round(rows)).all(axis=1)
         whole &= rows.sum(axis=1) == self.tasks[jobs]

@@ -11,7 +11,7 @@ from allockit.errors import InvalidInputError
 from allockit.instances.workload import Platform, Workload
 from allockit.models.stretch_bound import stretch_bound
 from allockit.simulation.dfrs import SimulationInvariantError, simulate_dfrs
-from allockit.simulation.dfrs_state import WAITING, DfrsState
+from allockit.simulation.dfrs_state import FINISHED, WAITING, DfrsState
 from allockit.simulation.names import TABLE1 as TABLE1_NAMES
 
 GIB = 2 * 1024**3
@@ -368,7 +368,10 @@ def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, a
         chunked = simulate_dfrs(w, algorithm, debug=True, period=300.0)
     for r in (fast, chunked):
         assert (r.start.tolist(), r.end.tolist()) == (plain.start.tolist(), plain.end.tolist())
-        assert r.preemptions == plain.preemptions and r.migrations == plain.migrations
+        assert r.job_preemptions.tolist() == plain.job_preemptions.tolist()
+        assert r.job_migrations.tolist() == plain.job_migrations.tolist()
+        assert (r.preemption_bytes, r.migration_bytes) == (plain.preemption_bytes,
+                                                           plain.migration_bytes)
 
 
 @settings(max_examples=200, deadline=None)
@@ -630,7 +633,7 @@ def test_apply_on_arrays_is_the_job_by_job_bookkeeping(seed):
     import copy
 
     rng = np.random.default_rng(seed)
-    n, nodes = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+    n, nodes = int(rng.integers(1, 40)), int(rng.integers(1, 5))
     tasks = rng.integers(1, 4, n)
     w = Workload.from_jobs(Platform(nodes=nodes), submit=[0] * n, runtime=[100] * n,
                            tasks=tasks.tolist(), cpu=rng.choice([0.3, 0.5, 1.0], n).tolist(),
@@ -644,10 +647,13 @@ def test_apply_on_arrays_is_the_job_by_job_bookkeeping(seed):
         state.submit(j)
         if rng.random() < 0.6:
             state.start_job(j, None, 1.0, random_row(j))
+            state.yields[j] = rng.choice([0.25, 0.5, 1.0])
             if rng.random() < 0.3:  # paused since: its last row is kept
                 state.release(j)
                 state.pause_job(j)
-    mapped = np.flatnonzero(rng.random(n) < 0.6)
+            elif rng.random() < 0.2:  # finished: its row goes back to the pool
+                state.finish_job(j, 2.0)
+    mapped = np.flatnonzero((rng.random(n) < 0.6) & (state.status != FINISHED))
     rows = np.array([
         state.row(j).copy() if j in state.running and rng.random() < 0.4 else random_row(j)
         for j in mapped
@@ -674,5 +680,35 @@ def test_apply_on_arrays_is_the_job_by_job_bookkeeping(seed):
     for name in ("bytes_preempt", "bytes_migrate", "task_preemptions", "task_migrations"):
         assert getattr(fast, name) == getattr(slow, name), name
     assert (fast.running, fast.waiting) == (slow.running, slow.waiting)
-    ran = np.flatnonzero(fast.ever_ran)
+    ran = np.flatnonzero(fast.ever_ran & (fast.status != FINISHED))
     assert fast.counts(ran).tolist() == slow.counts(ran).tolist()
+
+
+def test_greedyp_does_not_stop_when_fits_and_greedy_disagree_by_rounding():
+    # 0.2 + 0.4 + 0.3 + 0.1 = 1.0000000000000002: the node is full up to rounding. A job
+    # of memory 1e-12 (MEM_EPS) fits by DfrsState.fits (memory at most MEM_EPS counts as
+    # none) but not by Greedy's test (free + MEM_EPS >= mem); pausing the 0-memory job
+    # frees nothing. GreedyP used to stop the run ("could not place job 5"); now the job
+    # waits until memory frees (t = 1000), as with Greedy
+    w = W(1, [0, 0, 0, 0, 0, 100], [1000] * 6, [1] * 6, [0.2] * 6,
+          [0.2, 0.4, 0.3, 0.1, 0.0, 1e-12])
+    for name in ("Greedy */opt=min", "GreedyP */opt=min", "GreedyPM */opt=min"):
+        r = simulate_dfrs(w, name, debug=True)
+        assert r.start.tolist() == [0, 0, 0, 0, 0, 1000] and r.preemptions == 0
+
+
+def test_state_refuses_rows_of_jobs_without_one_and_bad_mappings():
+    w = W(2, [0, 0], [10, 10], [1, 1], [1.0, 1.0], [0.4, 0.4])
+    s = DfrsState(w, penalty=0.0)
+    s.submit(0)
+    s.submit(1)
+    with pytest.raises(SimulationInvariantError, match="job 1 has no placement"):
+        s.row(1)
+    with pytest.raises(SimulationInvariantError, match="job 1 has no placement"):
+        s.counts(np.array([1]))
+    with pytest.raises(SimulationInvariantError, match="mapped twice"):
+        s.apply(np.array([0, 0]), np.array([[1.0, 0.0], [0.0, 1.0]]), 0.0)
+    with pytest.raises(SimulationInvariantError, match="shape"):
+        s.apply(np.array([0]), np.array([[1.0, 0.0, 0.0]]), 0.0)
+    s.apply(np.array([1]), np.array([[0.0, 1.0]]), 0.0)  # (the scratch was reset)
+    assert sorted(s.running) == [1] and s.row(1).tolist() == [0.0, 1.0]
