@@ -65,11 +65,16 @@ def run(weeks: str | None, save: str | None) -> None:
 def compare(first: str, second: str) -> None:
     a, b = np.load(first), np.load(second)
     for name in FIELDS:
+        missing = [path for path, f in ((first, a), (second, b)) if name not in f.files]
+        if missing:
+            print(f"{name:16} not saved in {', '.join(missing)}")
+            continue
         x, y = a[name], b[name]
         same = np.array_equal(x, y, equal_nan=True) if x.dtype.kind == "f" else np.array_equal(x, y)
         print(f"{name:16} {'identical' if same else 'DIFFERENT'}"
               + ("" if same else f" ({int((x != y).sum())} jobs)"))
-    print("md5", fingerprint(a), fingerprint(b))
+    if all(name in f.files for f in (a, b) for name in FIELDS):
+        print("md5", fingerprint(a), fingerprint(b))
 
 
 def main() -> None:
