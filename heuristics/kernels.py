@@ -139,9 +139,7 @@ def greedy_start_kernel(
         row = rows[count]
         for t in range(k):
             row[placed[t]] += 1.0
-        for n in range(nodes):
-            mem_used[n] += row[n] * m
-            load[n] += row[n] * cpu[j]
+        _add_row(mem_used, load, row, m, cpu[j], 1.0)
         started[count] = j
         count += 1
     return started[:count].copy(), rows[:count].copy()
@@ -398,7 +396,6 @@ def mcb8_memory_prefix_kernel(
     pinned: np.ndarray,
     index: np.ndarray,
     tasks: np.ndarray,
-    cpu: np.ndarray,
     mem: np.ndarray,
     pinned_rows: np.ndarray,
 ) -> int:
@@ -408,8 +405,7 @@ def mcb8_memory_prefix_kernel(
     (``pinned_rows``, one row per pinned job in list order), the others are packed by
     MCB8 at yield 0 (memory alone) around them, tasks in job ``index`` order. Tries
     ``K``, then drops the last job and tries again: the ``k`` of the first prefix that
-    packs, 0 if none. ``cpu`` is not used (yield 0 needs no CPU); it is there to keep
-    the signature of the callers.
+    packs, 0 if none (yield 0 needs no CPU: the jobs' CPU needs do not matter).
 
     The answer of ``_mcb8_fill_at(0, ...)`` on each prefix, without packing each one
     from scratch: at yield 0 every task is on MCB8's memory list, sorted by decreasing
@@ -808,16 +804,22 @@ def add_rows_kernel(
     the same floating-point results.
     """
     for i in range(rows.shape[0]):
-        m = mem[i]
-        c = cpu[i]
-        if sign[i] > 0:
-            for n in range(rows.shape[1]):
-                mem_used[n] += rows[i, n] * m
-                load[n] += rows[i, n] * c
-        else:
-            for n in range(rows.shape[1]):
-                mem_used[n] -= rows[i, n] * m
-                load[n] -= rows[i, n] * c
+        _add_row(mem_used, load, rows[i], mem[i], cpu[i], sign[i])
+
+
+@njit(cache=True)
+def _add_row(
+    mem_used: np.ndarray, load: np.ndarray, row: np.ndarray, m: float, c: float, sign: float
+) -> None:
+    """``mem_used += row * m`` and ``load += row * c`` (``-=`` for ``sign < 0``), in place."""
+    if sign > 0:
+        for n in range(row.shape[0]):
+            mem_used[n] += row[n] * m
+            load[n] += row[n] * c
+    else:
+        for n in range(row.shape[0]):
+            mem_used[n] -= row[n] * m
+            load[n] -= row[n] * c
 
 
 def _warm_inputs() -> dict[str, tuple]:
@@ -837,7 +839,7 @@ def _warm_inputs() -> dict[str, tuple]:
             np.zeros(1), np.zeros(1), np.ones((1, 1)), one.copy(), one.copy(), one.copy()
         ),
         "mcb8_memory_prefix_kernel": (
-            np.zeros(1, dtype=np.bool_), idx, np.ones(1, dtype=np.int64), one, np.zeros(1),
+            np.zeros(1, dtype=np.bool_), idx, np.ones(1, dtype=np.int64), np.zeros(1),
             np.zeros((0, 1)),
         ),
         "greedy_fill_kernel": (np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1)),

@@ -36,16 +36,18 @@ from allockit.simulation.dfrs_state import WAITING, DfrsState, SimulationInvaria
 __all__ = ["GreedyPolicy", "Mcb8Policy", "Mcb8StretchPolicy"]
 
 
-def greedy_nodes(state: DfrsState, j: int) -> np.ndarray | None:
-    """Greedy's nodes for job ``j``'s tasks on the current loads, or None."""
+def greedy_nodes(
+    state: DfrsState, j: int, load: np.ndarray | None = None, mem_used: np.ndarray | None = None
+) -> np.ndarray | None:
+    """Greedy's nodes for job ``j``'s tasks on the current loads (or on ``load`` and
+    ``mem_used`` if given; neither is modified), or None."""
     from allockit.heuristics.kernels import greedy_fill_kernel
 
+    load = state.load if load is None else load
+    mem_used = state.mem_used if mem_used is None else mem_used
     k = int(state.tasks[j])
     nodes = greedy_fill_kernel(
-        np.full(k, state.cpu[j]),
-        np.full(k, state.mem[j]),
-        state.load.copy(),
-        1.0 - state.mem_used,
+        np.full(k, state.cpu[j]), np.full(k, state.mem[j]), load.copy(), 1.0 - mem_used
     )
     return None if (nodes < 0).any() else nodes
 
@@ -56,16 +58,12 @@ def _places_after_release(state: DfrsState, j: int, marked: list[int]) -> bool:
     The memory and load after releasing them in list order, as ``DfrsState.release``
     computes them, so the answer is the one ``greedy_nodes`` gives after the release.
     """
-    from allockit.heuristics.kernels import greedy_fill_kernel
-
     used, load = state.mem_used.copy(), state.load.copy()
     for r in marked:
         row = state.row(r)
         used -= row * state.mem[r]
         load -= row * state.cpu[r]
-    k = int(state.tasks[j])
-    nodes = greedy_fill_kernel(np.full(k, state.cpu[j]), np.full(k, state.mem[j]), load, 1.0 - used)
-    return not (nodes < 0).any()
+    return greedy_nodes(state, j, load, used) is not None
 
 
 def lower_priority(state: DfrsState, j: int, now: float) -> list[int]:
@@ -491,8 +489,7 @@ def _memory_fit(state: DfrsState, keep: list[int], pinned: np.ndarray) -> int:
     order = np.asarray(keep, dtype=np.int64)
     is_pinned = np.isin(order, pinned)
     return int(mcb8_memory_prefix_kernel(
-        is_pinned, order, state.tasks[order], state.cpu[order], state.mem[order],
-        state.counts(order[is_pinned]),
+        is_pinned, order, state.tasks[order], state.mem[order], state.counts(order[is_pinned])
     ))
 
 
@@ -502,6 +499,9 @@ def _sum_rows(rows: np.ndarray, weights: np.ndarray, nodes: int) -> np.ndarray:
     Each product is rounded, then added to the running sum from the first row on (as a
     loop of ``+=`` from zeros), so the result does not depend on how numpy would
     group a sum; zeros for no rows.
+
+    >>> _sum_rows(np.array([[1.0, 0.0], [2.0, 1.0]]), np.array([0.5, 0.25]), 2).tolist()
+    [1.0, 0.25]
     """
     if not rows.shape[0]:
         return np.zeros(nodes)

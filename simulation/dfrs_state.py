@@ -239,19 +239,13 @@ class DfrsState:
         del self._free_slots[-need.size :]
         self._slot[need] = taken
 
-    def place(
-        self, j: int, nodes: np.ndarray | None, row: np.ndarray | None = None,
-        *, counted: bool = False,
-    ) -> None:
-        """Put job ``j``'s tasks on ``nodes`` (one node index per task).
+    def place(self, j: int, row: np.ndarray, *, counted: bool = False) -> None:
+        """Put job ``j``'s tasks on the nodes: ``row`` is its float count of tasks per node.
 
-        ``row``, if given, is the float count of tasks per node of ``nodes`` (which may
-        then be None). The row replaces the one kept of the job's last placement.
-        ``counted``: the caller already added the row to ``mem_used`` and ``load``.
+        The row replaces the one kept of the job's last placement. ``counted``: the
+        caller already added the row to ``mem_used`` and ``load``.
         """
         self.layout += 1
-        if row is None:
-            row = np.bincount(nodes, minlength=self.nodes).astype(float)
         if self._slot[j] < 0:
             self._take_slots(np.array([j], dtype=np.int64))
         kept = self._pool[self._slot[j]]
@@ -267,10 +261,19 @@ class DfrsState:
         self.mem_used -= row * self.mem[j]
         self.load -= row * self.cpu[j]
 
-    def footprint(self, j: int, tasks: int | None = None) -> float:
-        """Bytes of memory image of ``tasks`` of job ``j``'s tasks (default: all)."""
+    def footprint(
+        self, j: int | np.ndarray, tasks: int | np.ndarray | None = None
+    ) -> float | np.ndarray:
+        """Bytes of memory image of ``tasks`` of job ``j``'s tasks (default: all).
+
+        ``j`` (and ``tasks``) may be arrays of jobs (and task counts): then an array.
+        """
         count = self.tasks[j] if tasks is None else tasks
-        return float(count * self.mem[j] * self.w.platform.node_memory)
+        return count * self.mem[j] * self.w.platform.node_memory
+
+    def _row(self, nodes: np.ndarray) -> np.ndarray:
+        """The float count of tasks per node of ``nodes`` (a node index per task)."""
+        return np.bincount(nodes, minlength=self.nodes).astype(float)
 
     def fits(self, j: int, free: np.ndarray) -> bool:
         """Can all of job ``j``'s tasks be placed given free memory ``free``?"""
@@ -333,10 +336,10 @@ class DfrsState:
         None); ``counted``: the caller already added it to the memory and load.
         """
         if row is None:
-            row = np.bincount(nodes, minlength=self.nodes).astype(float)
+            row = self._row(nodes)
         if self.ever_ran[j] and (self.row(j) != row).any():
             self.n_resume_elsewhere[j] += 1
-        self.place(j, nodes, row, counted=counted)
+        self.place(j, row, counted=counted)
         if j in self.waiting:
             self.waiting.discard(j)
             self.waiting_per_shape[self.shape[j]] -= 1
@@ -345,7 +348,7 @@ class DfrsState:
         self.last_move[j] = now
         if self.ever_ran[j]:
             self.penalty_until[j] = now + self.penalty
-            self.bytes_preempt += self.footprint(j)  # restore
+            self.bytes_preempt += float(self.footprint(j))  # restore
             self.n_resume[j] += 1
         else:
             self.ever_ran[j] = True
@@ -358,7 +361,7 @@ class DfrsState:
         self.status[j] = WAITING
         self.n_preempt[j] += 1
         self.task_preemptions += int(self.tasks[j])
-        self.bytes_preempt += self.footprint(j)  # save
+        self.bytes_preempt += float(self.footprint(j))  # save
         self.yields[j] = 0.0
 
     def settle(
@@ -370,14 +373,14 @@ class DfrsState:
         then be None).
         """
         if row is None:
-            row = np.bincount(new, minlength=self.nodes).astype(float)
+            row = self._row(new)
         moved = int(self.tasks[j] - np.minimum(self.row(j), row).sum())
-        self.place(j, new, row)
+        self.place(j, row)
         if moved:
             self.last_move[j] = now
             self.n_migrate[j] += 1
             self.task_migrations += moved
-            self.bytes_migrate += 2 * self.footprint(j, moved)  # save + restore
+            self.bytes_migrate += 2 * float(self.footprint(j, moved))  # save + restore
             self.penalty_until[j] = now + self.penalty
 
     def apply(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
@@ -423,7 +426,6 @@ class DfrsState:
         if not (leave.size or starting.size):
             return
         self.layout += 1
-        node_memory = self.w.platform.node_memory
         # memory and load: releases, then the moves' new rows, then the starts
         order = np.concatenate([leave, moving, starting])
         sign = np.concatenate([-np.ones(leave.size), np.ones(moving.size + starting.size)])
@@ -452,7 +454,7 @@ class DfrsState:
             self.n_migrate[moving] += 1
             self.task_migrations += int(moved.sum())
             self.bytes_migrate = _add_in_order(
-                self.bytes_migrate, 2 * (moved * self.mem[moving] * node_memory)
+                self.bytes_migrate, 2 * self.footprint(moving, moved)
             )
             self.penalty_until[moving] = now + self.penalty
         # starts and resumes
@@ -475,11 +477,10 @@ class DfrsState:
             self.n_resume[resumed] += 1
             self.ever_ran[fresh] = True
             self.start[fresh] = now
-        saves = self.tasks[paused] * self.mem[paused] * node_memory
-        restores = self.tasks[resumed] * self.mem[resumed] * node_memory
-        if saves.size or restores.size:
+        if paused.size or resumed.size:  # saved on pauses, restored on resumes
             self.bytes_preempt = _add_in_order(
-                self.bytes_preempt, np.concatenate([saves, restores])
+                self.bytes_preempt,
+                np.concatenate([self.footprint(paused), self.footprint(resumed)]),
             )
 
     def finish_job(self, j: int, now: float) -> None:
@@ -501,10 +502,10 @@ class DfrsState:
         """Running jobs whose remaining work is a rounding residue, in index order."""
         if not self.running:
             return []
-        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        jobs = self.running_jobs()
         work = self.runtime[jobs]
         done = work - self.vt[jobs] <= 1e-9 * np.maximum(1.0, work)
-        return sorted(jobs[done].tolist())
+        return jobs[done].tolist()
 
     # ------------------------------------------------------------------ time
     def advance(self, now: float) -> None:

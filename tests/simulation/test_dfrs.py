@@ -620,7 +620,7 @@ def test_the_memory_prefix_kernel_is_the_drop_loop_of_packings(seed, n, nodes):
     for p, i in enumerate(np.flatnonzero(pinned)):
         rows[p] = np.bincount(rng.integers(0, nodes, tasks[i]), minlength=nodes)
     expected = _memory_prefix_by_packing(pinned, index, tasks, mem, rows)
-    got = mcb8_memory_prefix_kernel(pinned, index, tasks, np.ones(n), mem, rows)
+    got = mcb8_memory_prefix_kernel(pinned, index, tasks, mem, rows)
     assert got == expected
 
 
