@@ -16,7 +16,7 @@ from typing import Any
 
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
-from allockit.options import COMMON_OPTIONS, MethodSpec, check_options
+from allockit.options import COMMON_OPTIONS, MethodSpec, Range, check_options
 from allockit.simulation.result import SimulationResult
 
 __all__ = ["SIMULATORS", "Simulator", "simulate", "simulator_for"]
@@ -115,8 +115,11 @@ SIMULATORS: dict[str, Simulator] = {
                 "draws",
                 "feedback",
                 "debug",
+                "reasy_extra",
+                "reasy_protect",
             ),
             {k: v for k, v in _IGNORED.items() if k != "seed"},  # seed: the loss/rho draws
+            {"reasy_protect": Range(bool)},
         ),
         _is_two_tier,
         _run_two_tier,
@@ -179,7 +182,7 @@ def simulate(workload: Workload, algorithm: str, **options: Any) -> SimulationRe
         or ``cores``), ``backfill_depth``. DFRS: ``penalty``, ``period``, ``debug``,
         ``record``. Two-tier (KEASY, REASY, MEASY): ``migration_cost``,
         ``bg_threshold``, ``cpu_info``, ``background``, ``draws``, ``feedback``,
-        ``debug``, and
+        ``debug``, ``reasy_extra``, ``reasy_protect``, and
         ``seed`` (the random loss and rho draws). Common: ``time_limit``, ``threads``,
         ``seed`` (no effect on the deterministic families).
 

@@ -40,6 +40,8 @@ def _options(family: str, args: argparse.Namespace) -> dict:
             "feedback": args.feedback,
             "debug": args.debug,
             "seed": args.seed,
+            "reasy_extra": args.reasy_extra,
+            "reasy_protect": args.reasy_protect,
         }
     return {}
 
@@ -184,6 +186,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         CPU_INFO,
         DRAWS,
         MIGRATION_COST_SECONDS,
+        REASY_EXTRA,
     )
 
     g = p.add_argument_group("two-tier schedulers (KEASY, REASY, MEASY)")
@@ -229,6 +232,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         "submitted think-time seconds after its preceding job ends (default: off, every job "
         "at its submit time)",
     )
+    reasy_options(g, REASY_EXTRA)
     g.add_argument(
         "--seed",
         type=seed_int,
@@ -242,3 +246,33 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         help="check the two-tier invariants after every event (slower)",
     )
     p.set_defaults(func=cmd_simulate)
+
+
+def reasy_options(g: argparse._ActionsContainer, choices: tuple[str, ...]) -> None:
+    """``--reasy-extra`` and ``--reasy-protect``: REASY's two readings of Algorithm 3.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> reasy_options(p, ("idle", "line17"))
+    >>> a = p.parse_args(["--reasy-extra", "line17", "--no-reasy-protect"])
+    >>> a.reasy_extra, a.reasy_protect
+    ('line17', False)
+    """
+    g.add_argument(
+        "--reasy-extra",
+        choices=list(choices),
+        default="idle",
+        help="REASY's extra fg VMs for a head running in bg: idle = the idle fg VMs off "
+        "the head's processors (the paper's prose), line17 = idle + s - n (Algorithm 3, "
+        "line 17: s the total size of the fg jobs on the head's processors, n the head's "
+        "size) (default: idle)",
+    )
+    g.add_argument(
+        "--reasy-protect",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="REASY: dispatch a job admitted by the extra rule off the head's processors "
+        "only (allockit's rule); --no-reasy-protect: Dispatch unmodified, as the paper's "
+        "pseudocode (default: protect)",
+    )
