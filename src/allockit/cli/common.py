@@ -361,6 +361,8 @@ def _ranges() -> dict[str, Any]:
         "backfill_depth": Range(int, ge=0, le=MAX_TASKS),
         "seeds": Range(int, ge=1, le=10_000),
         "bg_threshold": Range(float, ge=0, le=1e6),
+        "measure_noise": Range(float, ge=0, le=100, unit="percentage points"),
+        "report_jitter": Range(float, ge=0, le=MAX_SECONDS, unit=seconds),
         "connect_timeout": Range(float, gt=0, le=3600, unit=seconds),
     }
 
