@@ -172,3 +172,32 @@ def test_lost_progress_per_kill_in_the_summary():
     # at most the longest runtime of a killed job, at least 0
     assert 0 <= lost <= float(w.runtime[kills > 0].max())
     assert math.isnan(simulate(w, "MEASY", seed=0).summary()["lost_progress_per_kill"])
+
+
+def test_lost_progress_per_kill_follows_fwload_long_branch():
+    """The progress a kill throws away scales with FWload's long-runtime branch, the
+    project's calibration (long_mean 15,070 s, probability 0.1 -> 0.9 with size): a
+    quarter of long_mean, or a size-independent probability 0.5 with long_mean
+    recalibrated to the same mean runtime (4,913 s), cut it (1,500 jobs, 64
+    processors, load 0.7, seed 0: 1,919 s shipped, 386 s and 1,171 s)."""
+    import dataclasses
+
+    from allockit.instances.feitelson96 import (
+        Feitelson96Model,
+        calibrate_feitelson96,
+        feitelson96_workload,
+    )
+
+    base = Feitelson96Model()
+    flat = calibrate_feitelson96(
+        base=dataclasses.replace(base, long_prob_serial=0.5, long_prob_full=0.5)
+    )
+
+    def lost(model):
+        w = feitelson96_workload(1500, procs=64, model=model, load=0.7, cpu_usage=True,
+                                 estimates=True, seed=0)
+        return simulate_two_tier(w, "KEASY", seed=0).summary()["lost_progress_per_kill"]
+
+    shipped = lost(base)
+    assert lost(dataclasses.replace(base, long_mean=base.long_mean / 4)) < shipped / 2
+    assert lost(flat) < 0.75 * shipped
