@@ -1,6 +1,6 @@
 """Tables of issue 28 from a MEASY experiment store (runs of ``allockit measy-experiment``).
 
-    python benchmarks/measy_issue28.py STORE loads|reasy|seeds|lost
+    python benchmarks/measy_issue28.py STORE loads|reasy|seeds|lost [--jobs N]
 
 - ``loads``: MEASY's improvement over EASY (response time, bounded slowdown) per load on
   FWload and JWload (Figs 6-7, seed 0), and the max / mean over both workloads for
@@ -13,8 +13,9 @@
 - ``lost``: KEASY's progress lost per kill (weighted by size) per load, the migration
   cost at which a move costs what a kill does.
 
-The tasks are rebuilt with ``experiment_tasks`` for the paper's job counts and matched
-to the store's rows by key, so only rows of those exact tasks are used.
+The tasks are rebuilt with ``experiment_tasks`` for the paper's job counts (``--jobs N``:
+N jobs per workload, as ``measy-experiment --jobs``) and matched to the store's rows by
+key, so only rows of those exact tasks are used.
 """
 
 from __future__ import annotations
@@ -29,11 +30,14 @@ READINGS = (("idle", True), ("line17", False), ("line17", True), ("idle", False)
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447}
 
 
+JOBS: dict[str, int] = {}
+
+
 def table(store: str, figure: str, **changes):
     from allockit.experiments.measy import aggregate, experiment_tasks, measy_sets
     from allockit.runner import read_rows
 
-    sets = measy_sets(**changes)
+    sets = measy_sets(**JOBS, **changes)
     return aggregate(figure, read_rows(store), experiment_tasks(figure, sets))["series"]
 
 
@@ -61,10 +65,10 @@ def loads(store: str) -> None:
     for load in LOADS:
         print(f"| {load:g} | " + " | ".join(cells.get(load, ["–", "–"])) + " |")
     print()
-    print("| loads | response gain max / mean (%) | slowdown gain max / mean (%) |")
-    print("|---|---:|---:|")
-    print("| paper | 41.1 / 23.1 | 82.9 / 69.3 |")
-    done = [x for x in LOADS if len(per_load.get(x, ())) == 2]
+    print("| loads | points | response gain max / mean (%) | slowdown gain max / mean (%) |")
+    print("|---|---:|---:|---:|")
+    print("| paper | | 41.1 / 23.1 | 82.9 / 69.3 |")
+    done = [x for x in LOADS if per_load.get(x)]
     for width in (2, 3, 4, 5):
         for k in range(len(done) - width + 1):
             window = done[k : k + width]
@@ -72,7 +76,8 @@ def loads(store: str) -> None:
                 continue
             rs = [r for x in window for r, _ in per_load[x]]
             ss = [s for x in window for _, s in per_load[x]]
-            print(f"| {window[0]:g}-{window[-1]:g} | {max(rs):.1f} / {statistics.fmean(rs):.1f}"
+            print(f"| {window[0]:g}-{window[-1]:g} | {len(rs)} | "
+                  f"{max(rs):.1f} / {statistics.fmean(rs):.1f}"
                   f" | {max(ss):.1f} / {statistics.fmean(ss):.1f} |")
 
 
@@ -159,7 +164,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
     parser.add_argument("table", choices=["loads", "reasy", "seeds", "lost"])
+    parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
+    if args.jobs:
+        JOBS["jobs"] = args.jobs
     {"loads": loads, "reasy": reasy, "seeds": seeds, "lost": lost}[args.table](args.store)
 
 
