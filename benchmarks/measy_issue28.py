@@ -121,8 +121,8 @@ def seeds(store: str) -> None:
     algs = ("EASY", "KEASY", "REASY", "MEASY")
     print("| workload | load | seeds | " + " | ".join(
         f"{a} response (s) [95 % CI over seeds]" for a in algs)
-        + " | best / worst variant (response) per seed |")
-    print("|---|---:|---:|" + "---:|" * len(algs) + "---|")
+        + " | MEASY gain over EASY (%) [95 % CI] | best / worst variant (response) per seed |")
+    print("|---|---:|---:|" + "---:|" * (len(algs) + 1) + "---|")
     for figure, name in (("fig6", "FWload"), ("fig7", "JWload")):
         runs = {s: table(store, figure, loads=LOADS, seed=s) for s in range(5)}
         for load in LOADS:
@@ -136,6 +136,11 @@ def seeds(store: str) -> None:
                 m, sd = statistics.fmean(v), statistics.stdev(v)
                 h = T975[len(v) - 1] * sd / math.sqrt(len(v))
                 cells.append(f"{m:,.0f} [{m - h:,.0f}, {m + h:,.0f}]")
+            g = [gain(runs[s]["EASY"][x]["mean_response_time"],
+                      runs[s]["MEASY"][x]["mean_response_time"]) for s in have]
+            h = T975[len(g) - 1] * statistics.stdev(g) / math.sqrt(len(g))
+            cells.append(f"{statistics.fmean(g):.1f} [{statistics.fmean(g) - h:.1f}, "
+                         f"{statistics.fmean(g) + h:.1f}]")
             ranks = []
             for s in have:
                 resp = {a: runs[s][a][x]["mean_response_time"] for a in algs[1:]}
