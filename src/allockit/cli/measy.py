@@ -178,9 +178,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--traces",
         default=None,
-        metavar="DIR",
-        help="folder of the real SWF traces (default: $ALLOCKIT_TRACES, else "
-        "../shared/data/traces)",
+        metavar="LIST",
+        help="the real traces: comma-separated names (hpc2n, ctc-sp2, sdsc-blue, "
+        "llnl-thunder, cea-curie) or SWF files, or a folder of the archive files "
+        "(default: $ALLOCKIT_TRACES, else every named trace in the data directory)",
     )
     p.add_argument(
         "--trace-jobs",
