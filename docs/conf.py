@@ -13,7 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
 
-from api_pages import packages, write_api_index  # noqa: E402
+from api_pages import write_api_index  # noqa: E402
 
 import allockit  # noqa: E402
 
@@ -24,7 +24,6 @@ release = version = allockit.__version__
 
 extensions = [
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -34,9 +33,6 @@ extensions = [
 
 # Every public module gets a page (docs/api/index.rst is written here, from the package).
 write_api_index(HERE / "api")
-autosummary_generate = True
-autosummary_context = {"allockit_packages": packages()}
-autosummary_imported_members = False
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "none"  # types are in the numpydoc sections, in words
 autodoc_inherit_docstrings = False
@@ -54,13 +50,14 @@ nitpick_ignore_regex = [
      r"concurrent|threading|multiprocessing|logging|datetime|random|abc)(\..*)?"),
 ]
 
-templates_path = ["_templates"]
+
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"allockit {release}"
 html_static_path = ["_static"]
+html_css_files = ["allockit.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
