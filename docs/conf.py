@@ -75,6 +75,7 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "show_memory": False,
+    "write_computation_times": False,  # its page loads scripts from CDNs: the site is offline
     "matplotlib_animations": False,
     "first_notebook_cell": None,
     "plot_gallery": "True",
