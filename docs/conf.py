@@ -58,6 +58,9 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"allockit {release}"
 html_static_path = ["_static"]
 html_css_files = ["allockit.css"]
+html_favicon = "_static/allockit.svg"
+html_logo = "_static/allockit.svg"
+html_context = {"default_mode": "light"}  # an unset mode logs a console error
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,

@@ -24,7 +24,7 @@ instance = DRFHInstance.from_dict({
     "users": random_users(40, seed=2, tasks=(20, 400)),
 })
 methods = ["progressive", "best-fit", "first-fit", "slots"]
-results = {m: allocate for m in methods for allocate in [allockit.allocate(instance, m)]}
+results = {m: allockit.allocate(instance, m) for m in methods}
 table = pd.DataFrame({
     m: {"cpu_utilisation_%": 100 * r.utilization[0], "mem_utilisation_%": 100 * r.utilization[1],
         "tasks": float(r.tasks.sum()), "min_dominant_share": float(r.dominant_share.min()),
