@@ -76,12 +76,21 @@ def _summary(name: str) -> str:
     return " ".join(first.split())
 
 
+def _own_members(name: str) -> list[str]:
+    """The public functions and classes a package defines itself (not re-exported ones)."""
+    module = importlib.import_module(name)
+    names = getattr(module, "__all__", [])
+    return [n for n in names if getattr(getattr(module, n, None), "__module__", None) == name]
+
+
 def _page(name: str, children: list[str] | None) -> str:
     lines = [name, "=" * len(name), ""]
     if children:
-        lines += [f".. automodule:: {name}", "   :no-members:", "",
-                  "The names this package exports are documented in the modules that define "
-                  "them:", ""]
+        own = _own_members(name)
+        lines += [f".. automodule:: {name}"]
+        lines += [f"   :members: {', '.join(own)}"] if own else ["   :no-members:"]
+        lines += ["", "Its submodules (the names it re-exports are documented where they "
+                  "are defined):", ""]
         lines += [f"- :mod:`{child}`" for child in children]
     else:
         lines += [f".. automodule:: {name}", "   :members:"]
