@@ -33,7 +33,7 @@ extensions = [
 
 # Every public module gets a page (docs/api/index.rst is written here, from the package).
 write_api_index(HERE / "api")
-autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "none"  # types are in the numpydoc sections, in words
 autodoc_inherit_docstrings = False
 numpydoc_show_class_members = False
