@@ -499,7 +499,7 @@ def bank(
     ...     "allocation": [[60, 30, 10]] * 4, "usage": [[66.7, 33.3, 0]] * 3 + [[60, 30, 10]]})
     >>> res = bank(inst)
     >>> res.class_totals.tolist(), res.status
-    ([59.25, 29.25, 11.5], <SolveStatus.FEASIBLE: 'feasible'>)
+    ([59.25, 29.25, 11.5], <Status.FEASIBLE: 'feasible'>)
 
     References
     ----------

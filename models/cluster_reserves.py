@@ -196,7 +196,7 @@ def build_step2(
     ...     "allocation": [[50, 50], [50, 50]], "usage": [[70, 30], [50, 50]]})
     >>> m = build_step2(inst, 0.0, penalty=1e4)
     >>> solve_pyomo(m).status, extract_allocation(m).round(3).tolist()
-    (<SolveStatus.OPTIMAL: 'optimal'>, [[70.0, 30.0], [30.0, 70.0]])
+    (<Status.OPTIMAL: 'optimal'>, [[70.0, 30.0], [30.0, 70.0]])
     """
     import pyomo.environ as pyo
 
@@ -329,7 +329,7 @@ class CRSolution:
 
     >>> sol = solve_cluster_reserves([[50, 50], [50, 50]], [[0, 50], [0, 50]], [50, 50])
     >>> sol.status, sol.backend, sol.V
-    (<SolveStatus.OPTIMAL: 'optimal'>, 'fast', 98.0)
+    (<Status.OPTIMAL: 'optimal'>, 'fast', 98.0)
     >>> sol.step2.round(6).tolist(), sol.allocation.round(6).tolist()
     ([[1.0, 50.0], [1.0, 50.0]], [[50.0, 50.0], [50.0, 50.0]])
     >>> round(sol.qp_objective, 6), sol.message
@@ -524,7 +524,7 @@ def cluster_reserves(
     ...     "allocation": [[60, 30, 10]] * 4, "usage": [[66.7, 33.3, 0]] * 3 + [[60, 30, 10]]})
     >>> res = cluster_reserves(inst)
     >>> res.status, res.V, res.class_totals.round(3).tolist()
-    (<SolveStatus.OPTIMAL: 'optimal'>, 0.0, [60.0, 30.0, 10.0])
+    (<Status.OPTIMAL: 'optimal'>, 0.0, [60.0, 30.0, 10.0])
 
     References
     ----------

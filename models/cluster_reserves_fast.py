@@ -216,7 +216,7 @@ def step2_fast(
     >>> p = CRProblem.from_arrays([[50, 50], [50, 50]], [[70, 30], [50, 50]], [50, 50])
     >>> R, status, _ = step2_fast(p)
     >>> R.round(6).tolist(), status
-    ([[70.0, 30.0], [30.0, 70.0]], <SolveStatus.OPTIMAL: 'optimal'>)
+    ([[70.0, 30.0], [30.0, 70.0]], <Status.OPTIMAL: 'optimal'>)
     """
     start = time.perf_counter()
     if cut is None:

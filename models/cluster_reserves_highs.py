@@ -183,7 +183,7 @@ def step1_highspy(
     --------
     >>> p = CRProblem.from_arrays([[50, 50]], [[0, 50]], [50, 50])
     >>> step1_highspy(p)
-    (49.0, <SolveStatus.OPTIMAL: 'optimal'>, '')
+    (49.0, <Status.OPTIMAL: 'optimal'>, '')
     """
     h = _highs(time_limit, threads)
     h.passModel(_model(problem, None))
@@ -246,7 +246,7 @@ def step2_highspy(
     >>> p = CRProblem.from_arrays([[50, 50], [50, 50]], [[70, 30], [50, 50]], [50, 50])
     >>> R, status, _ = step2_highspy(p, 0.0)
     >>> R.round(3).tolist(), status
-    ([[70.0, 30.0], [30.0, 70.0]], <SolveStatus.OPTIMAL: 'optimal'>)
+    ([[70.0, 30.0], [30.0, 70.0]], <Status.OPTIMAL: 'optimal'>)
     """
     slack = step2_slack(problem)
     R, status, message = None, SolveStatus.ERROR, ""

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
 from allockit.options import MethodSpec, Range, check_common, check_options
 from allockit.results import DRFHResult
@@ -109,8 +108,11 @@ def allocate(
     instance : DRFHInstance
     method : str or callable
         One of ``DRFH_METHODS`` (``"lp"``, the default, ``"progressive"``,
-        ``"first-fit"``, ``"best-fit"``, ``"per-server-drf"``, ``"slots"``) or a
-        callable ``f(instance, **options) -> DRFHResult``.
+        ``"first-fit"``, ``"best-fit"``, ``"per-server-drf"``, ``"slots"``), a
+        registered plug-in, a ``"MODULE:FUNCTION"`` or ``"PATH/TO/FILE.py:FUNCTION"``
+        spec, or a callable ``f(instance, **options)`` returning a ``DRFHResult`` or
+        tasks per user and server class (checked against capacities and task caps:
+        ``allockit.evaluation.drfh_allocation``).
     time_limit, threads, seed
         The common options, validated (``allockit.options.check_common``); every DRFH
         mechanism runs to completion, single-threaded and deterministically, so they
@@ -128,8 +130,9 @@ def allocate(
     ------
     InvalidInputError
         For an unknown method, an option the method does not accept or out of its
-        range, a bad common option (also with a callable), or finite task caps that
-        ``lp`` would exceed.
+        range, a bad common option (also with a callable), finite task caps that
+        ``lp`` would exceed, or a user mechanism's allocation that breaks a capacity or
+        a cap (naming the user or server).
 
     Examples
     --------
@@ -141,18 +144,44 @@ def allocate(
     Traceback (most recent call last):
     ...
     allockit.errors.InvalidInputError: DRFH method 'lp' does not accept option 'per_largest'...
-    >>> allocate(inst, lambda inst, **kw: sorted(kw), seed=4)
-    ['seed']
+    >>> [float(t) for t in allocate(inst, lambda inst, **kw: [[2]]).tasks]
+    [2.0]
     """
-    if callable(method):
-        check_common(time_limit=time_limit, threads=threads, seed=seed)
-        common = {"time_limit": time_limit, "threads": threads, "seed": seed}
-        return method(instance, **{k: v for k, v in common.items() if v is not None}, **options)
-    if not isinstance(method, str) or method not in METHODS:
-        raise InvalidInputError(f"method must be one of {list(DRFH_METHODS)}; got {method!r}")
+    from allockit.plugins import resolve
+
+    resolved = resolve("drfh", method, METHODS)
+    if not resolved.builtin:
+        return _allocate_user(instance, resolved, time_limit, threads, seed, options)
+    method = resolved.name
     check_options(
         "DRFH method",
         METHOD_SPECS[method],
         {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
     )
     return METHODS[method](instance, **options)
+
+
+def _allocate_user(
+    instance: DRFHInstance,
+    resolved: Any,
+    time_limit: float | None,
+    threads: int | None,
+    seed: int | None,
+    options: dict[str, Any],
+) -> DRFHResult:
+    """Run a user's mechanism and check what it returns (``evaluation.drfh_allocation``)."""
+    import time
+
+    from allockit.evaluation.drfh_allocation import result_from_output
+
+    check_common(time_limit=time_limit, threads=threads, seed=seed)
+    common = {"time_limit": time_limit, "threads": threads, "seed": seed}
+    given = {k: v for k, v in common.items() if v is not None}
+    declared = getattr(resolved.function, "method_spec", None)
+    if isinstance(declared, MethodSpec):
+        check_options("DRFH method", declared, {**options, **given})
+    started = time.perf_counter()
+    output = resolved.function(instance, **given, **options)
+    return result_from_output(
+        instance, output, method=resolved.name, seconds=time.perf_counter() - started
+    )

@@ -28,7 +28,7 @@ allockit.errors.InvalidInputError: VCSched method 'gr' does not accept option 't
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,7 @@ __all__ = [
     "check_options",
     "max_threads",
     "method_table",
+    "parse_option_pairs",
 ]
 
 #: The options every method accepts, with one documented meaning.
@@ -229,6 +230,10 @@ class MethodSpec:
     ranges : Mapping[str, Range]
         Own option -> the values it accepts, checked by ``check_options`` before the
         method runs (an option without a range is checked by the method itself).
+    defaults : Mapping[str, Any]
+        Own option -> its default value (listed by ``allockit methods``).
+    help : Mapping[str, str]
+        Own option -> what it means, in a few words.
 
     Examples
     --------
@@ -242,6 +247,8 @@ class MethodSpec:
     options: tuple[str, ...] = ()
     common: Mapping[str, str] = field(default_factory=dict)
     ranges: Mapping[str, Range] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    help: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def accepted(self) -> tuple[str, ...]:
@@ -371,3 +378,96 @@ def method_table(specs: Mapping[str, MethodSpec]) -> str:
         notes = "; ".join(f"{k}: {v}" for k, v in sorted(spec.common.items())) or "all used"
         lines.append(f"| `{name}` | {spec.summary} | {opts} | {notes} |")
     return "\n".join(lines)
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def _typed(key: str, text: str, rng: Range | None) -> Any:
+    """``text`` as the kind ``rng`` declares, or as a JSON literal when it has none."""
+    import json
+
+    if rng is None:
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    if rng.kind is bool:
+        low = text.strip().lower()
+        if low in _TRUE or low in _FALSE:
+            return low in _TRUE
+        raise InvalidInputError(f"option {key} must be true or false; got {text!r}")
+    try:
+        return int(text) if rng.kind is int else float(text)
+    except ValueError:
+        raise InvalidInputError(f"option {key} must be {rng.describe()}; got {text!r}") from None
+
+
+def parse_option_pairs(
+    pairs: Sequence[str], spec: MethodSpec | None, family: str = "method"
+) -> dict[str, Any]:
+    """Typed options from ``KEY=VALUE`` strings (the command line's ``--option``).
+
+    With a ``spec``, each key must be one of the method's accepted options (else the
+    message lists them), each value is converted to the kind of the option's ``Range``
+    and checked against it (the common ``time_limit``, ``threads`` and ``seed`` too);
+    an option without a range, and every option of a method without a spec, is read as
+    a JSON literal (``3``, ``0.5``, ``true``, ``null``, ``"text"``) or else kept as the
+    string given.
+
+    Parameters
+    ----------
+    pairs : sequence of str
+        ``"KEY=VALUE"`` strings, in order; a key given twice is refused.
+    spec : MethodSpec or None
+        The method's declared options, or None for a user method that declares none.
+    family : str, default "method"
+        The kind of method, named in messages (``"VCSched method"``).
+
+    Returns
+    -------
+    dict
+        Option name -> typed value.
+
+    Raises
+    ------
+    InvalidInputError
+        For a pair without ``=``, a key given twice, an unknown key, or a value of the
+        wrong kind or out of range.
+
+    Examples
+    --------
+    >>> spec = MethodSpec("mcb8", "bin packing", ("tol",), ranges={"tol": Range(float, gt=0)})
+    >>> parse_option_pairs(["tol=0.01", "seed=3"], spec)
+    {'tol': 0.01, 'seed': 3}
+    >>> parse_option_pairs(["depth=2", "name=fast"], None)
+    {'depth': 2, 'name': 'fast'}
+    >>> parse_option_pairs(["tol=-1"], spec)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: tol must be a number > 0; got -1.0
+    """
+    common = {
+        "time_limit": Range(float, gt=0, le=MAX_SECONDS, unit="seconds"),
+        "threads": Range(int, ge=1, le=max_threads),
+        "seed": Range(int, ge=0, le=MAX_SEED),
+    }
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = str(pair).partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InvalidInputError(f"--option must be KEY=VALUE; got {pair!r}")
+        if key in out:
+            raise InvalidInputError(f"--option {key} is given twice")
+        if spec is not None and key not in spec.accepted:
+            raise InvalidInputError(
+                f"{family} {spec.name!r} does not accept option {key!r}; "
+                f"accepted: {', '.join(spec.accepted)}"
+            )
+        rng = common.get(key) or (spec.ranges.get(key) if spec is not None else None)
+        out[key] = _typed(key, text, rng)
+        if rng is not None:
+            rng.check(key, out[key])
+    return out

@@ -129,7 +129,7 @@ class SolverReport:
     --------
     >>> r = SolverReport(SolveStatus.TIME_LIMIT, True, 0.8, 0.9, 10.0, "highs", "maxTimeLimit")
     >>> r.status, r.has_solution, r.bound
-    (<SolveStatus.TIME_LIMIT: 'time_limit'>, True, 0.9)
+    (<Status.TIME_LIMIT: 'time_limit'>, True, 0.9)
     >>> r.to_dict()["status"]
     'time_limit'
     """
@@ -310,7 +310,7 @@ def solve_pyomo(
     >>> m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
     >>> rep = solve_pyomo(m)
     >>> rep.status, rep.objective, m.x.value
-    (<SolveStatus.OPTIMAL: 'optimal'>, 1.0, 1.0)
+    (<Status.OPTIMAL: 'optimal'>, 1.0, 1.0)
     >>> m.x.set_value(1)
     >>> solve_pyomo(m, warm_start=True).objective
     1.0
@@ -455,7 +455,7 @@ def solve_cpsat(
     >>> m.maximize(x)
     >>> rep, s = solve_cpsat(m)
     >>> rep.status, s.value(x)
-    (<SolveStatus.OPTIMAL: 'optimal'>, 5)
+    (<Status.OPTIMAL: 'optimal'>, 5)
     """
     _check_limits(time_limit, threads, rel_gap)
     try:

@@ -330,8 +330,11 @@ def solve(
     method : str or callable
         A name of ``METHOD_SPECS`` (``"milp"``, the default, ``"milp-paper"``,
         ``"cpsat"``, ``"lp"``, ``"best"``, ``"gr"``, ``"sg"``, ``"gb"``, ``"sgb"``, ``"rrnd"``,
-        ``"rrnz"``, ``"mcb1"`` ... ``"mcb8"``, ``"adapt"``), or a callable
-        ``f(instance, **options) -> VCResult``.
+        ``"rrnz"``, ``"mcb1"`` ... ``"mcb8"``, ``"adapt"``), a registered plug-in, a
+        ``"MODULE:FUNCTION"`` or ``"PATH/TO/FILE.py:FUNCTION"`` spec, or a callable
+        ``f(instance, **options)`` returning a placement (for each job a host index or
+        a list of host indices, one per task), None (no placement found: status
+        ``no_solution``) or a ``VCResult`` (see ``allockit.evaluation.user_methods``).
     time_limit : float, optional
         Seconds. A timed-out solve returns its incumbent and gap with status
         ``time_limit``; heuristics run to completion (see the method table).
@@ -340,8 +343,9 @@ def solve(
     seed : int, optional
         Seed of CP-SAT and of the randomised roundings; deterministic methods ignore it.
     **options
-        The method's own options (``rel_gap``, ``tol``, ``max_attempts``, ...). With a
-        callable ``method`` they are passed as they are.
+        The method's own options (``rel_gap``, ``tol``, ``max_attempts``, ...). A user
+        method gets them as they are, with the common options that are not None
+        (checked against its ``method_spec`` attribute when it has one).
 
     Returns
     -------
@@ -350,9 +354,10 @@ def solve(
     Raises
     ------
     InvalidInputError
-        If ``method`` is not a known name, an option is not accepted by the method (the
-        message lists the accepted ones), a common option has a bad value, or a static
-        heuristic is asked to respect migration limits.
+        If ``method`` is not a known name or a spec that cannot be loaded, an option is
+        not accepted by the method (the message lists the accepted ones), a common
+        option has a bad value, a static heuristic is asked to respect migration
+        limits, or a user method returns an invalid placement (naming job and host).
 
     Examples
     --------
@@ -364,13 +369,18 @@ def solve(
     Traceback (most recent call last):
     ...
     allockit.errors.InvalidInputError: VCSched method 'sg' does not accept option 'tol'...
+    >>> def first_host(instance, **options):
+    ...     return [0] * instance.n_jobs   # every job on host 0
+    >>> r = solve(inst, first_host)
+    >>> str(r.status), round(r.min_yield, 4), r.method.endswith(":first_host")
+    ('feasible', 0.5556, True)
     """
-    if callable(method):
-        check_common(time_limit=time_limit, threads=threads, seed=seed)
-        common = {"time_limit": time_limit, "threads": threads, "seed": seed}
-        return method(instance, **{k: v for k, v in common.items() if v is not None}, **options)
-    if not isinstance(method, str) or method not in METHODS:
-        raise InvalidInputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+    from allockit.plugins import resolve
+
+    resolved = resolve("vcsched", method, METHODS)
+    if not resolved.builtin:
+        return _solve_user(instance, resolved, time_limit, threads, seed, options)
+    method = resolved.name
     spec = METHOD_SPECS[method]
     check_options(
         "VCSched method",
@@ -387,3 +397,33 @@ def solve(
             "migration limits; use adapt, best, milp, milp-paper or cpsat"
         )
     return METHODS[method](instance, time_limit=time_limit, threads=threads, seed=seed, **options)
+
+
+def _solve_user(
+    instance: VCInstance,
+    resolved: Any,
+    time_limit: float | None,
+    threads: int | None,
+    seed: int | None,
+    options: dict[str, Any],
+) -> VCResult:
+    """Run a user's method and score what it returns (``evaluation.user_methods``).
+
+    The common options that are not None are passed on; a method that declares a
+    ``method_spec`` (an ``allockit.options.MethodSpec``) has its options checked first.
+    """
+    import time
+
+    from allockit.evaluation.user_methods import score_method_output
+
+    check_common(time_limit=time_limit, threads=threads, seed=seed)
+    declared = getattr(resolved.function, "method_spec", None)
+    common = {"time_limit": time_limit, "threads": threads, "seed": seed}
+    given = {k: v for k, v in common.items() if v is not None}
+    if isinstance(declared, MethodSpec):
+        check_options("VCSched method", declared, {**options, **given})
+    started = time.perf_counter()
+    output = resolved.function(instance, **given, **options)
+    return score_method_output(
+        instance, output, method=resolved.name, seconds=time.perf_counter() - started
+    )

@@ -9,6 +9,7 @@ result type in its own module. Simulation results live with the simulators
 from allockit.results.base import (
     Result,
     SolveStatus,
+    Status,
     finite_or_none,
     readonly_array,
     readonly_mapping,
@@ -20,6 +21,7 @@ __all__ = [
     "DRFHResult",
     "Result",
     "SolveStatus",
+    "Status",
     "VCResult",
     "finite_or_none",
     "readonly_array",

@@ -1,7 +1,7 @@
 """What every allockit result shares: a status, seconds, and an exact JSON round trip.
 
-A result is a ``@dataclass(frozen=True, slots=True)`` with a ``status`` (a
-``SolveStatus`` for solves, ``"completed"`` for simulations and sweeps), ``seconds``
+A result is a ``@dataclass(frozen=True, slots=True)`` with a ``status`` (one
+vocabulary, ``Status``, for solves, allocations and simulations), ``seconds``
 (the run's wall time; exact solves also give ``build_seconds`` and ``solve_seconds``),
 ``to_dict()`` giving JSON-ready data and ``from_dict()`` rebuilding an equal result, so
 ``type(r).from_dict(r.to_dict()).to_dict() == r.to_dict()``. Arrays inside are
@@ -21,6 +21,7 @@ import numpy as np
 __all__ = [
     "Result",
     "SolveStatus",
+    "Status",
     "finite_or_none",
     "paused_gc",
     "readonly_array",
@@ -28,26 +29,39 @@ __all__ = [
 ]
 
 
-class SolveStatus(StrEnum):
-    """Outcome of a solve.
+class Status(StrEnum):
+    """The one status vocabulary of every result: solves, allocations and simulations.
 
     ``optimal``: proven optimal within the stated relative gap. ``feasible``: a valid
     solution whose optimality is not proven. ``infeasible``: proven that no solution
-    exists (or, for a heuristic, that its rule failed; the message says which).
-    ``time_limit``: stopped by the time limit, with the incumbent if one was found.
-    ``error``: the solver failed; the message says why.
+    exists (the message says how: a solver's proof, the memory total, a bin-packing
+    bound). ``no_solution``: the method found no solution but proved nothing (a
+    heuristic whose rule failed, a user method that returned None). ``time_limit``:
+    stopped by the time limit, with the incumbent if one was found. ``error``: the
+    method failed; the message says why. ``completed``: a simulation or a sweep ran to
+    its end.
+
+    ``SolveStatus`` is the same enum under its earlier name.
 
     Examples
     --------
-    >>> SolveStatus("optimal") is SolveStatus.OPTIMAL, str(SolveStatus.TIME_LIMIT)
-    (True, 'time_limit')
+    >>> Status("optimal") is SolveStatus.OPTIMAL, str(Status.NO_SOLUTION)
+    (True, 'no_solution')
+    >>> Status.COMPLETED == "completed"
+    True
     """
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
     INFEASIBLE = "infeasible"
+    NO_SOLUTION = "no_solution"
     TIME_LIMIT = "time_limit"
     ERROR = "error"
+    COMPLETED = "completed"
+
+
+#: The earlier name of ``Status`` (solves used it before simulations shared it).
+SolveStatus = Status
 
 
 @runtime_checkable

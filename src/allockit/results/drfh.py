@@ -54,7 +54,7 @@ class DRFHResult:
     ...                tasks=np.array([2.0]), dominant_share=np.array([0.4]),
     ...                allocation=np.array([[[0.4, 0.2]]]), utilization=np.array([0.4, 0.2]))
     >>> r.status, r.tasks.flags.writeable
-    (<SolveStatus.FEASIBLE: 'feasible'>, False)
+    (<Status.FEASIBLE: 'feasible'>, False)
     >>> r.to_dict()["users"]
     [{'name': 'a', 'tasks': 2.0, 'dominant_share': 0.4, 'allocation': [[0.4, 0.2]]}]
     """

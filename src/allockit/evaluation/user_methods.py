@@ -1,0 +1,243 @@
+"""What a user's VCSched heuristic returns, checked and scored like a built-in's.
+
+A user method ``f(instance, **options)`` returns one of:
+
+- a **placement**: for each job a host index (all its tasks there) or a list of host
+  indices, one per task (a numpy array of one host per job works too);
+- ``None``: it found no placement (status ``no_solution``: nothing is proved);
+- a ``VCResult``: taken as it is after its placement is checked.
+
+A placement is scored exactly as allockit scores its own heuristics
+(``result_from_placement``: the memory check, the CPU split that maximises the minimum
+yield, the average-yield phase, the LP bound) and reported ``optimal`` when it reaches
+the bound, else ``feasible``. An invalid placement is an ``InvalidInputError`` naming
+the job and host.
+
+Examples
+--------
+>>> import numpy as np
+>>> from allockit.instances.vcsched import VCInstance
+>>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+>>> r = score_method_output(inst, [0, 0, 1], method="mine:rr", seconds=0.0)
+>>> str(r.status), round(r.min_yield, 4), r.method
+('feasible', 0.8333, 'mine:rr')
+>>> str(score_method_output(inst, None, method="mine:rr", seconds=0.0).status)
+'no_solution'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from allockit.errors import InvalidInputError
+from allockit.evaluation.placement import (
+    empty_result,
+    host_loads,
+    min_yield_of,
+    placement_violation,
+    result_from_placement,
+)
+from allockit.instances.vcsched import VCInstance
+from allockit.results import Status, VCResult
+
+__all__ = ["placement_to_task_hosts", "score_method_output"]
+
+#: How far a user's VCResult may claim a better minimum yield than its placement gives.
+CLAIM_TOL = 1e-9
+
+
+def _host(method: str, instance: VCInstance, job: int, value: Any) -> int:
+    name = instance.job_names[job]
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InvalidInputError(
+            f"{method}: job {job} ({name!r}) must get a host index (an integer); "
+            f"got {value!r}"
+        )
+    if not 0 <= value < instance.hosts:
+        raise InvalidInputError(
+            f"{method}: job {job} ({name!r}) placed on host {int(value)}, out of range "
+            f"[0, {instance.hosts - 1}]"
+        )
+    return int(value)
+
+
+def placement_to_task_hosts(instance: VCInstance, placement: Any, *, method: str) -> np.ndarray:
+    """One host per task from a per-job placement, checked job by job.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        The instance the placement is for.
+    placement : sequence
+        For each job a host index, or a list of host indices with one per task of the
+        job (``instance.tasks[j]`` entries).
+    method : str
+        The method's name, quoted in messages.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_tasks,)
+        The host of every task, tasks listed job by job.
+
+    Raises
+    ------
+    InvalidInputError
+        If the placement is not one entry per job, a host is not an integer in
+        ``[0, hosts)``, a job's list does not have one host per task, a host's memory
+        exceeds 1 (naming the host and its jobs), or migration limits are broken.
+
+    Examples
+    --------
+    >>> from allockit.instances.vcsched import VCInstance
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0, 0], tasks=[2, 1])
+    >>> placement_to_task_hosts(inst, [[0, 1], 1], method="m").tolist()
+    [0, 1, 1]
+    >>> placement_to_task_hosts(inst, [0, 2], method="m")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: m: job 1 ('j1') placed on host 2, out of range [0, 1]
+    """
+    if isinstance(placement, np.ndarray):
+        if placement.ndim != 1:
+            raise InvalidInputError(
+                f"{method}: a placement array must have one host per job; got shape "
+                f"{placement.shape}"
+            )
+        placement = placement.tolist()
+    if isinstance(placement, str | bytes) or not isinstance(placement, Sequence):
+        raise InvalidInputError(
+            f"{method}: must return a placement (a host per job), None or a VCResult; "
+            f"got a {type(placement).__name__}"
+        )
+    if len(placement) != instance.n_jobs:
+        raise InvalidInputError(
+            f"{method}: the placement must give one entry per job ({instance.n_jobs}); "
+            f"got {len(placement)}"
+        )
+    hosts: list[int] = []
+    for job, entry in enumerate(placement):
+        need = int(instance.tasks[job])
+        if isinstance(entry, Sequence | np.ndarray) and not isinstance(entry, str | bytes):
+            entry = list(entry)
+            if len(entry) != need:
+                raise InvalidInputError(
+                    f"{method}: job {job} ({instance.job_names[job]!r}) has {need} "
+                    f"task(s) but got {len(entry)} host(s)"
+                )
+            hosts.extend(_host(method, instance, job, h) for h in entry)
+        else:
+            hosts.extend([_host(method, instance, job, entry)] * need)
+    task_hosts = np.asarray(hosts, dtype=np.int64)
+    _, mem = host_loads(instance, task_hosts)
+    over = np.flatnonzero(mem > 1.0 + 1e-9)
+    if over.size:
+        host = int(over[0])
+        jobs = sorted({instance.job_names[j] for j in instance.task_job[task_hosts == host]})
+        raise InvalidInputError(
+            f"{method}: memory of host {host} is {mem[host]:.6g} > 1 "
+            f"(jobs {', '.join(repr(j) for j in jobs)})"
+        )
+    violation = placement_violation(instance, task_hosts)
+    if violation is not None:
+        raise InvalidInputError(f"{method}: invalid placement: {violation}")
+    return task_hosts
+
+
+def _checked_result(instance: VCInstance, result: VCResult, method: str) -> VCResult:
+    """A user's own VCResult: its placement must be valid and its yield not overstated."""
+    if len(result.job_names) != instance.n_jobs:
+        raise InvalidInputError(
+            f"{method}: the VCResult has {len(result.job_names)} jobs; the instance has "
+            f"{instance.n_jobs}"
+        )
+    if result.task_hosts is not None:
+        task_hosts = placement_to_task_hosts(
+            instance,
+            [
+                result.task_hosts[instance.task_job == j].tolist()
+                for j in range(instance.n_jobs)
+            ],
+            method=method,
+        )
+        achieved = min_yield_of(instance, task_hosts)
+        if result.min_yield is not None and result.min_yield > achieved + CLAIM_TOL:
+            raise InvalidInputError(
+                f"{method}: the VCResult claims min_yield {result.min_yield:.6g} but its "
+                f"placement gives {achieved:.6g}"
+            )
+    elif result.status in (Status.OPTIMAL, Status.FEASIBLE):
+        raise InvalidInputError(
+            f"{method}: a VCResult with status {result.status} must have a placement"
+        )
+    return replace(result, method=method)
+
+
+def score_method_output(
+    instance: VCInstance,
+    output: Any,
+    *,
+    method: str,
+    seconds: float,
+) -> VCResult:
+    """A ``VCResult`` from whatever a user's VCSched method returned.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        The instance the method solved.
+    output : placement, None or VCResult
+        What the method returned (see the module docstring).
+    method : str
+        The name the result records (the spec as the user gave it).
+    seconds : float
+        Wall time of the call, recorded as ``solve_seconds``.
+
+    Returns
+    -------
+    VCResult
+        ``optimal`` (the placement meets a proven bound), ``feasible``, or
+        ``no_solution`` for None; a user's VCResult keeps its status and fields, with
+        ``method`` set to ``method``.
+
+    Raises
+    ------
+    InvalidInputError
+        For an invalid placement (see ``placement_to_task_hosts``), a VCResult whose
+        placement is invalid or whose ``min_yield`` is better than its placement gives,
+        or an output of another type.
+
+    Examples
+    --------
+    >>> from allockit.instances.vcsched import VCInstance
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.2, 0.2])
+    >>> r = score_method_output(inst, [0, 1], method="mine", seconds=0.01)
+    >>> str(r.status), r.min_yield, r.bound, r.solver
+    ('optimal', 1.0, 1.0, 'user')
+    """
+    if isinstance(output, VCResult):
+        return _checked_result(instance, output, method)
+    if output is None:
+        return empty_result(
+            instance,
+            method=method,
+            status=Status.NO_SOLUTION,
+            solver="user",
+            solve_seconds=seconds,
+            message=f"{method} found no placement (returned None); nothing is proved",
+        )
+    task_hosts = placement_to_task_hosts(instance, output, method=method)
+    result = result_from_placement(
+        instance,
+        task_hosts,
+        method=method,
+        status=Status.FEASIBLE,
+        solver="user",
+        solve_seconds=seconds,
+    )
+    if result.bound is not None and result.min_yield >= result.bound - 1e-12:
+        return replace(result, status=Status.OPTIMAL)
+    return result
