@@ -54,6 +54,7 @@ nitpick_ignore_regex = [
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json"]
 
+smartquotes = False  # help lines name options: "--time-limit" must not become a dash
 html_theme = "pydata_sphinx_theme"
 html_title = f"allockit {release}"
 html_static_path = ["_static"]
