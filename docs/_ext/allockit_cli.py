@@ -11,10 +11,6 @@ from __future__ import annotations
 
 import argparse
 
-from docutils import nodes
-from docutils.statemachine import StringList
-from sphinx.util.docutils import SphinxDirective
-
 __all__ = ["cli_reference_lines", "setup"]
 
 
@@ -122,23 +118,29 @@ def cli_reference_lines(parser: argparse.ArgumentParser) -> list[str]:
     return lines
 
 
-class AllockitCli(SphinxDirective):
-    """The directive: parse the generated reStructuredText in place."""
-
-    has_content = False
-
-    def run(self) -> list[nodes.Node]:
-        from allockit.cli import build_parser
-
-        lines = cli_reference_lines(build_parser())
-        container = nodes.section()
-        container.document = self.state.document
-        from sphinx.util.nodes import nested_parse_with_titles
-
-        nested_parse_with_titles(self.state, StringList(lines, "<allockit-cli>"), container)
-        return container.children
-
-
 def setup(app):
+    """Register the directive (Sphinx is imported here only: the generator above is
+    plain Python, tested without it in ``tests/test_cli_reference.py``)."""
+    from docutils import nodes
+    from docutils.statemachine import StringList
+    from sphinx.util.docutils import SphinxDirective
+    from sphinx.util.nodes import nested_parse_with_titles
+
+    class AllockitCli(SphinxDirective):
+        """The directive: parse the generated reStructuredText in place."""
+
+        has_content = False
+
+        def run(self) -> list[nodes.Node]:
+            from allockit.cli import build_parser
+
+            lines = cli_reference_lines(build_parser())
+            container = nodes.section()
+            container.document = self.state.document
+            nested_parse_with_titles(
+                self.state, StringList(lines, "<allockit-cli>"), container
+            )
+            return container.children
+
     app.add_directive("allockit-cli", AllockitCli)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
