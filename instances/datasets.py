@@ -497,6 +497,8 @@ SHA-256 2d711642...; ctc-sp2 (CTC-SP2-1996-3.1-cln.swf.gz) has 9fa28a...; not ke
             path=target.parent,
             downloader=downloader,
         )
+    except OSError as exc:  # requests' errors are OSErrors too
+        raise OSError(f"data fetch {name}: cannot download {source}: {exc}") from exc
     finally:
         logger.setLevel(level)
     try:

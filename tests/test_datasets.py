@@ -166,6 +166,35 @@ def test_fetch_uses_the_registered_address(data_home, capsys, tmp_path):
     assert trace_path("tiny-hpc2n") == str(data_home / "traces" / TRACES["tiny-hpc2n"].file)
 
 
+def test_fetch_over_http_goes_through_pooch(data_home, capsys):
+    """A real HTTP download (pooch's downloader), from a server on 127.0.0.1."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(DATA))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as httpd:
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        try:
+            code, out, err = _run(capsys, "data", "fetch", "tiny-ctc", "--url",
+                                  base + "ctc_excerpt.swf")
+            assert code == 0 and err == ""
+            assert file_sha256(json.loads(out)["fetched"][0]["path"]) == (
+                TRACES["tiny-ctc"].sha256
+            )
+            _one_line_error(  # a 404 is one line too
+                *_run(capsys, "data", "fetch", "tiny-hpc2n", "--url", base + "missing.swf"),
+                "data fetch tiny-hpc2n: cannot download", "404",
+            )
+        finally:
+            httpd.shutdown()
+
+
 def test_fetch_does_not_download_a_file_already_there(data_home, tmp_path):
     source = tmp_path / "mirror.swf"
     shutil.copyfile(DATA / "ctc_excerpt.swf", source)
@@ -194,7 +223,10 @@ def test_fetch_refuses_a_download_with_the_wrong_checksum(data_home, capsys):
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["tiny-ctc", "--url", "file:///no/such/file.swf"], "/no/such/file.swf"),
+        (["tiny-ctc", "--url", "file:///no/such/file.swf"],
+         "data fetch tiny-ctc: cannot download file:///no/such/file.swf"),
+        (["tiny-ctc", "--url", "http://127.0.0.1:9/x.swf"],
+         "data fetch tiny-ctc: cannot download http://127.0.0.1:9/x.swf"),
         (["tiny-ctc", "--url", "gopher://x/y"], "the URL must be https://"),
         (["tiny-ctc", "tiny-hpc2n", "--url", "file:///x"], "--url takes exactly one"),
         (["nope"], "trace name must be one of"),
