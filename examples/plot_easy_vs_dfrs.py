@@ -48,8 +48,9 @@ table = pd.DataFrame(rows)
 table.round(2)
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 3))
+fig, ax = plt.subplots(figsize=(7, 3))
 pivot = table.pivot(index="week", columns="algorithm", values="degradation")
 pivot.plot.bar(ax=ax, logy=True)
 ax.set_ylabel("max stretch / lower bound")
+ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
 fig.tight_layout()
