@@ -111,7 +111,7 @@ def test_a_callable_drfh_mechanism_gets_the_checked_common_options():
         ("gb", {"max_attempts": 2.5}, r"max_attempts must be an integer in \[1, .*\]; got 2.5"),
         ("rrnd", {"epsilon": True}, r"epsilon must be a number in \[0, 1\); got True"),
         ("milp", {"symmetry_breaking": 1}, r"symmetry_breaking must be true or false; got 1"),
-        ("milp", {"rel_gap": -1}, r"rel_gap must be a number in \[0, 1\]; got -1"),
+        ("milp", {"rel_gap": -1}, r"rel_gap must be a number in \[0, 1\); got -1"),
     ],
 )
 def test_own_options_are_checked_against_their_ranges(method, options, match):

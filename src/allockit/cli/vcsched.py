@@ -11,6 +11,8 @@ from allockit.cli.common import (
     EXIT_TASKS_FAILED,
     connect_option,
     finite_float,
+    method_option_arguments,
+    method_options,
     positive_float,
     positive_int,
     print_json,
@@ -25,19 +27,56 @@ __all__ = ["register"]
 DEFAULT_METHODS = "milp,lp,mcb8,gr,sg,gb,sgb,rrnd,rrnz"
 
 
+_COMMON = ("time_limit", "threads", "seed")
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     """``allockit solve FILE``: one instance, one method; the result as JSON."""
     from allockit.instances.io import read_instance
-    from allockit.vcsched import METHODS, solve
+    from allockit.vcsched import METHOD_SPECS, METHODS, solve
 
     if args.method not in METHODS:
         raise InvalidInputError(f"--method must be one of {sorted(METHODS)}; got {args.method!r}")
+    options = method_options(args, METHOD_SPECS[args.method], "VCSched method", common=_COMMON)
+    common = {key: options.pop(key, getattr(args, key)) for key in _COMMON}
     instance = read_instance(args.file)
-    result = solve(
-        instance, args.method, time_limit=args.time_limit, threads=args.threads, seed=args.seed
-    )
+    result = solve(instance, args.method, **common, **options)
     print_json(result.to_dict())
     return EXIT_OK
+
+
+def _compare_params(args: argparse.Namespace, methods: list[str]) -> dict[str, dict]:
+    """Each method's options from ``--option``, ``--solver`` and ``--rel-gap``.
+
+    An option goes to every listed method that accepts it; one that no listed method
+    accepts is refused, naming the methods. The common options have their own flags.
+    """
+    from allockit.vcsched import METHOD_SPECS
+
+    pairs = list(args.option or [])
+    keys = [str(pair).partition("=")[0].strip() for pair in pairs]
+    given = dict(zip(keys, pairs, strict=True))
+    for key in keys:
+        if key in _COMMON:
+            flag = "--" + key.replace("_", "-")
+            raise InvalidInputError(f"--option {key}: compare takes it as {flag}")
+    flags = {"solver": args.solver, "rel_gap": args.rel_gap}
+    wanted = set(keys) | {k for k, v in flags.items() if v is not None}
+    params: dict[str, dict] = {}
+    for method in methods:
+        spec = METHOD_SPECS[method]
+        mine = argparse.Namespace(
+            option=[given[k] for k in keys if k in spec.options],
+            **{k: (v if k in spec.options else None) for k, v in flags.items()},
+        )
+        params[method] = method_options(mine, spec, "VCSched method")
+    for key in sorted(wanted):
+        if not any(key in METHOD_SPECS[m].options for m in methods):
+            flag = f"--option {key}" if key in keys else "--" + key.replace("_", "-")
+            raise InvalidInputError(
+                f"{flag}: none of the methods {', '.join(methods)} takes it"
+            )
+    return params
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -74,8 +113,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"two instance files are named {stem!r} (rows are keyed by the file's stem); "
                 "rename one"
             )
+    params = _compare_params(args, methods)
     items = [(p.stem, read_instance(p).to_dict()) for p in files]
-    tasks = vcsched_tasks(items, methods=methods, seeds=[args.seed], time_limit=args.time_limit)
+    tasks = [
+        task
+        for method in methods
+        for task in vcsched_tasks(
+            items,
+            methods=[method],
+            params=params[method],
+            seeds=[args.seed],
+            time_limit=args.time_limit,
+        )
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(args.store) if args.store else Path(tmp) / "compare.db"
         try:
@@ -239,6 +289,7 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
         "--no-progress", action="store_true", help="no progress bar on stderr (default: off)"
     )
     connect_option(p)
+    method_option_arguments(p, solvers=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -294,9 +345,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=seed_int,
         default=None,
         metavar="N",
-        help="seed of CP-SAT and RRND/RRNZ, an integer in 0..2^63-1 (default: CP-SAT 0, "
-        "RRND fresh entropy)",
+        help="seed of CP-SAT, the MILP solver and RRND/RRNZ, an integer in 0..2^63-1 "
+        "(default: solvers 0, RRND fresh entropy)",
     )
+    method_option_arguments(p, solvers=True)
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("compare", help="run methods on instances; print the paper's Table 1")
