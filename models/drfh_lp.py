@@ -455,7 +455,22 @@ def _refuse_large(instance: DRFHInstance, split: bool) -> None:
         )
 
 
-def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
+def _pyomo_shares(instance: DRFHInstance, solver: str) -> np.ndarray:
+    """The dominant shares ``g[i, l]`` of LP (7) solved as the Pyomo model by ``solver``."""
+    from allockit.solver import solve_pyomo
+
+    m = build_drfh_lp(instance)
+    report = solve_pyomo(m, solver=solver)
+    if report.status is not SolveStatus.OPTIMAL:
+        raise RuntimeError(f"solver {solver!r} did not solve the DRFH LP: {report.message}")
+    return np.array(
+        [[max(0.0, float(m.gil[i, c].value or 0.0)) for c in m.L] for i in m.U], dtype=float
+    )
+
+
+def drfh_lp(
+    instance: DRFHInstance, *, split: bool = False, solver: str | None = None
+) -> DRFHResult:
     """The DRFH allocation for users with unbounded tasks: the LP (7), weighted.
 
     Every user gets global dominant share ``w_i g`` with ``g`` as large as the servers
@@ -478,6 +493,10 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     split : bool, default False
         Report the allocation per server (each class entry split evenly into its
         ``count`` servers, named ``name#k``) instead of per class.
+    solver : str, optional
+        Solve the Pyomo model ``build_drfh_lp`` with this solver
+        (``allockit.solver.SOLVERS``: ``"highs"``, ``"scip"``, ...) instead of the
+        exact cuts or HiGHS's matrices.
 
     Returns
     -------
@@ -492,8 +511,8 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
         (the message names the user and suggests ``progressive``), or would hold more
         than 1e8 values (users x classes x resources; refused at once).
     RuntimeError
-        If HiGHS does not reach an optimum (not expected: ``g = 0`` is feasible and
-        the LP is bounded).
+        If the solver does not reach an optimum (not expected: ``g = 0`` is feasible
+        and the LP is bounded).
 
     Examples
     --------
@@ -521,8 +540,11 @@ honours task caps)
     start = time.perf_counter()
     n = instance.n_users
     weight = instance.weight.astype(float)
-    solved = _two_resource_shares(instance, np.zeros(n), weight, 0.0, np.inf)
-    how = "exact cuts (two resources)"
+    if solver is not None:
+        solved, how = (None, _pyomo_shares(instance, solver)), f"the Pyomo model, by {solver}"
+    else:
+        solved = _two_resource_shares(instance, np.zeros(n), weight, 0.0, np.inf)
+        how = "exact cuts (two resources)"
     if solved is None:
         lp = _DRFHLP(instance)
         solved = lp.solve()

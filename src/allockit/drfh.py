@@ -28,8 +28,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     "lp": MethodSpec(
         "lp",
         "LP (7): the largest equal weighted global dominant share; refused when a finite "
-        "task cap would be exceeded (use progressive)",
-        ("split",),
+        "task cap would be exceeded (use progressive); solver= solves the Pyomo model",
+        ("split", "solver"),
         _NOT_USED,
         {"split": Range(bool)},
     ),
@@ -158,6 +158,10 @@ def allocate(
         METHOD_SPECS[method],
         {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
     )
+    if options.get("solver") is not None:
+        from allockit.solver import check_solver_options
+
+        check_solver_options(solver=options["solver"])  # a missing solver: before any work
     return METHODS[method](instance, **options)
 
 
