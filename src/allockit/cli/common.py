@@ -362,6 +362,7 @@ def _ranges() -> dict[str, Any]:
         "slots": Range(int, ge=1, le=10_000),
         "backfill_depth": Range(int, ge=0, le=MAX_TASKS),
         "seeds": Range(int, ge=1, le=10_000),
+        "rel_gap": Range(float, ge=0, lt=1),
         "bg_threshold": Range(float, ge=0, le=1e6),
         "connect_timeout": Range(float, gt=0, le=3600, unit=seconds),
     }
@@ -426,6 +427,7 @@ _RANGES: dict[str, Any] | None = None
 #: Output options by dest: "file" (its folder must exist), "dir" (created if missing),
 #: "path" (a file or a folder, by the command), "store" (a results store).
 OUTPUT_KINDS = {
+    "write": "file",
     "csv": "file",
     "jobs_csv": "file",
     "markdown": "file",
@@ -739,7 +741,9 @@ def run_experiment(args: argparse.Namespace, tasks: list, sweep: str) -> Any:
 
 
 # ------------------------------------------------------------ the methods' own options
-def method_option_arguments(p: argparse.ArgumentParser, *, solvers: bool = False) -> None:
+def method_option_arguments(
+    p: argparse.ArgumentParser, *, solvers: bool = False, rel_gap: bool | None = None
+) -> None:
     """``--option KEY=VALUE`` (repeatable) and, for exact methods, ``--solver``, ``--rel-gap``.
 
     ``method_options`` turns what was given into the method's options, typed and
@@ -750,7 +754,9 @@ def method_option_arguments(p: argparse.ArgumentParser, *, solvers: bool = False
     p : argparse.ArgumentParser
         The subcommand's parser.
     solvers : bool, default False
-        Also add ``--solver NAME`` and ``--rel-gap X`` (subcommands that run models).
+        Also add ``--solver NAME`` (subcommands that run Pyomo models).
+    rel_gap : bool, optional
+        Also add ``--rel-gap X`` (default: with ``solvers``).
 
     Examples
     --------
@@ -782,6 +788,8 @@ def method_option_arguments(p: argparse.ArgumentParser, *, solvers: bool = False
         "cplex, xpress or any solver Pyomo knows; a missing one exits 1 naming what to "
         "install (default: highs)",
     )
+    if rel_gap is False:
+        return
     p.add_argument(
         "--rel-gap",
         type=finite_float,

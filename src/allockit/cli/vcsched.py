@@ -79,11 +79,39 @@ def _compare_params(args: argparse.Namespace, methods: list[str]) -> dict[str, d
     return params
 
 
+def cmd_model(args: argparse.Namespace) -> int:
+    """``allockit model FILE --method M --write F``: the model ``solve`` runs, as a file."""
+    from allockit.instances.io import read_instance
+    from allockit.models.vcsched_write import MODEL_METHODS, build_model, write_model
+
+    if args.method not in MODEL_METHODS:
+        raise InvalidInputError(
+            f"--method must be one of {', '.join(MODEL_METHODS)}; got {args.method!r}"
+        )
+    if Path(args.write).suffix.lower() not in (".lp", ".mps"):
+        raise InvalidInputError(f"--write must end in .lp or .mps; got {args.write!r}")
+    options = method_options(args, None, "model")
+    unknown = sorted(set(options) - {"symmetry_breaking"})
+    if unknown or (options and args.method != "milp"):
+        raise InvalidInputError(
+            f"model --method {args.method} takes "
+            + ("--option symmetry_breaking=true|false" if args.method == "milp" else "no option")
+            + f"; got {', '.join(sorted(options))}"
+        )
+    if not isinstance(options.get("symmetry_breaking", True), bool):
+        raise InvalidInputError("--option symmetry_breaking must be true or false")
+    instance = read_instance(args.file)
+    model = build_model(instance, args.method, **options)
+    print_json({"method": args.method, **write_model(model, instance, args.write)})
+    return EXIT_OK
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """``allockit demo``: ``compare`` on the bundled sample of the small set."""
     from allockit.instances import sample_dir
 
     args.inputs = [sample_dir()]
+    args.demo = True
     return cmd_compare(args)
 
 
@@ -158,7 +186,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             }
         )
     else:
-        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries)}\n")
+        # the demo runs a sample of the paper's small set: its Table 1 stands beside
+        paper = None
+        if getattr(args, "demo", False):
+            from allockit.experiments.vcsched_table1 import PAPER_TABLE1 as paper
+        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries, paper)}\n")
     if args.csv:
         write_dict_csv(args.csv, flat)
     if args.plot:
@@ -350,6 +382,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     method_option_arguments(p, solvers=True)
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser(
+        "model",
+        help="write the model solve runs (milp, milp-paper, lp) as an LP or MPS file",
+        description="Write the exact model that solve would run, for any solver. Variable "
+        "names: milp n_JOB_h<j> (tasks of job JOB on host j) and L; milp-paper and lp "
+        "e_JOB_t<k>_h<j>, alpha_JOB_t<k>_h<j> and Y (JOB: the job's name with other "
+        "characters than letters, digits and _ replaced by _; j<index> when names clash); "
+        "allockit.models.vcsched_write.read_solution reads another solver's values back.",
+    )
+    p.add_argument("file", help="VCSched instance JSON file")
+    p.add_argument(
+        "--method",
+        default="milp",
+        metavar="NAME",
+        help="milp (default), milp-paper or lp (the relaxation)",
+    )
+    p.add_argument(
+        "--write",
+        required=True,
+        metavar="FILE",
+        help="the file to write, ending in .lp or .mps (required)",
+    )
+    method_option_arguments(p)
+    p.set_defaults(func=cmd_model)
 
     p = sub.add_parser("compare", help="run methods on instances; print the paper's Table 1")
     p.add_argument("inputs", nargs="+", help="instance files, directories or glob patterns")
