@@ -124,6 +124,8 @@ def _run_contrib(
     else:
         config["rel_gap"] = rel_gap
         config["solver_options"] = {chosen.seed_option: seed % 2**31} if chosen.seed_option else {}
+        if chosen.name == "scip":
+            config["solver_options"]["timing/clocktype"] = 2  # the limit on the wall clock
     if threads is not None:
         config["threads"] = int(threads)
     started = time.perf_counter()
