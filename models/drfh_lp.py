@@ -455,6 +455,67 @@ def _refuse_large(instance: DRFHInstance, split: bool) -> None:
         )
 
 
+class _PyomoDRFHLP:
+    """``_DRFHLP``'s LP as a Pyomo model solved by any solver (``solver=``).
+
+    The same rows: class capacities, then ``sum_l g_il - alpha_i g = beta_i``; ``g`` in
+    ``[lower, upper]`` (mutable parameters changed by ``targets``), maximised.
+    """
+
+    def __init__(self, instance: DRFHInstance, solver: str) -> None:
+        import pyomo.environ as pyo
+
+        _, d, cap = _normalised(instance)
+        n, k, r = instance.n_users, instance.n_classes, len(instance.resources)
+        self.solver, self.rounds = solver, 0
+        self.col_user = np.repeat(np.arange(n), k)  # every column, as in the full LP
+        m = pyo.ConcreteModel(name="drfh_targets")
+        m.U, m.L, m.R = range(n), range(k), range(r)
+        m.alpha = pyo.Param(m.U, initialize=lambda m, i: float(instance.weight[i]), mutable=True)
+        m.beta = pyo.Param(m.U, initialize=0.0, mutable=True)
+        m.lower = pyo.Param(initialize=0.0, mutable=True)
+        m.gil = pyo.Var(m.U, m.L, domain=pyo.NonNegativeReals)
+        m.g = pyo.Var(domain=pyo.NonNegativeReals)
+        m.capacity = pyo.Constraint(
+            m.L, m.R, rule=lambda m, c, s: sum(float(d[i, s]) * m.gil[i, c] for i in m.U)
+            <= float(cap[c, s]),
+        )
+        m.share = pyo.Constraint(
+            m.U, rule=lambda m, i: sum(m.gil[i, c] for c in m.L) - m.alpha[i] * m.g == m.beta[i]
+        )
+        m.floor = pyo.Constraint(expr=m.g >= m.lower)
+        m.objective = pyo.Objective(expr=m.g, sense=pyo.maximize)
+        self.m = m
+
+    def targets(
+        self, alpha: np.ndarray, beta: np.ndarray, lower: float = 0.0, upper: float = np.inf
+    ) -> None:
+        """User ``i`` gets ``alpha_i g + beta_i``; ``g`` within ``[lower, upper]``."""
+        for i in self.m.U:
+            self.m.alpha[i] = float(alpha[i])
+            self.m.beta[i] = float(beta[i])
+        self.m.lower = float(lower)
+        self.m.g.setub(None if not np.isfinite(upper) else float(upper))
+
+    def solve(self) -> tuple[float, np.ndarray] | None:
+        """Maximise ``g``; ``g`` and ``g[i, l]``, or None if the LP is infeasible."""
+        from allockit.solver import solve_pyomo
+
+        report = solve_pyomo(self.m, solver=self.solver)
+        self.rounds += 1
+        if report.status is SolveStatus.INFEASIBLE:
+            return None
+        if report.status is not SolveStatus.OPTIMAL:
+            raise RuntimeError(
+                f"solver {self.solver!r} did not solve the DRFH LP: {report.message}"
+            )
+        m = self.m
+        shares = np.array(
+            [[max(0.0, float(m.gil[i, c].value or 0.0)) for c in m.L] for i in m.U], dtype=float
+        )
+        return float(m.g.value), shares
+
+
 def _pyomo_shares(instance: DRFHInstance, solver: str) -> np.ndarray:
     """The dominant shares ``g[i, l]`` of LP (7) solved as the Pyomo model by ``solver``."""
     from allockit.solver import solve_pyomo
@@ -575,7 +636,7 @@ honours task caps)
 
 
 def progressive_filling(
-    instance: DRFHInstance, *, split: bool = False, tol: float = 1e-9
+    instance: DRFHInstance, *, split: bool = False, tol: float = 1e-9, solver: str | None = None
 ) -> DRFHResult:
     """DRFH with finite tasks: raise all users' ``G_i / w_i`` together (Sec. V-A).
 
@@ -599,6 +660,9 @@ def progressive_filling(
         ``count`` servers, named ``name#k``) instead of per class.
     tol : float, default 1e-9
         Relative tolerance of "feasible" for the LP path (``lambda >= 1 - tol``).
+    solver : str, optional
+        Solve the LPs as a Pyomo model with this solver (``allockit.solver.SOLVERS``:
+        ``"highs"``, ``"scip"``, ...) instead of the exact cuts or HiGHS's matrices.
 
     Returns
     -------
@@ -636,9 +700,12 @@ def progressive_filling(
     finite = np.isfinite(cap)
     levels = np.unique(cap[finite] / weight[finite])
     zero = np.zeros(n)
-    two = len(instance.resources) <= 2
-    lp: _DRFHLP | None = None
+    two = len(instance.resources) <= 2 and solver is None
+    lp: _DRFHLP | _PyomoDRFHLP | None = None
     solves = 0
+
+    def new_lp() -> _DRFHLP | _PyomoDRFHLP:
+        return _DRFHLP(instance) if solver is None else _PyomoDRFHLP(instance, solver)
 
     def fits(level: float) -> bool:
         nonlocal lp, solves
@@ -648,7 +715,7 @@ def progressive_filling(
             if d.shape[1] == 1:
                 d, caps = np.repeat(d, 2, axis=1), np.repeat(caps, 2, axis=1)
             return _two_resource_level(caps, d, shares, zero) > -np.inf
-        lp = lp or _DRFHLP(instance)
+        lp = lp or new_lp()
         lp.targets(shares, zero, 0.0, 1.0)
         solves += 1
         solved = lp.solve()
@@ -673,7 +740,7 @@ def progressive_filling(
     solved = _two_resource_shares(instance, fixed, rate, 0.0, ceiling) if two else None
     how = "exact cuts (two resources)"
     if solved is None:
-        lp = lp or _DRFHLP(instance)
+        lp = lp or new_lp()
         if rate.any():
             lp.targets(rate, fixed, floor, ceiling)
         else:

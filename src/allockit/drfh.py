@@ -35,8 +35,9 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     ),
     "progressive": MethodSpec(
         "progressive",
-        "progressive filling of LP (7) for users with finite tasks (Sec. V-A)",
-        ("split", "tol"),
+        "progressive filling of LP (7) for users with finite tasks (Sec. V-A); solver= "
+        "solves its LPs as a Pyomo model",
+        ("split", "tol", "solver"),
         _NOT_USED,
         {"split": Range(bool), "tol": Range(float, ge=1e-12, le=0.1)},
     ),

@@ -210,6 +210,14 @@ def test_other_pyomo_models_take_a_solver():
         "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 3]}],
         "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.3]}]})
     assert allocate(inst, "lp", solver=scip).tasks == pytest.approx(allocate(inst, "lp").tasks)
+    three = DRFHInstance.from_dict({
+        "resources": ["cpu", "mem", "disk"],
+        "servers": [{"name": "a", "capacity": [4, 8, 3]}, {"name": "b", "capacity": [8, 2, 5]}],
+        "users": [{"name": "u1", "demand": [1, 1, 1], "tasks": 2},
+                  {"name": "u2", "demand": [1, 0.5, 0.2]},
+                  {"name": "u3", "demand": [0.2, 1, 0.3], "tasks": 3}]})
+    ours = allocate(three, "progressive", solver=scip)
+    assert ours.tasks == pytest.approx(allocate(three, "progressive").tasks, abs=1e-6)
     rounds = ReservesInstance.from_dict({"targets": [60, 30, 10],
         "allocation": [[60, 30, 10]] * 4, "usage": [[66.7, 33.3, 0]] * 3 + [[60, 30, 10]]})
     ours = allocate_reserves(rounds, "cluster-reserves", backend="pyomo", solver=scip)
