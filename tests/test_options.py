@@ -44,7 +44,7 @@ def test_vcsched_methods_refuse_unknown_options_naming_the_accepted(method):
 @pytest.mark.parametrize("method", FAST_VC)
 def test_vcsched_methods_accept_the_common_options(method):
     r = solve(VC, method, time_limit=30, threads=1, seed=3)
-    assert r.status in ("optimal", "feasible", "infeasible")
+    assert r.status in ("optimal", "feasible", "infeasible", "no_solution")
 
 
 @pytest.mark.parametrize(
