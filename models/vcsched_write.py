@@ -150,11 +150,11 @@ def write_model(model: Any, instance: VCInstance, path: str | Path) -> dict[str,
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import tempfile
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1] * 3)
-    >>> out = os.path.join(tempfile.mkdtemp(), "m.lp")
+    >>> out = Path(tempfile.mkdtemp()) / "m.lp"
     >>> info = write_model(build_model(inst, "milp"), inst, out)
-    >>> info["format"], "n_j2_h1" in open(out).read()
+    >>> info["format"], "n_j2_h1" in out.read_text()
     ('lp', True)
     """
     import pyomo.environ as pyo
