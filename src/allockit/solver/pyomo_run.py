@@ -17,7 +17,7 @@ __all__ = ["HIGHS_PRESOLVE_MAX_INTEGERS", "solve_pyomo"]
 #: With a time limit, HiGHS runs without presolve on models with more integer variables
 #: than this: HiGHS checks its limit only between presolve rounds, and one round of the
 #: load MILP of a 250-job, 64-host instance (16,000 integer variables) took 22 s of a
-#: 10 s limit (RESULTS 15.1; without presolve the same solve stopped at 10.5 s); a
+#: 10 s limit (RESULTS 16.1; without presolve the same solve stopped at 10.5 s); a
 #: 100-job one (6,400) took 27.5 s of a 20 s limit on the loaded machine.
 HIGHS_PRESOLVE_MAX_INTEGERS = 5_000
 
