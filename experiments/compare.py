@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MethodSummary", "comparison_rows", "format_table", "summarize"]
+__all__ = ["LEGEND", "MethodSummary", "comparison_rows", "format_table", "summarize"]
 
 #: Methods that give a bound rather than a placement; excluded from "best".
 BOUND_METHODS = ("lp",)
@@ -28,7 +28,10 @@ class MethodSummary:
     one-time costs of the worker processes (numba kernels, solver start-up), which are
     summed apart in ``setup_seconds``. ``mean_gap`` and ``max_gap`` are the certified
     gaps, in percent, ``100 * (bound - min_yield) / bound`` with the method's own proven
-    bound, over the instances it solved (None when it reported no gap).
+    bound (a heuristic's is the LP bound), over the instances it solved (None when it
+    reported no gap). ``failures`` counts the instances without a placement, split into
+    ``infeasible`` (proven), ``no_solution`` (none found, nothing proven: a heuristic's
+    rule failed, or a time limit without an incumbent) and ``errors`` (the run failed).
 
     Examples
     --------
@@ -49,6 +52,9 @@ class MethodSummary:
     mean_gap: float | None = None
     max_gap: float | None = None
     setup_seconds: float = 0.0
+    infeasible: int = 0
+    no_solution: int = 0
+    errors: int = 0
 
     status = "completed"
 
@@ -100,9 +106,12 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     -------
     list of dict
         Per row: ``instance``, ``method``, ``status``, ``min_yield`` and ``avg_yield``
-        (None unless solved), ``bound``, ``gap``, ``seconds`` (build + solve, or the
-        wall time), ``degradation`` (percent below the best, None for failures and
-        bounds), ``failed``, ``error``, ``incumbent_source``, ``bound_source``; plus
+        (None unless solved), ``bound``, ``gap`` (to the method's own bound: the LP
+        bound for a heuristic), ``seconds`` (build + solve, or the wall time),
+        ``degradation`` (percent below the best, None for failures and bounds; beside
+        ``gap`` it tells how far the answer is from what is known), ``failed``,
+        ``task_failed`` (the run itself failed), ``error``, ``incumbent_source``,
+        ``bound_source``; plus
         ``hosts``, ``jobs``, ``slack``,
         ``cov_cpu``, ``cov_mem`` for paper-set stems.
 
@@ -142,6 +151,7 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "setup_seconds": o.get("setup_seconds") or row.get("setup_seconds") or 0.0,
             "degradation": degradation,
             "failed": not solved,
+            "task_failed": not row["ok"],
             "error": row.get("error") or o.get("message") or "",
             "incumbent_source": o.get("incumbent_source", ""),
             "bound_source": o.get("bound_source", ""),
@@ -210,11 +220,14 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
         deg = [r["degradation"] for r in ok if r["degradation"] is not None]
         secs = [r["seconds"] for r in rows] or [0.0]
         gaps = [100.0 * r["gap"] for r in ok if r.get("gap") is not None]
+        failed = [r for r in rows if r["failed"]]
+        infeasible = sum(r["status"] == "infeasible" for r in failed)
+        errors = sum(r["status"] == "error" or r.get("task_failed", False) for r in failed)
         summaries.append(
             MethodSummary(
                 method=method,
                 instances=len(rows),
-                failures=len(rows) - len(ok),
+                failures=len(failed),
                 avg_degradation=statistics.fmean(deg) if deg else None,
                 max_degradation=max(deg) if deg else None,
                 mean_min_yield=statistics.fmean(r["min_yield"] for r in ok) if ok else None,
@@ -224,70 +237,95 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
                 mean_gap=statistics.fmean(gaps) if gaps else None,
                 max_gap=max(gaps) if gaps else None,
                 setup_seconds=sum(r.get("setup_seconds") or 0.0 for r in rows),
+                infeasible=infeasible,
+                no_solution=len(failed) - infeasible - errors,
+                errors=errors,
             )
         )
     return summaries
 
 
-def format_table(summaries: list[MethodSummary]) -> str:
-    """The summaries as a fixed-width text table.
+#: The legend printed under the table (one line).
+LEGEND = (
+    "infeas: proven infeasible; nosol: no placement found, infeasibility not proven; "
+    "error: the run failed; %deg: below the best minimum yield found on the instance; "
+    "%gap: certified gap to the method's own bound (the LP bound for heuristics); "
+    "paper: the paper's avg/max %deg (Table 1, small set)"
+)
 
-    Degradations and certified gaps in percent (2 decimals), yields with 4 decimals,
-    seconds (per task, then ``setup s``: the one-time costs of the worker processes,
-    summed); ``-`` where a value is missing.
+
+def format_table(
+    summaries: list[MethodSummary], paper: dict[str, tuple[float, float]] | None = None
+) -> str:
+    """The summaries as a fixed-width text table, with a one-line legend.
+
+    Failures in three columns (proven infeasible, no solution, error), degradations
+    and certified gaps in percent (2 decimals), yields with 4 decimals, seconds (per
+    task, then ``setup s``: the one-time costs of the worker processes, summed); ``-``
+    where a value is missing. With ``paper``, the paper's average and maximum
+    degradation stand beside allockit's for the methods it has.
 
     Parameters
     ----------
     summaries : list of MethodSummary
         The lines, in order (from ``summarize``).
+    paper : dict of str to (float, float), optional
+        Method -> the paper's (average, maximum) % degradation (e.g.
+        ``allockit.experiments.vcsched_table1.PAPER_TABLE1``).
 
     Returns
     -------
     str
-        A header, a rule and one line per method.
+        A header, a rule, one line per method and the legend.
 
     Examples
     --------
     >>> stem = "h4-j6-s0.1-cc0.25-cm0.75-r0"
     >>> rows = [
-    ...   {"instance": stem, "method": "milp", "ok": True,
+    ...   {"instance": stem, "method": "mcb8", "ok": True,
     ...    "outputs": {"status": "optimal", "min_yield": 0.8, "avg_yield": 0.9,
     ...                "solve_seconds": 0.15}},
-    ...   {"instance": stem, "method": "mcb8", "ok": True,
-    ...    "outputs": {"status": "feasible", "min_yield": 0.6, "avg_yield": 0.85,
-    ...                "solve_seconds": 0.002}},
     ...   {"instance": stem, "method": "gr", "ok": True,
-    ...    "outputs": {"status": "infeasible", "min_yield": None, "solve_seconds": 0.001}}]
-    >>> summaries = summarize(comparison_rows(rows), ["milp", "mcb8", "gr"])
-    >>> print(format_table(summaries))
-    method          n  fail  avg %deg  max %deg  min yield  avg yield    mean s     max s  \
-mean %gap  max %gap   setup s
-    ----------------------------------------------------------------------------------------\
-----------------------------
-    milp            1     0      0.00      0.00     0.8000     0.9000    0.1500     0.150  \
-        -         -     0.000
-    mcb8            1     0     25.00     25.00     0.6000     0.8500    0.0020     0.002  \
-        -         -     0.000
-    gr              1     1         -         -          -          -    0.0010     0.001  \
-        -         -     0.000
+    ...    "outputs": {"status": "no_solution", "min_yield": None, "solve_seconds": 0.001}}]
+    >>> summaries = summarize(comparison_rows(rows), ["mcb8", "gr"])
+    >>> print(format_table(summaries, paper={"mcb8": (1.06, 40.45)}))
+    method          n infeas nosol error  avg %deg  max %deg    paper avg/max  min yield  \
+avg yield    mean s     max s  mean %gap  max %gap   setup s
+    --------------------------------------------------------------------------------------\
+------------------------------------------------------------
+    mcb8            1      0     0     0      0.00      0.00     1.06 / 40.45     0.8000  \
+   0.9000    0.1500     0.150          -         -     0.000
+    gr              1      0     1     0         -         -                -          -  \
+        -    0.0010     0.001          -         -     0.000
+    infeas: proven infeasible; nosol: no placement found, infeasibility not proven; error: \
+the run failed; %deg: below the best minimum yield found on the instance; %gap: certified \
+gap to the method's own bound (the LP bound for heuristics); paper: the paper's avg/max \
+%deg (Table 1, small set)
     """
 
     def num(v: float | None, fmt: str) -> str:
         return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)
 
+    def theirs(method: str) -> str:
+        pair = (paper or {}).get(method)
+        return "-" if pair is None else f"{pair[0]:.2f} / {pair[1]:.2f}"
+
     head = (
-        f"{'method':<11}{'n':>6}{'fail':>6}{'avg %deg':>10}{'max %deg':>10}"
+        f"{'method':<11}{'n':>6}{'infeas':>7}{'nosol':>6}{'error':>6}"
+        f"{'avg %deg':>10}{'max %deg':>10}{'paper avg/max':>17}"
         f"{'min yield':>11}{'avg yield':>11}{'mean s':>10}{'max s':>10}"
         f"{'mean %gap':>11}{'max %gap':>10}{'setup s':>10}"
     )
     lines = [head, "-" * len(head)]
     for s in summaries:
         lines.append(
-            f"{s.method:<11}{s.instances:>6}{s.failures:>6}"
+            f"{s.method:<11}{s.instances:>6}{s.infeasible:>7}{s.no_solution:>6}{s.errors:>6}"
             f"{num(s.avg_degradation, '.2f'):>10}{num(s.max_degradation, '.2f'):>10}"
+            f"{theirs(s.method):>17}"
             f"{num(s.mean_min_yield, '.4f'):>11}{num(s.mean_avg_yield, '.4f'):>11}"
             f"{s.mean_seconds:>10.4f}{s.max_seconds:>10.3f}"
             f"{num(s.mean_gap, '.2f'):>11}{num(s.max_gap, '.2f'):>10}"
             f"{s.setup_seconds:>10.3f}"
         )
+    lines.append(LEGEND)
     return "\n".join(lines)

@@ -262,7 +262,9 @@ def stretch_lp_solution(
     return ends, alpha
 
 
-def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) -> bool:
+def stretch_feasible(
+    workload: Workload, stretch: float, *, tau: float = TAU, solver: str | None = None
+) -> bool:
     """Whether the Theorem 1 system has a solution for maximum stretch ``stretch``.
 
     By Theorem 1, a solution exists if and only if some schedule (with free
@@ -280,11 +282,21 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
         The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
     tau : float, default TAU (10 s)
         Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+    solver : str, optional
+        Solve the Pyomo model ``build_stretch_lp`` with this solver
+        (``allockit.solver.SOLVERS``: ``"highs"``, ``"scip"``, ...) instead of the
+        built-in HiGHS matrices.
 
     Returns
     -------
     bool
         False for ``stretch < 1`` (or NaN) without solving.
+
+    Raises
+    ------
+    RuntimeError
+        If ``solver`` ends without deciding (neither a solution nor a proof of
+        infeasibility).
 
     Examples
     --------
@@ -292,6 +304,8 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
     >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
     >>> stretch_feasible(w, 1.99), stretch_feasible(w, 2.0)
+    (False, True)
+    >>> stretch_feasible(w, 1.99, solver="highs"), stretch_feasible(w, 2.0, solver="highs")
     (False, True)
 
     References
@@ -301,7 +315,17 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
     """
     if not stretch >= 1:
         return False
-    return _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False) is not None
+    if solver is None:
+        return _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False) is not None
+    from allockit.results import SolveStatus
+    from allockit.solver import solve_pyomo
+
+    report = solve_pyomo(build_stretch_lp(workload, stretch, tau=tau), solver=solver)
+    if report.status is SolveStatus.INFEASIBLE:
+        return False
+    if report.has_solution:
+        return True
+    raise RuntimeError(f"solver {solver!r} did not decide the stretch LP: {report.message}")
 
 
 #: Sum of the scaled source capacities of the max-flow check (int64 arithmetic).

@@ -52,8 +52,9 @@ MEM_EPS = 1e-12
 MEM_TOL = 1e-10
 #: Tolerance of the simulators' capacity invariants (CPU <= 100 %, memory <= 1).
 CAPACITY_TOL = 1e-9
-#: Relative MIP gap under which a solve is reported ``optimal``.
-DEFAULT_REL_GAP = 1e-6
+#: Relative gap under which a solve is reported ``optimal`` (``rel_gap``, ``--rel-gap``):
+#: HiGHS's own default ``mip_rel_gap``; ``best`` stops as soon as it has certified it.
+DEFAULT_REL_GAP = 1e-4
 #: Where the runner can run tasks: worker processes, this process, a Dask cluster.
 RUNNER_BACKENDS = ("local", "serial", "dask")
 #: Seconds past a task's time limit before the runner stops it.

@@ -28,15 +28,16 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     "lp": MethodSpec(
         "lp",
         "LP (7): the largest equal weighted global dominant share; refused when a finite "
-        "task cap would be exceeded (use progressive)",
-        ("split",),
+        "task cap would be exceeded (use progressive); solver= solves the Pyomo model",
+        ("split", "solver"),
         _NOT_USED,
         {"split": Range(bool)},
     ),
     "progressive": MethodSpec(
         "progressive",
-        "progressive filling of LP (7) for users with finite tasks (Sec. V-A)",
-        ("split", "tol"),
+        "progressive filling of LP (7) for users with finite tasks (Sec. V-A); solver= "
+        "solves its LPs as a Pyomo model",
+        ("split", "tol", "solver"),
         _NOT_USED,
         {"split": Range(bool), "tol": Range(float, ge=1e-12, le=0.1)},
     ),
@@ -158,6 +159,10 @@ def allocate(
         METHOD_SPECS[method],
         {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
     )
+    if options.get("solver") is not None:
+        from allockit.solver import check_solver_options
+
+        check_solver_options(solver=options["solver"])  # a missing solver: before any work
     return METHODS[method](instance, **options)
 
 

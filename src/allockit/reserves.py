@@ -43,8 +43,9 @@ METHOD_SPECS: dict[str, MethodSpec] = {
     ),
     "cluster-reserves": MethodSpec(
         "cluster-reserves",
-        "cluster reserves: LP for the least deviation V, QP closest to usage, step 3",
-        ("backend", "floor", "redistribute"),
+        "cluster reserves: LP for the least deviation V, QP closest to usage, step 3 "
+        "(solver= for backend='pyomo')",
+        ("backend", "floor", "redistribute", "solver"),
         {"seed": "ignored (deterministic)"},
     ),
 }
@@ -141,6 +142,10 @@ def allocate_reserves(
         METHOD_SPECS[method],
         {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
     )
+    if options.get("solver") is not None:
+        from allockit.solver import check_solver_options
+
+        check_solver_options(solver=options["solver"])  # a missing solver: before any work
     return METHODS[method](
         instance, time_limit=time_limit, threads=threads, seed=seed, **options
     )

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from allockit.cli.common import EXIT_OK, positive_int, print_json, seed_int
+from allockit.cli.common import (
+    EXIT_OK,
+    method_option_arguments,
+    method_options,
+    positive_int,
+    print_json,
+    seed_int,
+)
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -21,12 +28,16 @@ def cmd_drfh(args: argparse.Namespace) -> int:
         raise InvalidInputError(
             f"--method must be one of {list(DRFH_METHODS)}; got {args.method!r}"
         )
-    instance = read_drfh_instance(args.file)
+    from allockit.drfh import METHOD_SPECS
+
     options: dict = {}
     if args.method == "slots":
         options["per_largest"] = args.slots
     if args.method in ("lp", "progressive"):
         options["split"] = args.split
+    # --option KEY=VALUE overrides the flag of the same option
+    options.update(method_options(args, METHOD_SPECS[args.method], "DRFH method"))
+    instance = read_drfh_instance(args.file)
     print_json(allocate(instance, args.method, **options).to_dict())
     return EXIT_OK
 
@@ -95,6 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="lp and progressive: report per server, not per server class (default: off)",
     )
+    method_option_arguments(p, solvers=True, rel_gap=False)
     p.set_defaults(func=cmd_drfh)
 
     p = sub.add_parser("fairness", help="property-test a DRFH mechanism (hypothesis)")

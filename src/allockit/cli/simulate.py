@@ -6,6 +6,8 @@ import argparse
 
 from allockit.cli.common import (
     EXIT_OK,
+    method_option_arguments,
+    method_options,
     nonnegative_float,
     positive_float,
     print_json,
@@ -65,11 +67,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """``allockit simulate FILE --algorithm NAME``: the summary JSON."""
     from allockit.simulation.simulate import simulate, simulator_for
 
-    family = simulator_for(args.algorithm).spec.name  # a bad name fails before reading
+    simulator = simulator_for(args.algorithm)  # a bad name fails before reading
+    family = simulator.spec.name
+    # --option KEY=VALUE overrides the flag of the same option
+    options = {**_options(family, args), **method_options(args, simulator.spec, "simulator")}
     workload = workload_from_args(args.file, args)
     if family == "two-tier":
         workload = _two_tier_platform(workload, args)
-    result = simulate(workload, args.algorithm, **_options(family, args))
+    result = simulate(workload, args.algorithm, **options)
     summary = {**result.summary(), **getattr(args, "input_counts", {})}
     if args.bound:
         from allockit.models.stretch_bound import stretch_bound
@@ -245,6 +250,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check the two-tier invariants after every event (slower)",
     )
+    method_option_arguments(p)
     p.set_defaults(func=cmd_simulate)
 
 

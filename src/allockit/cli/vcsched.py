@@ -11,6 +11,8 @@ from allockit.cli.common import (
     EXIT_TASKS_FAILED,
     connect_option,
     finite_float,
+    method_option_arguments,
+    method_options,
     positive_float,
     positive_int,
     print_json,
@@ -25,18 +27,82 @@ __all__ = ["register"]
 DEFAULT_METHODS = "milp,lp,mcb8,gr,sg,gb,sgb,rrnd,rrnz"
 
 
+_COMMON = ("time_limit", "threads", "seed")
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     """``allockit solve FILE``: one instance, one method; the result as JSON."""
     from allockit.instances.io import read_instance
-    from allockit.vcsched import METHODS, solve
+    from allockit.vcsched import METHOD_SPECS, METHODS, solve
 
     if args.method not in METHODS:
         raise InvalidInputError(f"--method must be one of {sorted(METHODS)}; got {args.method!r}")
+    options = method_options(args, METHOD_SPECS[args.method], "VCSched method", common=_COMMON)
+    common = {key: options.pop(key, getattr(args, key)) for key in _COMMON}
     instance = read_instance(args.file)
-    result = solve(
-        instance, args.method, time_limit=args.time_limit, threads=args.threads, seed=args.seed
-    )
+    result = solve(instance, args.method, **common, **options)
     print_json(result.to_dict())
+    return EXIT_OK
+
+
+def _compare_params(args: argparse.Namespace, methods: list[str]) -> dict[str, dict]:
+    """Each method's options from ``--option``, ``--solver`` and ``--rel-gap``.
+
+    An option goes to every listed method that accepts it; one that no listed method
+    accepts is refused, naming the methods. The common options have their own flags.
+    """
+    from allockit.vcsched import METHOD_SPECS
+
+    pairs = list(args.option or [])
+    keys = [str(pair).partition("=")[0].strip() for pair in pairs]
+    given = dict(zip(keys, pairs, strict=True))
+    for key in keys:
+        if key in _COMMON:
+            flag = "--" + key.replace("_", "-")
+            raise InvalidInputError(f"--option {key}: compare takes it as {flag}")
+    flags = {"solver": args.solver, "rel_gap": args.rel_gap}
+    wanted = set(keys) | {k for k, v in flags.items() if v is not None}
+    params: dict[str, dict] = {}
+    for method in methods:
+        spec = METHOD_SPECS[method]
+        mine = argparse.Namespace(
+            option=[given[k] for k in keys if k in spec.options],
+            **{k: (v if k in spec.options else None) for k, v in flags.items()},
+        )
+        params[method] = method_options(mine, spec, "VCSched method")
+    for key in sorted(wanted):
+        if not any(key in METHOD_SPECS[m].options for m in methods):
+            flag = f"--option {key}" if key in keys else "--" + key.replace("_", "-")
+            raise InvalidInputError(
+                f"{flag}: none of the methods {', '.join(methods)} takes it"
+            )
+    return params
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    """``allockit model FILE --method M --write F``: the model ``solve`` runs, as a file."""
+    from allockit.instances.io import read_instance
+    from allockit.models.vcsched_write import MODEL_METHODS, build_model, write_model
+
+    if args.method not in MODEL_METHODS:
+        raise InvalidInputError(
+            f"--method must be one of {', '.join(MODEL_METHODS)}; got {args.method!r}"
+        )
+    if Path(args.write).suffix.lower() not in (".lp", ".mps"):
+        raise InvalidInputError(f"--write must end in .lp or .mps; got {args.write!r}")
+    options = method_options(args, None, "model")
+    unknown = sorted(set(options) - {"symmetry_breaking"})
+    if unknown or (options and args.method != "milp"):
+        raise InvalidInputError(
+            f"model --method {args.method} takes "
+            + ("--option symmetry_breaking=true|false" if args.method == "milp" else "no option")
+            + f"; got {', '.join(sorted(options))}"
+        )
+    if not isinstance(options.get("symmetry_breaking", True), bool):
+        raise InvalidInputError("--option symmetry_breaking must be true or false")
+    instance = read_instance(args.file)
+    model = build_model(instance, args.method, **options)
+    print_json({"method": args.method, **write_model(model, instance, args.write)})
     return EXIT_OK
 
 
@@ -45,6 +111,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from allockit.instances import sample_dir
 
     args.inputs = [sample_dir()]
+    args.demo = True
     return cmd_compare(args)
 
 
@@ -74,8 +141,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"two instance files are named {stem!r} (rows are keyed by the file's stem); "
                 "rename one"
             )
+    params = _compare_params(args, methods)
     items = [(p.stem, read_instance(p).to_dict()) for p in files]
-    tasks = vcsched_tasks(items, methods=methods, seeds=[args.seed], time_limit=args.time_limit)
+    tasks = [
+        task
+        for method in methods
+        for task in vcsched_tasks(
+            items,
+            methods=[method],
+            params=params[method],
+            seeds=[args.seed],
+            time_limit=args.time_limit,
+        )
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(args.store) if args.store else Path(tmp) / "compare.db"
         try:
@@ -108,7 +186,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             }
         )
     else:
-        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries)}\n")
+        # the demo runs a sample of the paper's small set: its Table 1 stands beside
+        paper = None
+        if getattr(args, "demo", False):
+            from allockit.experiments.vcsched_table1 import PAPER_TABLE1 as paper
+        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries, paper)}\n")
     if args.csv:
         write_dict_csv(args.csv, flat)
     if args.plot:
@@ -239,6 +321,7 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
         "--no-progress", action="store_true", help="no progress bar on stderr (default: off)"
     )
     connect_option(p)
+    method_option_arguments(p, solvers=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -294,10 +377,36 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=seed_int,
         default=None,
         metavar="N",
-        help="seed of CP-SAT and RRND/RRNZ, an integer in 0..2^63-1 (default: CP-SAT 0, "
-        "RRND fresh entropy)",
+        help="seed of CP-SAT, the MILP solver and RRND/RRNZ, an integer in 0..2^63-1 "
+        "(default: solvers 0, RRND fresh entropy)",
     )
+    method_option_arguments(p, solvers=True)
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser(
+        "model",
+        help="write the model solve runs (milp, milp-paper, lp) as an LP or MPS file",
+        description="Write the exact model that solve would run, for any solver. Variable "
+        "names: milp n_JOB_h<j> (tasks of job JOB on host j) and L; milp-paper and lp "
+        "e_JOB_t<k>_h<j>, alpha_JOB_t<k>_h<j> and Y (JOB: the job's name with other "
+        "characters than letters, digits and _ replaced by _; j<index> when names clash); "
+        "allockit.models.vcsched_write.read_solution reads another solver's values back.",
+    )
+    p.add_argument("file", help="VCSched instance JSON file")
+    p.add_argument(
+        "--method",
+        default="milp",
+        metavar="NAME",
+        help="milp (default), milp-paper or lp (the relaxation)",
+    )
+    p.add_argument(
+        "--write",
+        required=True,
+        metavar="FILE",
+        help="the file to write, ending in .lp or .mps (required)",
+    )
+    method_option_arguments(p)
+    p.set_defaults(func=cmd_model)
 
     p = sub.add_parser("compare", help="run methods on instances; print the paper's Table 1")
     p.add_argument("inputs", nargs="+", help="instance files, directories or glob patterns")
