@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from allockit.constants import TAU
-from allockit.errors import InvalidInputError
+from allockit.errors import InvalidInputError, SolverFailedError
 from allockit.instances.workload import Workload
 
 __all__ = [
@@ -294,7 +294,7 @@ def stretch_feasible(
 
     Raises
     ------
-    RuntimeError
+    SolverFailedError
         If ``solver`` ends without deciding (neither a solution nor a proof of
         infeasibility).
 
@@ -325,7 +325,10 @@ def stretch_feasible(
         return False
     if report.has_solution:
         return True
-    raise RuntimeError(f"solver {solver!r} did not decide the stretch LP: {report.message}")
+    raise SolverFailedError(
+        f"solver {solver!r} did not decide the stretch LP at stretch {stretch!r}: "
+        f"{report.message}"
+    )
 
 
 #: Sum of the scaled source capacities of the max-flow check (int64 arithmetic).
@@ -447,19 +450,24 @@ def _max_flow(
     return int(solver.optimal_flow()), solver
 
 
-def _feasible(workload: Workload, stretch: float, tau: float) -> bool:
-    """Feasibility of the Theorem 1 system: the max-flow check, the LP when it is unsure."""
+def _feasible(workload: Workload, stretch: float, tau: float, solver: str | None = None) -> bool:
+    """Feasibility of the Theorem 1 system: the max-flow check, the LP when it is unsure.
+
+    With ``solver`` the check is the Pyomo LP solved by that solver.
+    """
     if not stretch >= 1:
         return False
+    if solver is not None:
+        return stretch_feasible(workload, stretch, tau=tau, solver=solver)
     answer = _flow_check(workload, stretch, tau)
     if answer is None:
         return stretch_feasible(workload, stretch, tau=tau)
     return answer
 
 
-def _upper_start(workload: Workload, tau: float) -> float:
+def _upper_start(workload: Workload, tau: float, solver: str | None = None) -> float:
     hi = 2.0
-    while not _feasible(workload, hi, tau):
+    while not _feasible(workload, hi, tau, solver):
         hi *= 2
         if hi > 1e12:
             raise InvalidInputError("no finite stretch is feasible (check the workload)")
@@ -614,6 +622,7 @@ def stretch_bound(
     method: str = "exact",
     tol: float = 1e-4,
     tau: float = TAU,
+    solver: str | None = None,
 ) -> StretchBound:
     """The least maximum bounded stretch allowed by Theorem 1: a lower bound on the optimum.
 
@@ -644,6 +653,12 @@ def stretch_bound(
         Relative tolerance of the bisection.
     tau : float
         Bounded-stretch threshold in seconds.
+    solver : str, optional
+        Decide every feasibility question of the bisection with the Pyomo model
+        ``build_stretch_lp`` solved by this solver (``allockit.solver.SOLVERS``:
+        ``"highs"``, ``"scip"``, ...) instead of the max-flow check: one LP per step,
+        much slower, for checking the bound with a solver of one's choice. Only with
+        ``method="bisection"``; ``None`` (default) uses the max flow and HiGHS.
 
     Returns
     -------
@@ -655,8 +670,13 @@ def stretch_bound(
     Raises
     ------
     InvalidInputError
-        For an unknown method, an empty workload, ``tol`` outside (0, 1), or a
-        workload for which no stretch up to 1e12 is feasible.
+        For an unknown method, an empty workload, ``tol`` outside (0, 1), a
+        ``solver`` with ``method="exact"``, or a workload for which no stretch up to
+        1e12 is feasible.
+    SolverUnavailableError
+        If ``solver`` is not installed.
+    SolverFailedError
+        If ``solver`` ends a feasibility LP without deciding it (nothing is guessed).
 
     Examples
     --------
@@ -665,6 +685,8 @@ def stretch_bound(
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
     >>> round(stretch_bound(w).value, 9), round(stretch_bound(w, method="bisection").value, 3)
     (2.0, 2.0)
+    >>> round(stretch_bound(w, method="bisection", solver="highs").value, 3)
+    2.0
 
     References
     ----------
@@ -677,17 +699,22 @@ def stretch_bound(
         raise InvalidInputError("the workload has no jobs")
     if not 0 < tol < 1:
         raise InvalidInputError(f"tol must be in (0, 1); got {tol!r}")
+    if solver is not None and method != "bisection":
+        raise InvalidInputError(
+            f"solver={solver!r} applies to method='bisection' only (the exact method "
+            f"decides feasibility by max flow); got method={method!r}"
+        )
     start = time.perf_counter()
     lps = 0
-    if _feasible(workload, 1.0, tau):
+    if _feasible(workload, 1.0, tau, solver):
         return StretchBound(1.0, method, 1, time.perf_counter() - start, 1.0, 1.0)
-    lo, hi = 1.0, _upper_start(workload, tau)
+    lo, hi = 1.0, _upper_start(workload, tau, solver)
     lps += 2 + int(np.log2(hi))
     if method == "bisection":
         while (hi - lo) / hi > tol:
             mid = 0.5 * (lo + hi)
             lps += 1
-            if _feasible(workload, mid, tau):
+            if _feasible(workload, mid, tau, solver):
                 hi = mid
             else:
                 lo = mid

@@ -229,6 +229,52 @@ def test_other_pyomo_models_take_a_solver():
     assert [stretch_feasible(w, s, solver=scip) for s in (1.99, 2.0)] == [False, True]
 
 
+def test_stretch_bound_bisection_runs_on_the_chosen_solver(tmp_path, monkeypatch):
+    from allockit.errors import SolverFailedError
+    from allockit.instances.workload import Platform, Workload
+    from allockit.models import stretch_bound as sb
+
+    scip = _solver_or_skip("scip")
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0, 50, 80],
+                           runtime=[100, 300, 60, 20], tasks=[1, 2, 1, 1],
+                           cpu=[1.0, 0.5, 0.7, 1.0], mem=[0.1] * 4)
+    exact = sb.stretch_bound(w).value
+    for name in ("highs", scip):
+        got = sb.stretch_bound(w, method="bisection", tol=1e-5, solver=name)
+        assert got.lower <= exact <= got.upper * (1 + 1e-9), name
+        assert got.value == pytest.approx(exact, rel=2e-5)
+    with pytest.raises(InvalidInputError, match="bisection"):
+        sb.stretch_bound(w, solver="highs")
+    with pytest.raises(InvalidInputError, match="solver must be one of"):
+        sb.stretch_bound(w, method="bisection", solver="not_a_solver_here")
+
+    monkeypatch.setattr("allockit.solver.solve_pyomo", lambda *a, **k: _undecided_report())
+    with pytest.raises(SolverFailedError, match="did not decide"):
+        sb.stretch_bound(w, method="bisection", solver="highs")
+
+
+def _undecided_report():
+    from types import SimpleNamespace
+
+    return SimpleNamespace(status=SolveStatus.TIME_LIMIT, has_solution=False,
+                           message="time limit reached")
+
+
+def test_bound_cli_takes_a_solver(tmp_path):
+    swf = tmp_path / "w.swf"
+    swf.write_text("1 0 0 100 1 -1 -1 1 100 -1 1 1 1 1 1 -1 -1 -1\n"
+                   "2 0 0 100 1 -1 -1 1 100 -1 1 1 1 1 1 -1 -1 -1\n")
+    base = [sys.executable, "-m", "allockit", "bound", str(swf), "--nodes", "1"]
+    ok = subprocess.run([*base, "--method", "bisection", "--solver", "highs"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["bound"] == pytest.approx(2.0, rel=1e-3)
+    bad = subprocess.run([*base, "--solver", "highs"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "--method bisection" in bad.stderr or "method='bisection'" in bad.stderr
+
+
 # ------------------------------------------------------------------ the shortcut
 
 

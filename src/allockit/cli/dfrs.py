@@ -30,7 +30,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
     from allockit.models.stretch_bound import stretch_bound
 
     workload = workload_from_args(args.file, args)
-    result = stretch_bound(workload, method=args.method, tol=args.tol)
+    result = stretch_bound(workload, method=args.method, tol=args.tol, solver=args.solver)
     print_json(
         {
             "jobs": workload.n_jobs,
@@ -192,6 +192,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1e-4,
         metavar="X",
         help="relative tolerance of the bisection, in [1e-9, 0.5] (default: 1e-4)",
+    )
+    p.add_argument(
+        "--solver",
+        default=None,
+        metavar="NAME",
+        help="with --method bisection: decide each step with the stretch LP solved by this "
+        "Pyomo solver (highs, scip, ...; a missing one exits 1 naming what to install; "
+        "default: none, the max-flow check)",
     )
     p.set_defaults(func=cmd_bound)
 
