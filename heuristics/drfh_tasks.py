@@ -141,6 +141,15 @@ def first_fit(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     ...     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]})
     >>> first_fit(inst).tasks.tolist()
     [6.0, 6.0]
+
+    Per server (``split=True``): three tasks of 0.3 on each of two unit servers.
+
+    >>> two = DRFHInstance.from_dict({"resources": ["cpu"],
+    ...     "servers": [{"name": "s", "capacity": [1], "count": 2}],
+    ...     "users": [{"name": "u", "demand": [0.3]}]})
+    >>> r = first_fit(two, split=True)
+    >>> r.server_names, r.allocation[0, :, 0].round(6).tolist()
+    (('s#0', 's#1'), [0.9, 0.9])
     """
     return _drfh_tasks(instance, best=False, method="first-fit", split=split)
 

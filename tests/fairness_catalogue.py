@@ -18,6 +18,7 @@ import numpy as np
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
 from allockit.models.drfh_lp import progressive_filling
+from allockit.results import DRFHResult
 
 ALL = {
     "envy_freeness",
@@ -72,6 +73,37 @@ def _tasks_per_class(instance: DRFHInstance, weight: np.ndarray, scale: float = 
     per_class = np.min(result.allocation / changed.demand[:, None, :], axis=2)
     out[keep] = per_class
     return out
+
+
+def capped_hoarding(instance: DRFHInstance) -> DRFHResult:
+    """The issue's capped hoarding: user 0 holds every server whole and runs its capped
+    tasks there; everyone else gets nothing (a ``DRFHResult``, as a mechanism may return).
+
+    The old checker scored its Pareto optimality as held on 500 examples x 3 seeds: it
+    asked the improvement LP for at least the tasks user 0's bundle *could* run, more
+    than its cap, got "infeasible" and counted that as "no improvement". Breaks the same
+    properties as ``hoarding``, for the same reasons; holds truthfulness (user 0 holds
+    everything whatever it reports) and population monotonicity.
+    """
+    n, k, m = instance.n_users, instance.n_classes, len(instance.resources)
+    alloc = np.zeros((n, k, m))
+    alloc[0] = instance.capacity * instance.count[:, None]
+    runs = float(np.min(alloc[0] / instance.demand[0], axis=1).sum())
+    tasks = np.zeros(n)
+    tasks[0] = min(runs, float(instance.tasks[0]))
+    share = np.zeros(n)
+    share[0] = 1.0
+    return DRFHResult(
+        method="capped-hoarding",
+        status="feasible",
+        user_names=instance.user_names,
+        server_names=instance.server_names,
+        resources=instance.resources,
+        tasks=tasks,
+        dominant_share=share,
+        allocation=alloc,
+        utilization=np.ones(m),
+    )
 
 
 def hoarding(instance: DRFHInstance) -> np.ndarray:
@@ -178,6 +210,10 @@ def refusing(instance: DRFHInstance) -> np.ndarray:
 
 #: name -> (mechanism, the properties it breaks).
 CATALOGUE = {
+    "capped_hoarding": (
+        capped_hoarding,
+        ALL - {"truthfulness", "population_monotonicity"},
+    ),
     "hoarding": (
         hoarding,
         ALL - {"truthfulness", "population_monotonicity"},

@@ -61,7 +61,7 @@ def cmd_fairness(args: argparse.Namespace) -> int:
             raise InvalidInputError(
                 f"--properties must name some of {list(PROPERTIES)}; got {name!r}"
             )
-    found = Mechanism.resolve(args.method)
+    found = Mechanism.resolve(args.method, label="--method")
     spec = METHOD_SPECS[found.name] if found.builtin else getattr(
         found.function, "method_spec", None
     )
@@ -181,9 +181,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _register_fairness(sub: argparse._SubParsersAction) -> None:
     """``fairness`` and ``fairness replay``."""
-    from allockit.fairness.names import DESCRIPTIONS
-
     import textwrap
+
+    from allockit.fairness.names import DESCRIPTIONS
 
     properties = "\n".join(
         textwrap.fill(

@@ -299,9 +299,10 @@ def _search(
     from allockit.fairness.strategies import instances
 
     tally = _Tally()
+    quick = replace(context, first=True)
 
     def violated(instance: DRFHInstance) -> bool:
-        outcome = evaluate(name, context, instance)
+        outcome = evaluate(name, quick, instance)
         if tally.first_hit is None:
             tally.note(outcome, instance)
         else:
@@ -325,7 +326,9 @@ def _search(
         )
     except NoSuchExample:
         return _finish(name, context, tally)
-    outcome = tally.hits.get(_key(found)) or evaluate(name, context, found)
+    outcome = evaluate(name, context, found)  # in full: the worst violation, all evidence
+    if outcome.status != "violated":  # a mechanism that answers differently each time
+        outcome = tally.hits[_key(found)]
     return _violated(
         name, context, tally, outcome, found, tally.first_hit or tally.calls, tally.shrinks
     )

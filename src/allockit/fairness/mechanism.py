@@ -82,7 +82,9 @@ class Mechanism:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def resolve(cls, mechanism: Any, options: Mapping[str, Any] | None = None) -> Mechanism:
+    def resolve(
+        cls, mechanism: Any, options: Mapping[str, Any] | None = None, *, label: str = "method"
+    ) -> Mechanism:
         """Find the mechanism ``mechanism`` names and check its options, before any run.
 
         Parameters
@@ -94,6 +96,8 @@ class Mechanism:
         options : Mapping, optional
             The mechanism's own options (``per_largest`` for slots, ...); ``split`` is
             the checker's to set.
+        label : str, default "method"
+            How messages name the option (the command line passes ``"--method"``).
 
         Returns
         -------
@@ -127,7 +131,7 @@ class Mechanism:
         builtin = getattr(mechanism, "allockit_builtin", None)
         if isinstance(builtin, str):
             mechanism = builtin
-        found = resolve("drfh", mechanism, METHODS)
+        found = resolve("drfh", mechanism, METHODS, label=label)
         if found.builtin:
             check_options("DRFH method", METHOD_SPECS[found.name], options)
             return cls(found.name, found.name, True, None, options)

@@ -77,6 +77,9 @@ class Context:
         Seed of the random misreports (truthfulness).
     lies : tuple
         Extra ``(user, demand)`` misreports tried first (a replayed counterexample's).
+    first : bool
+        Stop at the first profitable misreport whose semantics is settled (while
+        searching and shrinking); the reported counterexample is re-checked in full.
 
     Examples
     --------
@@ -88,6 +91,7 @@ class Context:
     semantics: str = "auto"
     seed: int = 0
     lies: tuple[tuple[int, tuple[float, ...]], ...] = field(default_factory=tuple)
+    first: bool = False
 
 
 @dataclass(frozen=True)
@@ -313,10 +317,28 @@ def _with_demand(instance: DRFHInstance, user: int, demand: tuple[float, ...]) -
     )
 
 
+def _gain(
+    instance: DRFHInstance,
+    honest: Allocation,
+    lied: Allocation,
+    user: int,
+    lie: tuple[float, ...],
+    semantics: str,
+) -> tuple[float, int, tuple[float, ...], Allocation, float] | None:
+    """The true tasks ``user`` gains with its bundle under ``lie``, if a violation."""
+    mine = honest.own(semantics)
+    got = min(lied.counts(instance.demand[user], user, semantics), float(instance.tasks[user]))
+    gain = got - mine[user]
+    if gain > _threshold(semantics, _tol(instance, mine)):
+        return gain, user, lie, lied, got
+    return None
+
+
 def _truthful(context: Context, instance: DRFHInstance) -> Outcome:
     a = context.mechanism(instance)
     rng = random.Random(context.seed)
     runs: list[tuple[int, tuple[float, ...], Allocation]] = []
+    worst: tuple[float, int, tuple[float, ...], Allocation, float] | None = None
     for i in range(instance.n_users):
         extra = [lie for user, lie in context.lies if user == i]
         for lie in [*extra, *misreports(instance, i, rng)]:
@@ -324,16 +346,24 @@ def _truthful(context: Context, instance: DRFHInstance) -> Outcome:
                 lied = _with_demand(instance, i, lie)
             except InvalidInputError:
                 continue  # fits no server: not a report the instance admits
-            runs.append((i, lie, context.mechanism(lied)))
-    sem = _semantics(context, [a, *(b for _, _, b in runs)])
+            b = context.mechanism(lied)
+            runs.append((i, lie, b))
+            settled = context.semantics != "auto" or not (a.whole and b.whole)
+            if context.first and settled:  # this pair alone fixes the semantics
+                sem = context.semantics if context.semantics != "auto" else "fractional"
+                found = _gain(instance, a, b, i, lie, sem)
+                if found is not None:
+                    worst = found
+                    break
+        if worst is not None:
+            break
+    if worst is None:
+        sem = _semantics(context, [a, *(b for _, _, b in runs)])
+        for i, lie, b in runs:
+            found = _gain(instance, a, b, i, lie, sem)
+            if found is not None and (worst is None or found[0] > worst[0]):
+                worst = found
     honest = a.own(sem)
-    limit = _threshold(sem, _tol(instance, honest))
-    worst: tuple[float, int, tuple[float, ...], Allocation, float] | None = None
-    for i, lie, b in runs:
-        got = min(b.counts(instance.demand[i], i, sem), float(instance.tasks[i]))
-        gain = got - honest[i]
-        if gain > limit and (worst is None or gain > worst[0]):
-            worst = (gain, i, lie, b, got)
     tried = len(runs)
     if worst is None:
         return Outcome(
