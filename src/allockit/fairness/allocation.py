@@ -1,7 +1,7 @@
 """A mechanism's allocation as the checker sees it: bundles per server, whole or fractional.
 
 Two ways of counting the tasks ``N_i(A)`` user ``i`` runs with a bundle ``A``
-(FORMULAS §2):
+(user guide (DRFH)):
 
 - **fractional** (divisible tasks): ``sum_l min_r A_lr / D_ir`` over server classes,
   the servers of a class pooled, as in the paper's LP (7);
@@ -102,7 +102,7 @@ def count_tasks(
 def tasks_from(instance: DRFHInstance, allocation: np.ndarray, user: int) -> float:
     """``N_i(A) = sum_l min_r A_lr / D_ir``: divisible tasks user ``i`` runs with ``A``.
 
-    The task count of Wang, Li, Liang (2014), Sec. III (FORMULAS §2), per server entry
+    The task count of Wang, Li, Liang (2014), Sec. III (user guide (DRFH)), per server entry
     (``count_tasks`` also counts whole tasks).
 
     Parameters

@@ -1,7 +1,7 @@
 """Each fairness property checked on one instance: held, violated (with evidence) or error.
 
 The properties of Wang, Li, Liang (2014), Sec. III-C and IV-D, with weights ``w_i``
-and task caps ``n_i`` (FORMULAS §2), where ``N_i(A)`` counts the tasks user ``i`` runs
+and task caps ``n_i`` (user guide (DRFH)), where ``N_i(A)`` counts the tasks user ``i`` runs
 with bundle ``A`` (whole tasks server by server, or divisible tasks per class; see
 ``allocation``):
 
