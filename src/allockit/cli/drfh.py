@@ -187,7 +187,7 @@ def _register_fairness(sub: argparse._SubParsersAction) -> None:
 
     properties = "\n".join(
         textwrap.fill(
-            text, 96, initial_indent=f"  {name:26s}", subsequent_indent=" " * 28
+            text, 110, initial_indent=f"  {name:26s}", subsequent_indent=" " * 28
         )
         for name, text in DESCRIPTIONS.items()
     )

@@ -27,19 +27,14 @@ MAX_MIN = ("single_server_drf", "single_resource_fairness", "bottleneck_fairness
 
 #: One line per property (``allockit fairness --help``).
 DESCRIPTIONS = {
-    "envy_freeness": "no user runs more tasks with another's bundle (w_i/w_j of it) than "
-    "with its own",
-    "pareto": "no allocation within every server's capacity and the caps gives every user "
-    "as many tasks and one more",
-    "truthfulness": "no misreported demand gives a user more tasks, counted with its true "
-    "demand (a search: 'none found among K tried')",
+    "envy_freeness": "no user runs more tasks with another's bundle (w_i/w_j of it) than its own",
+    "pareto": "no allocation within capacities and caps gives all as many tasks, one more",
+    "truthfulness": "no misreport gains true tasks (a search: none found among K tried)",
     "single_server_drf": "on one server the allocation is weighted DRF",
     "single_resource_fairness": "with one resource the allocation is weighted max-min fair",
-    "bottleneck_fairness": "when all users' dominant resource is the same (on every "
-    "server), the allocation is max-min fair in it",
+    "bottleneck_fairness": "users bottlenecked on one resource get a max-min fair share of it",
     "population_monotonicity": "when a user leaves, no remaining user loses tasks",
-    "sharing_incentive": "MEASURED, not required (the paper shows it can fail): users "
-    "below their tasks on a dedicated w_i/sum(w) of the servers",
+    "sharing_incentive": "MEASURED only (can fail): users below alone on a w_i/sum(w) share",
 }
 
 #: The values of the ``semantics`` option.
