@@ -4,7 +4,7 @@ A fairness counterexample, found automatically
 
 A natural way to share heterogeneous servers is to run DRF on each server separately.
 Wang, Li and Liang show that this is not Pareto optimal: some allocation gives every
-user at least as many tasks, and one user more. :func:`allockit.fairness.check`
+user at least as many tasks, and one user more. :func:`allockit.fairness.checker.check`
 searches generated instances for a violation of a property and shrinks the one it
 finds to a small counterexample; DRFH itself passes the same check. Per-server DRF
 places whole tasks, so it is judged against whole-task alternatives (an integer program

@@ -372,6 +372,14 @@ def test_unknown_properties_and_mechanisms_are_refused_before_any_run():
         check("lp", ["pareto"], options={"per_largest": 3})
     with pytest.raises(InvalidInputError, match="examples must be an integer >= 1"):
         check("lp", ["pareto"], examples=0)
+    with pytest.raises(InvalidInputError, match="seed must be an integer >= 0"):
+        check("lp", ["pareto"], seed=-1)
+    with pytest.raises(InvalidInputError, match="instance must be a DRFHInstance"):
+        check("lp", ["pareto"], instance=ISSUE.to_dict())
+    with pytest.raises(InvalidInputError, match="option split is set by the fairness checker"):
+        check("lp", ["pareto"], options={"split": True})
+    with pytest.raises(InvalidInputError, match="the report must be a JSON object"):
+        replay([1, 2])
 
 
 def test_mechanisms_dict_and_names_are_the_same_mechanism():
