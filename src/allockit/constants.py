@@ -14,6 +14,9 @@ __all__ = [
     "BOUND_TOL_FLOOR",
     "CAPACITY_TOL",
     "DEFAULT_REL_GAP",
+    "FAIRNESS_MAX_INTEGERS",
+    "FAIRNESS_SOLVE_SECONDS",
+    "FAIRNESS_TOL",
     "MAX_CORES",
     "MAX_DRFH_PLACEMENTS",
     "MAX_HOSTS",
@@ -87,5 +90,14 @@ MAX_PERIODS = 10_000_000
 BOUND_TOL_FLOOR = 1e-9
 #: Most task placements of the DRFH task heuristics (First-Fit, Best-Fit, slots).
 MAX_DRFH_PLACEMENTS = 10_000_000
+#: Fairness checker: a property is violated by more than this many tasks, relative to
+#: the largest task count of the example (at least 1 task); whole tasks differ by >= 1.
+FAIRNESS_TOL = 1e-6
+#: Fairness checker: time limit of each LP or MIP it solves (s); past it the example is
+#: an error (undecided), never a pass.
+FAIRNESS_SOLVE_SECONDS = 60.0
+#: Fairness checker: most integer variables of a whole-task MIP (users x servers); a
+#: larger example is an error (undecided) that names --semantics fractional.
+FAIRNESS_MAX_INTEGERS = 200_000
 #: A store's task claim without a heartbeat for this long is stale and taken over (s).
 STALE_CLAIM_SECONDS = 60.0

@@ -42,21 +42,32 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         {"split": Range(bool), "tol": Range(float, ge=1e-12, le=0.1)},
     ),
     "first-fit": MethodSpec(
-        "first-fit", "indivisible tasks, lowest share first, first machine that fits", (),
+        "first-fit",
+        "indivisible tasks, lowest share first, first machine that fits",
+        ("split",),
         _NOT_USED,
+        {"split": Range(bool)},
     ),
     "best-fit": MethodSpec(
-        "best-fit", "indivisible tasks, lowest share first, best-fitting machine", (), _NOT_USED
+        "best-fit",
+        "indivisible tasks, lowest share first, best-fitting machine",
+        ("split",),
+        _NOT_USED,
+        {"split": Range(bool)},
     ),
     "per-server-drf": MethodSpec(
-        "per-server-drf", "DRF on each server separately (not Pareto optimal)", (), _NOT_USED
+        "per-server-drf",
+        "DRF on each server separately (not Pareto optimal)",
+        ("split",),
+        _NOT_USED,
+        {"split": Range(bool)},
     ),
     "slots": MethodSpec(
         "slots",
         "slot scheduler: slots of 1/S of the largest server",
-        ("per_largest",),
+        ("per_largest", "split"),
         _NOT_USED,
-        {"per_largest": Range(int, ge=1, le=10_000)},
+        {"per_largest": Range(int, ge=1, le=10_000), "split": Range(bool)},
     ),
 }
 
@@ -119,8 +130,8 @@ def allocate(
         mechanism runs to completion, single-threaded and deterministically, so they
         have no effect on a named method. A callable gets those that are not None.
     **options
-        The method's own options: ``split`` (lp, progressive: report per server, not
-        per class), ``tol`` (progressive), ``per_largest`` (slots per largest server).
+        The method's own options: ``split`` (every method: report per server, not per
+        class), ``tol`` (progressive), ``per_largest`` (slots per largest server).
         With a callable ``method`` they are passed as they are.
 
     Returns
