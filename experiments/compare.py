@@ -9,6 +9,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from allockit.results import Status
+
 __all__ = ["MethodSummary", "comparison_rows", "format_table", "summarize"]
 
 #: Methods that give a bound rather than a placement; excluded from "best".
@@ -50,7 +52,7 @@ class MethodSummary:
     max_gap: float | None = None
     setup_seconds: float = 0.0
 
-    status = "completed"
+    status = Status.COMPLETED
 
     @property
     def seconds(self) -> float:
