@@ -270,8 +270,22 @@ METHOD_SPECS: dict[str, MethodSpec] = {
 }
 
 
+#: Own option -> (default, meaning), listed by ``allockit methods`` (``epsilon``'s
+#: default is per method: 0 for rrnd, 0.01 for rrnz).
+_OPTION_DOCS: dict[str, tuple[Any, str]] = {
+    "rel_gap": (1e-6, "relative gap at which the search stops and reports optimal"),
+    "symmetry_breaking": (True, "order the loads of the identical hosts"),
+    "warm_start": (True, "start the solver from MCB8's placement"),
+    "exact": ("auto", "exact search after the heuristics: auto, bnb, cpsat, milp or none"),
+    "max_attempts": (500_000, "placements tried by the backtracking before it gives up"),
+    "epsilon": (0.0, "probability floor of the rounding (rrnz: zeros become epsilon)"),
+    "tol": (1e-3, "tolerance of the binary search on the yield"),
+    "max_moves": (10_000, "most task moves of the improvement phase"),
+}
+
+
 def _with_ranges(specs: dict[str, MethodSpec]) -> dict[str, MethodSpec]:
-    """Each method's own options get the range of their name (checked before solving)."""
+    """Each method's own options get the range, default and meaning of their name."""
     import dataclasses
 
     from allockit.constants import MAX_TASKS
@@ -288,7 +302,13 @@ def _with_ranges(specs: dict[str, MethodSpec]) -> dict[str, MethodSpec]:
     }
     return {
         name: dataclasses.replace(
-            spec, ranges={o: ranges[o] for o in spec.options if o in ranges}
+            spec,
+            ranges={o: ranges[o] for o in spec.options if o in ranges},
+            defaults={
+                o: 0.01 if (name, o) == ("rrnz", "epsilon") else _OPTION_DOCS[o][0]
+                for o in spec.options
+            },
+            help={o: _OPTION_DOCS[o][1] for o in spec.options},
         )
         for name, spec in specs.items()
     }
