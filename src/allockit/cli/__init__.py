@@ -17,6 +17,7 @@ from allockit.cli import (
     dfrs,
     drfh,
     measy,
+    methods,
     reproduce,
     reproduce_vcsched,
     reserves,
@@ -43,6 +44,7 @@ FAMILIES = (
     reserves,
     reproduce_vcsched,
     reproduce,
+    methods,
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from allockit.cli.common import EXIT_OK, positive_int, print_json, seed_int
+from allockit.cli.common import EXIT_OK, method_option, positive_int, print_json, seed_int
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -14,13 +14,10 @@ _METHODS = "lp, progressive, first-fit, best-fit, per-server-drf, slots"
 
 def cmd_drfh(args: argparse.Namespace) -> int:
     """``allockit drfh FILE --method NAME``: the allocation as JSON."""
-    from allockit.drfh import DRFH_METHODS, allocate
+    from allockit.drfh import allocate
     from allockit.instances.io import read_drfh_instance
 
-    if args.method not in DRFH_METHODS:
-        raise InvalidInputError(
-            f"--method must be one of {list(DRFH_METHODS)}; got {args.method!r}"
-        )
+    method_option("drfh", args.method)  # a spec that cannot load fails before reading
     instance = read_drfh_instance(args.file)
     options: dict = {}
     if args.method == "slots":
@@ -80,7 +77,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--method",
         default="lp",
         metavar="NAME",
-        help=f"{_METHODS}; lp refuses finite task caps it would exceed (default: lp)",
+        help=f"{_METHODS}; lp refuses finite task caps it would exceed; or your own "
+        "mechanism: MODULE:FUNCTION, PATH/TO/FILE.py:FUNCTION or a plug-in (default: lp)",
     )
     p.add_argument(
         "--slots",

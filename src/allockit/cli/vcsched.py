@@ -11,6 +11,8 @@ from allockit.cli.common import (
     EXIT_TASKS_FAILED,
     connect_option,
     finite_float,
+    method_list_option,
+    method_option,
     positive_float,
     positive_int,
     print_json,
@@ -28,10 +30,9 @@ DEFAULT_METHODS = "milp,lp,mcb8,gr,sg,gb,sgb,rrnd,rrnz"
 def cmd_solve(args: argparse.Namespace) -> int:
     """``allockit solve FILE``: one instance, one method; the result as JSON."""
     from allockit.instances.io import read_instance
-    from allockit.vcsched import METHODS, solve
+    from allockit.vcsched import solve
 
-    if args.method not in METHODS:
-        raise InvalidInputError(f"--method must be one of {sorted(METHODS)}; got {args.method!r}")
+    method_option("vcsched", args.method)  # a spec that cannot load fails before reading
     instance = read_instance(args.file)
     result = solve(
         instance, args.method, time_limit=args.time_limit, threads=args.threads, seed=args.seed
@@ -49,91 +50,59 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """``allockit compare``: every method on every instance; the Table 1 statistics."""
-    import tempfile
+    """``allockit compare``: every method on every instance (``allockit.compare``)."""
+    import os
 
-    from allockit.experiments.compare import comparison_rows, format_table, summarize
-    from allockit.experiments.vcsched import collect_instance_files, vcsched_tasks
-    from allockit.instances.io import read_instance
-    from allockit.runner import read_rows, run_sweep
+    from allockit.comparison import compare
 
     methods = _method_list(args.methods)
-    files = collect_instance_files(args.inputs)
-    seen: dict[Path, Path] = {}
-    for path in files:
-        if path.resolve() in seen:
-            raise InvalidInputError(
-                f"instance file {str(path)!r} is given twice (also as "
-                f"{str(seen[path.resolve()])!r}); give each file once"
-            )
-        seen[path.resolve()] = path
-    stems = [p.stem for p in files]
-    for stem in stems:
-        if stems.count(stem) > 1:
-            raise InvalidInputError(
-                f"two instance files are named {stem!r} (rows are keyed by the file's stem); "
-                "rename one"
-            )
-    items = [(p.stem, read_instance(p).to_dict()) for p in files]
-    tasks = vcsched_tasks(items, methods=methods, seeds=[args.seed], time_limit=args.time_limit)
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Path(args.store) if args.store else Path(tmp) / "compare.db"
-        try:
-            summary = run_sweep(
-                tasks,
-                store,
-                backend=args.backend,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                sweep="compare",
-                progress=False if args.no_progress else None,
-                connect_timeout=args.connect_timeout,
-            )
-        except KeyboardInterrupt:
-            sys.stderr.write(
-                "allockit: interrupted"
-                + (f"; finished rows are in {store}; rerun to resume\n" if args.store else "\n")
-            )
-            return 130
-        wanted = {t.key for t in tasks}
-        rows = [r for r in read_rows(store) if r["key"] in wanted]
-    flat = comparison_rows(rows)
-    summaries = summarize(flat, methods)
+    workers = args.workers or os.cpu_count() or 1
+    try:
+        result = compare(
+            list(args.inputs),
+            methods,
+            time_limit=args.time_limit,
+            workers=workers,
+            store=args.store,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            seed=args.seed,
+            progress=False if args.no_progress else None,
+            connect_timeout=args.connect_timeout,
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "allockit: interrupted"
+            + (f"; finished rows are in {args.store}; rerun to resume\n" if args.store else "\n")
+        )
+        return 130
     if args.json:
         print_json(
             {
-                "instances": len(items),
-                "failed_tasks": summary.failed,
-                "methods": [s.to_dict() for s in summaries],
+                "instances": len(result.instances),
+                "failed_tasks": result.failed_tasks,
+                "methods": [s.to_dict() for s in result.summary()],
+                "legend": _legend(),
             }
         )
     else:
-        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries)}\n")
+        sys.stdout.write(result.table() + "\n")
     if args.csv:
-        write_dict_csv(args.csv, flat)
+        write_dict_csv(args.csv, list(result.rows))
     if args.plot:
-        from allockit.experiments.plots import plot_comparison
+        result.plot(args.plot)
+    return EXIT_OK if result.failed_tasks == 0 else EXIT_TASKS_FAILED
 
-        plot_comparison(flat, args.plot)
-    return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+def _legend() -> str:
+    from allockit.experiments.compare import LEGEND
+
+    return LEGEND
 
 
 def _method_list(text: str) -> list[str]:
-    """``--methods``: known names, each once."""
-    from allockit.vcsched import METHOD_SPECS
-
-    methods = [m.strip() for m in text.split(",") if m.strip()]
-    if not methods:
-        raise InvalidInputError(f"--methods needs comma-separated method names; got {text!r}")
-    for k, method in enumerate(methods):
-        if method not in METHOD_SPECS:
-            raise InvalidInputError(
-                f"--methods: {method!r} is not a VCSched method; methods: "
-                f"{', '.join(METHOD_SPECS)}"
-            )
-        if method in methods[:k]:
-            raise InvalidInputError(f"--methods lists {method!r} twice; give each method once")
-    return methods
+    """``--methods``: built-in names, plug-ins or specs, each once."""
+    return method_list_option("vcsched", text, option="--methods")
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -175,7 +144,8 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
         "--methods",
         default=DEFAULT_METHODS,
         metavar="M1,M2",
-        help=f"comma-separated VCSched method names, each once (default: {DEFAULT_METHODS})",
+        help="comma-separated VCSched methods, each once: built-in names, plug-ins, "
+        f"MODULE:FUNCTION or PATH/TO/FILE.py:FUNCTION (default: {DEFAULT_METHODS})",
     )
     p.add_argument(
         "--time-limit",
@@ -272,7 +242,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="milp (default), milp-paper, cpsat, lp, best (portfolio: heuristics, local "
         "search, bounds, exact search; 60 s unless --time-limit), gr, sg, gb, sgb, rrnd, "
-        "rrnz, mcb1..mcb8, adapt",
+        "rrnz, mcb1..mcb8, adapt; or your own heuristic: MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION or a registered plug-in (see allockit methods)",
     )
     p.add_argument(
         "--time-limit",
