@@ -213,7 +213,8 @@ def _files(tmp_path):
 
 def test_cli_runs_user_methods_of_every_family(tmp_path, capsys):
     files = _files(tmp_path)
-    assert main(["solve", str(files["vc"]), "--method", f"{EXAMPLES}/roundrobin.py:roundrobin"]) == 0
+    rr = f"{EXAMPLES}/roundrobin.py:roundrobin"
+    assert main(["solve", str(files["vc"]), "--method", rr]) == 0
     assert json.loads(capsys.readouterr().out)["status"] in ("optimal", "feasible")
     assert main(["drfh", str(files["drfh"]), "--method",
                  f"{EXAMPLES}/equal_split.py:equal_split"]) == 0
