@@ -26,8 +26,6 @@ import os
 import statistics
 import time
 
-import numpy as np
-
 from allockit.evaluation.placement import result_from_placement
 from allockit.instances.generators import generate_vcsched
 from allockit.results import Status

@@ -345,3 +345,16 @@ def test_reserves_instance_round_trip_of_random_rounds():
     with pytest.raises(InvalidInputError, match="nodes must be an integer >= 1"):
         random_reserves(0, 3)
     assert method_list("reserves")[0]["name"] == "bank"
+
+
+def test_the_readme_bring_your_own_example_runs(capsys):
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Bring your own algorithm"):]
+    code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    assert len([line for line in code.splitlines() if line.strip()]) <= 14
+    few = sorted(Path(sample_dir()).glob("h4-*.json"))[:3]
+    exec(code.replace("sample_dir()", repr([str(p) for p in few])), {})
+    out = capsys.readouterr().out
+    assert "first_fit" in out and "milp" in out and "Columns. n: instances" in out
+    first = next(line for line in out.splitlines() if "first_fit" in line).split()
+    assert first[1] == "3"  # three instances
