@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from allockit.comparison import Comparison
 from allockit.drfh import allocate
 from allockit.errors import InvalidInputError
 from allockit.experiments.compare import MethodSummary
@@ -62,6 +63,9 @@ def _results(tmp_path):
     yield run_sweep([Task(kind="sleep", instance_id="i", instance={}, method="-")], db,
                     backend="serial")
     yield TaskRow.from_dict(read_rows(db)[0])
+    from allockit.comparison import compare
+
+    yield compare({"vc": VC}, ["mcb8", lambda instance, **options: None])
 
 
 def test_every_result_type_round_trips_exactly(tmp_path):
@@ -86,6 +90,7 @@ def test_every_result_type_round_trips_exactly(tmp_path):
         TaskRow,
         MethodSummary,
         SolverReport,
+        Comparison,
     } <= seen
 
 
