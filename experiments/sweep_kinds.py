@@ -279,6 +279,11 @@ class SweepKind:
         ``items(spec)``: ``(instance id, instance)`` pairs.
     builtins : tuple of str
         For a kind without a family: the accepted method names.
+
+    Examples
+    --------
+    >>> KINDS["cluster"].builtins, KINDS["cluster"].family is None
+    (('static', 'bank', 'cluster-reserves'), True)
     """
 
     name: str
@@ -605,6 +610,15 @@ def sweep_tasks(spec: Any) -> list[Task]:
     ------
     InvalidInputError
         If the sweep has no instances, or an instance file cannot be read.
+
+    Examples
+    --------
+    >>> from allockit.experiments.sweep_spec import SweepSpec
+    >>> spec = SweepSpec(name="r", output=Path("r.db"), methods=("bank",), kind="reserves",
+    ...                  generate={"nodes": [2, 3], "classes": 2}, seeds=(0,))
+    >>> [(t.kind, t.instance_id, t.method) for t in sweep_tasks(spec)]
+    [('reserves-round', 'reserves-n2-c2-r0', 'bank'), ('reserves-round', 'reserves-n3-c2-r0', \
+'bank')]
     """
     import importlib
 

@@ -12,7 +12,9 @@ A scheduler of your own is a ``Policy`` (``allockit.simulation.policy``): pass t
 object, a class or factory (called with the options), a ``MODULE:CLASS`` or
 ``PATH/TO/FILE.py:CLASS`` spec, or the name of a registered plug-in (entry point
 ``scheduler.NAME``). It runs on the simulator of its ``model`` (``"batch"``: the one
-FCFS and EASY run on) with that simulator's options (``estimates``, ``unit``); every
+FCFS and EASY run on; ``"fractional"``: the DFRS simulator, which runs the Table 1
+algorithms as ``dfrs_algorithm.DfrsAlgorithm`` policies) with that simulator's options
+(batch: ``estimates``, ``unit``; fractional: ``penalty``, ``debug``, ``record``); every
 other option goes to the class or factory.
 """
 
@@ -203,6 +205,23 @@ ENGINES: dict[str, MethodSpec] = {
         {"estimates": Range(bool)},
         {k: d for k, (_, d, _) in _BATCH_ENGINE.items()},
         {k: h for k, (_, _, h) in _BATCH_ENGINE.items()},
+    ),
+    "fractional": MethodSpec(
+        "fractional",
+        "your Policy on DFRS's fractional platform (shared nodes, yields, penalties)",
+        ("penalty", "debug", "record"),
+        _IGNORED,
+        {
+            "penalty": Range(float, ge=0, unit="seconds"),
+            "debug": Range(bool),
+            "record": Range(bool),
+        },
+        {"penalty": 300.0, "debug": False, "record": False},
+        {
+            "penalty": "seconds without progress after a resume or a migration",
+            "debug": "check the invariants after every event (slower)",
+            "record": "keep the progress segments in the result (for tests)",
+        },
     ),
 }
 
@@ -448,7 +467,8 @@ def simulate_policy(
     name : str, optional
         The result's ``algorithm`` (default: the policy's ``name``, else its class).
     **options
-        The simulator's options (``ENGINES[model]``; batch: ``estimates``, ``unit``).
+        The simulator's options (``ENGINES[model]``; batch: ``estimates``, ``unit``;
+        fractional: ``penalty``, ``debug``, ``record``).
 
     Returns
     -------
@@ -476,7 +496,14 @@ def simulate_policy(
             f"models: {list(ENGINES)}"
         )
     check_options("simulator", ENGINES[model], options)
+    used = {k: v for k, v in options.items() if k in ENGINES[model].options}
+    if model == "fractional":
+        import dataclasses
+
+        from allockit.simulation.dfrs import simulate_dfrs
+
+        result = simulate_dfrs(workload, policy, **used)
+        return dataclasses.replace(result, algorithm=name) if name else result
     from allockit.simulation.batch import run_batch
 
-    used = {k: v for k, v in options.items() if k in ENGINES[model].options}
     return run_batch(workload, policy, name=name, **used)

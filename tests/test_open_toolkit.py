@@ -139,7 +139,7 @@ def test_compare_mixes_names_and_callables():
 def test_compare_with_workers_ships_named_methods_and_refuses_lambdas(tmp_path):
     copy = tmp_path / "mine.py"
     copy.write_text((EXAMPLES / "roundrobin.py").read_text())
-    methods = ["tests.user_methods:first_fit", f"{copy}:roundrobin", "sg"]
+    methods = [first_fit, f"{copy}:roundrobin", "sg"]  # a callable with a name travels
     serial = compare(sample_dir(), methods, time_limit=30)
     local = compare(sample_dir(), methods, workers=2, store=tmp_path / "c.db", time_limit=30)
     assert local.failed_tasks == serial.failed_tasks == 0

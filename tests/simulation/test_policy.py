@@ -15,6 +15,7 @@ from allockit.errors import InvalidInputError
 from allockit.instances.lublin import dfrs_synthetic
 from allockit.instances.workload import Platform, Workload
 from allockit.simulation.batch import EASY, FCFS, run_batch, simulate_batch
+from allockit.simulation.dfrs_algorithm import FractionalPolicy
 from allockit.simulation.policy import BasePolicy, BatchCluster, Policy, is_policy
 from allockit.simulation.simulate import build_policy, simulate, simulate_policy
 from tests.simulation.batch_reference import reference_batch
@@ -297,3 +298,76 @@ def test_a_registered_scheduler_is_used_by_name(scheduler_plugin, capsys):
     assert r.algorithm == "sjf" and np.array_equal(r.start, simulate(w, _sjf()()).start)
     assert main(["simulate", str(EXCERPT), "--algorithm", "sjf"]) == 0
     assert json.loads(capsys.readouterr().out)["algorithm"] == "sjf"
+
+
+# ------------------------------------------------------------ the fractional model (DFRS)
+class GreedyBoth(FractionalPolicy):
+    """A user's fractional policy built from the Greedy parts: 'Greedy *' by hand."""
+
+    name = "greedy-by-hand"
+
+    def start(self, state):
+        from allockit.simulation.dfrs_policies import GreedyPolicy
+
+        self.greedy = GreedyPolicy()
+
+    def on_submit(self, state, job, now):
+        self.greedy.on_submit(state, job, now)
+
+    def on_complete(self, state, job, now):
+        self.greedy.start_waiting(state, now)
+
+
+@given(w=workloads(max_jobs=10), penalty=st.sampled_from([0.0, 300.0]))
+def test_a_user_fractional_policy_runs_on_the_dfrs_simulator(w, penalty):
+    w = w.replace(mem=np.full(w.n_jobs, 0.3))
+    mine = simulate(w, GreedyBoth(), penalty=penalty, debug=True)
+    ref = simulate(w, "Greedy *", penalty=penalty, debug=True)
+    assert np.array_equal(mine.start, ref.start) and np.array_equal(mine.end, ref.end)
+    assert mine.algorithm == "greedy-by-hand" and mine.summary()["status"] == "completed"
+
+
+def test_dfrs_algorithms_are_policies_with_the_same_schedules():
+    from allockit.simulation.dfrs import simulate_dfrs
+    from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
+
+    w = dfrs_synthetic(50, nodes=6, load=0.9, seed=3)
+    for name in ("GreedyPM */per/opt=min/minvt=600", "/stretch-per/opt=avg", "MCB8 */opt=avg"):
+        policy = DfrsAlgorithm(name, period=300.0)
+        assert isinstance(policy, Policy) and policy.model == "fractional"
+        a = simulate_dfrs(w, policy, debug=True)
+        b = simulate_dfrs(w, name, period=300.0, debug=True)
+        assert np.array_equal(a.start, b.start) and np.array_equal(a.end, b.end)
+        assert a.algorithm == b.algorithm == policy.name
+        assert len(a.extra["mcb8_calls"]) == len(b.extra["mcb8_calls"]) > 0
+        again = simulate_dfrs(w, policy, debug=True)  # start() resets the policy
+        assert np.array_equal(again.end, a.end)
+        assert len(again.extra["mcb8_calls"]) == len(a.extra["mcb8_calls"])
+
+
+def test_fractional_policies_from_specs_and_the_command_line(tmp_path, capsys):
+    from allockit.cli import main
+
+    path = tmp_path / "frac.py"
+    path.write_text(
+        "from allockit.simulation.dfrs_algorithm import FractionalPolicy\n"
+        "from allockit.simulation.dfrs_policies import GreedyPolicy\n\n"
+        "class Lazy(FractionalPolicy):  # starts waiting jobs every 10 minutes\n"
+        "    period = 600.0\n"
+        "    def start(self, state):\n        self.greedy = GreedyPolicy()\n"
+        "    def on_tick(self, state, now):\n"
+        "        self.greedy.start_waiting(state, now)\n\n"
+        "class Never(FractionalPolicy):\n    pass\n"
+    )
+    w = dfrs_synthetic(20, nodes=4, load=0.5, seed=2)
+    r = simulate(w, f"{path}:Lazy", penalty=0.0)
+    assert r.algorithm == f"{path}:Lazy" and np.isfinite(r.end).all()
+    origin = w.submit[0]
+    assert np.allclose((r.start - origin) % 600.0, 0.0)  # jobs start at ticks only
+    with pytest.raises(InvalidInputError, match=r"left 20 job\(s\) unfinished"):
+        simulate(w, f"{path}:Never")
+    with pytest.raises(InvalidInputError, match="does not accept option 'unit'"):
+        simulate(w, f"{path}:Lazy", unit="cores")
+    assert main(["simulate", str(EXCERPT), "--algorithm", f"{path}:Lazy", "--penalty", "0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm"] == f"{path}:Lazy" and "progress_share" in out

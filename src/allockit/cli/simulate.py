@@ -31,6 +31,8 @@ def _options(family: str, args: argparse.Namespace) -> dict:
         if args.hold is not None:
             options["hold"] = args.hold
         return options
+    if family == "fractional":  # a policy of the user's on the DFRS platform
+        return {"penalty": args.penalty}
     if family == "two-tier":
         return {
             "migration_cost": args.migration_cost,
