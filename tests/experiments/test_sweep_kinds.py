@@ -7,6 +7,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from allockit.cli import main
 from allockit.errors import InvalidInputError
@@ -175,3 +177,60 @@ def test_user_methods_run_on_a_dask_local_cluster_without_their_files(tmp_path):
                 for key in ("status", "min_yield", "max_stretch"):
                     assert row["outputs"].get(key) == want.get(key)
     assert {r["method"] for r in rows} == {"algos/sjf.py:ShortestJobFirst", "EASY"}
+
+
+_VALUES = st.one_of(
+    st.booleans(), st.integers(-5, 300), st.floats(-1e3, 1e3, allow_nan=False),
+    st.text(max_size=8), st.lists(st.integers(-2, 3), max_size=3), st.just([]),
+)
+
+
+@settings(max_examples=40)
+@given(kind=st.sampled_from(KINDS), data=st.data())
+def test_mutated_sweep_files_load_or_fail_with_one_line(tmp_path_factory, kind, data):
+    """Any value in any field of any kind's file: a spec, or one InvalidInputError line."""
+    import tomllib
+
+    doc = tomllib.loads((EXAMPLES / f"sweep_{kind}.toml").read_text())
+    tables = [k for k, v in doc.items() if isinstance(v, dict)]
+    where = data.draw(st.sampled_from([None, *tables]), label="table")
+    target = doc if where is None else doc[where]
+    key = data.draw(st.sampled_from([*sorted(target), "unknown_key"]), label="key")
+    target[key] = data.draw(_VALUES, label="value")
+    folder = tmp_path_factory.mktemp("fuzz")
+    for name in ("roundrobin.py", "equal_split.py", "static_targets.py", "sjf_easy.py"):
+        (folder / name).write_text((EXAMPLES / name).read_text())
+    (folder / "data").mkdir()
+    (folder / "data" / "lublin40.swf").write_text((EXAMPLES / "data" / "lublin40.swf").read_text())
+    path = folder / "s.toml"
+    path.write_text(_toml(doc))
+    try:
+        spec = load_spec(path)
+    except InvalidInputError as exc:
+        assert "\n" not in str(exc).strip(), str(exc)
+        return
+    try:
+        tasks = spec.tasks()
+    except InvalidInputError as exc:  # e.g. instance files that do not match
+        assert "\n" not in str(exc).strip(), str(exc)
+        return
+    assert all(t.kind for t in tasks)
+
+
+def _toml(doc: dict) -> str:
+    """A small TOML writer (top-level values, then tables) for the fuzz test."""
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return repr(v)
+
+    lines = [f"{k} = {value(v)}" for k, v in doc.items() if not isinstance(v, dict)]
+    for k, v in doc.items():
+        if isinstance(v, dict):
+            lines.append(f"[{k}]")
+            lines += [f"{kk} = {value(vv)}" for kk, vv in v.items()]
+    return "\n".join(lines) + "\n"
