@@ -77,6 +77,7 @@ sphinx_gallery_conf = {
     "examples_dirs": str(HERE.parent / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
+    "ignore_pattern": r"(^|/)(?!plot_)[^/]*\.py$",  # user algorithms (roundrobin.py, ...)
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,

@@ -475,8 +475,10 @@ def run_measy_task(task: Task) -> dict[str, Any]:
     workload = build_workload(task.instance)
     seed = 0 if task.seed is None else int(task.seed)
     params = dict(task.params)
-    if task.method == "EASY":
-        result = simulate_two_tier(workload, "MEASY", background=False, seed=seed)
+    if task.method == "EASY":  # MEASY without the background tier is EASY
+        result = simulate_two_tier(
+            workload, "MEASY", seed=seed, **{**params, "background": False}
+        )
     else:
         result = simulate_two_tier(workload, task.method, seed=seed, **params)
     summary = result.summary()

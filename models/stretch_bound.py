@@ -30,6 +30,7 @@ import numpy as np
 from allockit.constants import TAU
 from allockit.errors import InvalidInputError, SolverFailedError
 from allockit.instances.workload import Workload
+from allockit.results.base import Status
 
 __all__ = [
     "TAU",
@@ -63,14 +64,17 @@ class StretchBound:
     seconds: float
     lower: float
     upper: float
-    status: str = "optimal"
+    status: Status = Status.OPTIMAL
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (``bound`` is ``value``, the name the CLI has always printed)."""
         return {
             "bound": self.value,
             "method": self.method,
-            "status": self.status,
+            "status": str(self.status),
             "lps": self.lps,
             "seconds": self.seconds,
             "lower": self.lower,

@@ -23,6 +23,8 @@ _NOT_USED = {
     "seed": "ignored (deterministic)",
 }
 
+_SPLIT = "report the allocation per server, not per server class"
+
 #: Method name -> what it does and the options it accepts.
 METHOD_SPECS: dict[str, MethodSpec] = {
     "lp": MethodSpec(
@@ -32,6 +34,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         ("split", "solver"),
         _NOT_USED,
         {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "progressive": MethodSpec(
         "progressive",
@@ -40,6 +44,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         ("split", "tol", "solver"),
         _NOT_USED,
         {"split": Range(bool), "tol": Range(float, ge=1e-12, le=0.1)},
+        {"split": False, "tol": 1e-9},
+        {"split": _SPLIT, "tol": "relative tolerance of the common level's bisection"},
     ),
     "first-fit": MethodSpec(
         "first-fit",
@@ -47,6 +53,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         ("split",),
         _NOT_USED,
         {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "best-fit": MethodSpec(
         "best-fit",
@@ -54,6 +62,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         ("split",),
         _NOT_USED,
         {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "per-server-drf": MethodSpec(
         "per-server-drf",
@@ -61,6 +71,8 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         ("split",),
         _NOT_USED,
         {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "slots": MethodSpec(
         "slots",
@@ -68,6 +80,11 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         ("per_largest", "split"),
         _NOT_USED,
         {"per_largest": Range(int, ge=1, le=10_000), "split": Range(bool)},
+        {"per_largest": 14, "split": False},
+        {
+            "per_largest": "slots per largest server (a slot is 1/S of its capacity)",
+            "split": _SPLIT,
+        },
     ),
 }
 

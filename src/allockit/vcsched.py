@@ -216,9 +216,32 @@ def _method(
     options: tuple[str, ...] = (),
     common: dict[str, str] | None = None,
 ) -> VCMethod:
-    """A method record; its own options get the range of their name (``_RANGES``)."""
+    """A method record; its own options get the range, default and meaning of their name."""
     ranges = {o: _RANGES[o] for o in options if o in _RANGES}
-    return VCMethod(MethodSpec(name, summary, options, common or {}, ranges), run, kind)
+    defaults = {
+        o: 0.01 if (name, o) == ("rrnz", "epsilon") else _OPTION_DOCS[o][0]
+        for o in options
+        if o in _OPTION_DOCS
+    }
+    helps = {o: _OPTION_DOCS[o][1] for o in options if o in _OPTION_DOCS}
+    spec = MethodSpec(name, summary, options, common or {}, ranges, defaults, helps)
+    return VCMethod(spec, run, kind)
+
+
+#: Own option -> (default, meaning), listed by ``allockit methods`` (``epsilon``'s
+#: default is per method: 0 for rrnd, 0.01 for rrnz).
+_OPTION_DOCS: dict[str, tuple[Any, str]] = {
+    "rel_gap": (1e-4, "relative gap at which the search stops (certified)"),
+    "shortcut": (False, "skip the solver when MCB8 meets the closed-form bound (best: on)"),
+    "solver": ("highs", "the Pyomo solver: highs, scip, gurobi, cplex, xpress, cbc, glpk"),
+    "symmetry_breaking": (True, "order the loads of the identical hosts"),
+    "warm_start": (True, "start the solver from MCB8's placement"),
+    "exact": ("auto", "exact search after the heuristics: auto, bnb, cpsat, milp or none"),
+    "max_attempts": (500_000, "placements tried by the backtracking before it gives up"),
+    "epsilon": (0.0, "probability floor of the rounding (rrnz: zeros become epsilon)"),
+    "tol": (1e-3, "tolerance of the binary search on the yield"),
+    "max_moves": (10_000, "most task moves of the improvement phase"),
+}
 
 
 def _ranges() -> dict[str, Range]:

@@ -18,6 +18,7 @@ from allockit.cli import (
     dfrs,
     drfh,
     measy,
+    methods,
     reproduce,
     reproduce_vcsched,
     reserves,
@@ -45,6 +46,7 @@ FAMILIES = (
     reserves,
     reproduce_vcsched,
     reproduce,
+    methods,
 )
 
 

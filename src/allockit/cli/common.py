@@ -34,8 +34,11 @@ __all__ = [
     "error_line",
     "finite_float",
     "integer",
+    "method_list_option",
+    "method_option",
     "method_option_arguments",
     "method_options",
+    "method_spec_of",
     "nonnegative_float",
     "number_list",
     "option_ranges",
@@ -871,3 +874,125 @@ def method_options(
             )
         options[key] = value
     return options
+
+
+def method_option(family: str, text: str, *, option: str = "--method") -> str:
+    """Check a method named on the command line, before any work; return it as given.
+
+    Every subcommand that takes a method, mechanism or scheduler accepts a built-in
+    name, a registered plug-in's name, ``MODULE:FUNCTION`` or
+    ``PATH/TO/FILE.py:FUNCTION`` (``allockit.registry.resolve_method``). A name that
+    cannot be used is one line naming the option, the spec and the cause (exit 2).
+
+    Parameters
+    ----------
+    family : str
+        ``"vcsched"``, ``"drfh"``, ``"reserves"`` or ``"scheduler"``.
+    text : str
+        What the user gave.
+    option : str, default "--method"
+        The option's name in messages.
+
+    Returns
+    -------
+    str
+        ``text`` (the library resolves it again, from its cache).
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown name or a spec that cannot be loaded.
+
+    Examples
+    --------
+    >>> method_option("drfh", "progressive")
+    'progressive'
+    >>> method_option("drfh", "nosuch_mechanisms:fair")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --method 'nosuch_mechanisms:fair': cannot import \
+module 'nosuch_mechanisms': No module named 'nosuch_mechanisms'
+    """
+    from allockit.registry import resolve_method
+
+    resolve_method(family, text, label=option)
+    return text
+
+
+def method_spec_of(family: str, text: str) -> Any:
+    """The option spec of a method named on the command line (None if it declares none).
+
+    A built-in's spec, or the ``method_spec`` attribute a user's function may declare
+    (``allockit.plugins``); ``method_options`` then checks ``--option`` against it.
+
+    Parameters
+    ----------
+    family : str
+        The method's family.
+    text : str
+        The name or spec as given.
+
+    Returns
+    -------
+    allockit.options.MethodSpec or None
+
+    Examples
+    --------
+    >>> method_spec_of("drfh", "slots").options
+    ('per_largest', 'split')
+    """
+    from allockit.registry import builtin_specs, resolve_method
+
+    specs = builtin_specs(family)
+    if text in specs:
+        return specs[text]
+    return getattr(resolve_method(family, text).function, "method_spec", None)
+
+
+def method_list_option(
+    family: str, text: str, *, option: str = "--methods", sep: str = ","
+) -> list[str]:
+    """A list of methods named on the command line: each checked (``method_option``), once.
+
+    Parameters
+    ----------
+    family : str
+        The methods' family.
+    text : str
+        ``sep``-separated names or specs.
+    option : str, default "--methods"
+        The option's name in messages.
+    sep : str, default ","
+        The separator (the DFRS experiments use ``;``: their names contain no comma but
+        specs and names may).
+
+    Returns
+    -------
+    list of str
+        The names as given, in order.
+
+    Raises
+    ------
+    InvalidInputError
+        For an empty list, a name given twice, an unknown name or a spec that cannot
+        be loaded.
+
+    Examples
+    --------
+    >>> method_list_option("vcsched", "mcb8, sg")
+    ['mcb8', 'sg']
+    >>> method_list_option("vcsched", "mcb8,mcb8")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --methods lists 'mcb8' twice; give each method once
+    """
+    from allockit.errors import InvalidInputError
+
+    names = [m.strip() for m in str(text).split(sep) if m.strip()]
+    if not names:
+        raise InvalidInputError(f"{option} needs {sep!r}-separated method names; got {text!r}")
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise InvalidInputError(f"{option} lists {name!r} twice; give each method once")
+        method_option(family, name, option=option)
+    return names

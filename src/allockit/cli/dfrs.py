@@ -226,7 +226,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="A1;A2",
         help="semicolon-separated subset of the experiment's algorithms, e.g. "
-        "'EASY;FCFS' (default: all)",
+        "'EASY;FCFS', and schedulers of your own (MODULE:CLASS, PATH/TO/FILE.py:CLASS, a "
+        "plug-in) as more rows (default: all)",
     )
     p.add_argument(
         "--backfill-depth",

@@ -8,8 +8,10 @@ import sys
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    method_option,
     method_option_arguments,
     method_options,
+    method_spec_of,
     positive_int,
     print_json,
     seed_int,
@@ -23,21 +25,18 @@ _METHODS = "lp, progressive, first-fit, best-fit, per-server-drf, slots"
 
 def cmd_drfh(args: argparse.Namespace) -> int:
     """``allockit drfh FILE --method NAME``: the allocation as JSON."""
-    from allockit.drfh import DRFH_METHODS, allocate
+    from allockit.drfh import allocate
     from allockit.instances.io import read_drfh_instance
 
-    if args.method not in DRFH_METHODS:
-        raise InvalidInputError(
-            f"--method must be one of {list(DRFH_METHODS)}; got {args.method!r}"
-        )
-    from allockit.drfh import METHOD_SPECS
-
+    method_option("drfh", args.method)  # a spec that cannot load fails before reading
+    spec = method_spec_of("drfh", args.method)
     options: dict = {}
     if args.method == "slots":
         options["per_largest"] = args.slots
-    options["split"] = args.split
+    if (spec is not None and "split" in spec.options) or args.split:
+        options["split"] = args.split  # a user mechanism gets split only when asked
     # --option KEY=VALUE overrides the flag of the same option
-    options.update(method_options(args, METHOD_SPECS[args.method], "DRFH method"))
+    options.update(method_options(args, spec, "DRFH method"))
     instance = read_drfh_instance(args.file)
     print_json(allocate(instance, args.method, **options).to_dict())
     return EXIT_OK
@@ -171,7 +170,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--method",
         default="lp",
         metavar="NAME",
-        help=f"{_METHODS}; lp refuses finite task caps it would exceed (default: lp)",
+        help=f"{_METHODS}; lp refuses finite task caps it would exceed; or your own "
+        "mechanism: MODULE:FUNCTION, PATH/TO/FILE.py:FUNCTION or a plug-in (default: lp)",
     )
     p.add_argument(
         "--slots",

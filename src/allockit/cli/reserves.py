@@ -9,6 +9,7 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    method_option,
     nonnegative_float,
     positive_float,
     positive_int,
@@ -29,12 +30,9 @@ def cmd_reserves(args: argparse.Namespace) -> int:
     """``allockit reserves FILE``: one allocation round of the bank or cluster reserves."""
     from allockit.instances.io import read_json
     from allockit.instances.reserves import ReservesInstance
-    from allockit.reserves import RESERVES_METHODS, allocate_reserves
+    from allockit.reserves import allocate_reserves
 
-    if args.method not in RESERVES_METHODS:
-        raise InvalidInputError(
-            f"--method must be one of {list(RESERVES_METHODS)}; got {args.method!r}"
-        )
+    method_option("reserves", args.method)  # a spec that cannot load fails before reading
     instance = ReservesInstance.from_dict(read_json(args.file, "instance"))
     options: dict[str, Any] = {}
     if args.c is not None:
@@ -168,7 +166,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method",
         default="bank",
-        help="bank (default) or cluster-reserves",
+        metavar="NAME",
+        help="bank (default) or cluster-reserves, or your own method: MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION or a registered plug-in (see allockit methods)",
     )
     p.add_argument(
         "--c",

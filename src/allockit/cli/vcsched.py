@@ -11,8 +11,11 @@ from allockit.cli.common import (
     EXIT_TASKS_FAILED,
     connect_option,
     finite_float,
+    method_list_option,
+    method_option,
     method_option_arguments,
     method_options,
+    method_spec_of,
     positive_float,
     positive_int,
     print_json,
@@ -33,11 +36,11 @@ _COMMON = ("time_limit", "threads", "seed")
 def cmd_solve(args: argparse.Namespace) -> int:
     """``allockit solve FILE``: one instance, one method; the result as JSON."""
     from allockit.instances.io import read_instance
-    from allockit.vcsched import METHOD_SPECS, METHODS, solve
+    from allockit.vcsched import solve
 
-    if args.method not in METHODS:
-        raise InvalidInputError(f"--method must be one of {sorted(METHODS)}; got {args.method!r}")
-    options = method_options(args, METHOD_SPECS[args.method], "VCSched method", common=_COMMON)
+    method_option("vcsched", args.method)  # a spec that cannot load fails before reading
+    spec = method_spec_of("vcsched", args.method)
+    options = method_options(args, spec, "VCSched method", common=_COMMON)
     common = {key: options.pop(key, getattr(args, key)) for key in _COMMON}
     instance = read_instance(args.file)
     result = solve(instance, args.method, **common, **options)
@@ -49,10 +52,11 @@ def _compare_params(args: argparse.Namespace, methods: list[str]) -> dict[str, d
     """Each method's options from ``--option``, ``--solver`` and ``--rel-gap``.
 
     An option goes to every listed method that accepts it; one that no listed method
-    accepts is refused, naming the methods. The common options have their own flags.
+    accepts is refused, naming the methods. The common options have their own flags. A
+    user's method gets the options its ``method_spec`` declares (none without one).
     """
-    from allockit.vcsched import METHOD_SPECS
-
+    specs = {m: method_spec_of("vcsched", m) for m in methods}
+    accepts = {m: (specs[m].options if specs[m] is not None else ()) for m in methods}
     pairs = list(args.option or [])
     keys = [str(pair).partition("=")[0].strip() for pair in pairs]
     given = dict(zip(keys, pairs, strict=True))
@@ -64,14 +68,16 @@ def _compare_params(args: argparse.Namespace, methods: list[str]) -> dict[str, d
     wanted = set(keys) | {k for k, v in flags.items() if v is not None}
     params: dict[str, dict] = {}
     for method in methods:
-        spec = METHOD_SPECS[method]
+        if specs[method] is None:
+            params[method] = {}
+            continue
         mine = argparse.Namespace(
-            option=[given[k] for k in keys if k in spec.options],
-            **{k: (v if k in spec.options else None) for k, v in flags.items()},
+            option=[given[k] for k in keys if k in accepts[method]],
+            **{k: (v if k in accepts[method] else None) for k, v in flags.items()},
         )
-        params[method] = method_options(mine, spec, "VCSched method")
+        params[method] = method_options(mine, specs[method], "VCSched method")
     for key in sorted(wanted):
-        if not any(key in METHOD_SPECS[m].options for m in methods):
+        if not any(key in accepts[m] for m in methods):
             flag = f"--option {key}" if key in keys else "--" + key.replace("_", "-")
             raise InvalidInputError(
                 f"{flag}: none of the methods {', '.join(methods)} takes it"
@@ -116,73 +122,41 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """``allockit compare``: every method on every instance; the Table 1 statistics."""
-    import tempfile
+    """``allockit compare``: every method on every instance (``allockit.compare``)."""
+    import os
 
-    from allockit.experiments.compare import comparison_rows, format_table, summarize
-    from allockit.experiments.vcsched import collect_instance_files, vcsched_tasks
-    from allockit.instances.io import read_instance
-    from allockit.runner import read_rows, run_sweep
+    from allockit.comparison import compare
 
     methods = _method_list(args.methods)
-    files = collect_instance_files(args.inputs)
-    seen: dict[Path, Path] = {}
-    for path in files:
-        if path.resolve() in seen:
-            raise InvalidInputError(
-                f"instance file {str(path)!r} is given twice (also as "
-                f"{str(seen[path.resolve()])!r}); give each file once"
-            )
-        seen[path.resolve()] = path
-    stems = [p.stem for p in files]
-    for stem in stems:
-        if stems.count(stem) > 1:
-            raise InvalidInputError(
-                f"two instance files are named {stem!r} (rows are keyed by the file's stem); "
-                "rename one"
-            )
     params = _compare_params(args, methods)
-    items = [(p.stem, read_instance(p).to_dict()) for p in files]
-    tasks = [
-        task
-        for method in methods
-        for task in vcsched_tasks(
-            items,
-            methods=[method],
-            params=params[method],
-            seeds=[args.seed],
+    workers = args.workers or os.cpu_count() or 1
+    try:
+        result = compare(
+            list(args.inputs),
+            methods,
             time_limit=args.time_limit,
+            workers=workers,
+            store=args.store,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            seed=args.seed,
+            progress=False if args.no_progress else None,
+            connect_timeout=args.connect_timeout,
+            options=params,
         )
-    ]
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Path(args.store) if args.store else Path(tmp) / "compare.db"
-        try:
-            summary = run_sweep(
-                tasks,
-                store,
-                backend=args.backend,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                sweep="compare",
-                progress=False if args.no_progress else None,
-                connect_timeout=args.connect_timeout,
-            )
-        except KeyboardInterrupt:
-            sys.stderr.write(
-                "allockit: interrupted"
-                + (f"; finished rows are in {store}; rerun to resume\n" if args.store else "\n")
-            )
-            return 130
-        wanted = {t.key for t in tasks}
-        rows = [r for r in read_rows(store) if r["key"] in wanted]
-    flat = comparison_rows(rows)
-    summaries = summarize(flat, methods)
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "allockit: interrupted"
+            + (f"; finished rows are in {args.store}; rerun to resume\n" if args.store else "\n")
+        )
+        return 130
     if args.json:
         print_json(
             {
-                "instances": len(items),
-                "failed_tasks": summary.failed,
-                "methods": [s.to_dict() for s in summaries],
+                "instances": len(result.instances),
+                "failed_tasks": result.failed_tasks,
+                "methods": [s.to_dict() for s in result.summary()],
+                "legend": _legend(),
             }
         )
     else:
@@ -190,32 +164,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
         paper = None
         if getattr(args, "demo", False):
             from allockit.experiments.vcsched_table1 import PAPER_TABLE1 as paper
-        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries, paper)}\n")
+        sys.stdout.write(result.table(paper) + "\n")
     if args.csv:
-        write_dict_csv(args.csv, flat)
+        write_dict_csv(args.csv, list(result.rows))
     if args.plot:
-        from allockit.experiments.plots import plot_comparison
+        result.plot(args.plot)
+    return EXIT_OK if result.failed_tasks == 0 else EXIT_TASKS_FAILED
 
-        plot_comparison(flat, args.plot)
-    return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+def _legend() -> str:
+    from allockit.experiments.compare import LEGEND
+
+    return LEGEND
 
 
 def _method_list(text: str) -> list[str]:
-    """``--methods``: known names, each once."""
-    from allockit.vcsched import METHOD_SPECS
-
-    methods = [m.strip() for m in text.split(",") if m.strip()]
-    if not methods:
-        raise InvalidInputError(f"--methods needs comma-separated method names; got {text!r}")
-    for k, method in enumerate(methods):
-        if method not in METHOD_SPECS:
-            raise InvalidInputError(
-                f"--methods: {method!r} is not a VCSched method; methods: "
-                f"{', '.join(METHOD_SPECS)}"
-            )
-        if method in methods[:k]:
-            raise InvalidInputError(f"--methods lists {method!r} twice; give each method once")
-    return methods
+    """``--methods``: built-in names, plug-ins or specs, each once."""
+    return method_list_option("vcsched", text, option="--methods")
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -257,7 +222,8 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
         "--methods",
         default=DEFAULT_METHODS,
         metavar="M1,M2",
-        help=f"comma-separated VCSched method names, each once (default: {DEFAULT_METHODS})",
+        help="comma-separated VCSched methods, each once: built-in names, plug-ins, "
+        f"MODULE:FUNCTION or PATH/TO/FILE.py:FUNCTION (default: {DEFAULT_METHODS})",
     )
     p.add_argument(
         "--time-limit",
@@ -355,7 +321,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="milp (default), milp-paper, cpsat, lp, best (portfolio: heuristics, local "
         "search, bounds, exact search; 60 s unless --time-limit), gr, sg, gb, sgb, rrnd, "
-        "rrnz, mcb1..mcb8, adapt",
+        "rrnz, mcb1..mcb8, adapt; or your own heuristic: MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION or a registered plug-in (see allockit methods)",
     )
     p.add_argument(
         "--time-limit",

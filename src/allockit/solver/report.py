@@ -84,6 +84,9 @@ class SolverReport:
     solver: str
     message: str = ""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", SolveStatus(self.status))
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form.
 
