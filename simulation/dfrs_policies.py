@@ -41,7 +41,7 @@ def greedy_nodes(
 ) -> np.ndarray | None:
     """Greedy's nodes for job ``j``'s tasks on the current loads (or on ``load`` and
     ``mem_used`` if given; neither is modified), or None."""
-    from allockit.heuristics.kernels import greedy_fill_kernel
+    from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 
     load = state.load if load is None else load
     mem_used = state.mem_used if mem_used is None else mem_used
@@ -159,7 +159,7 @@ class GreedyPolicy:
         the rest of the list drops them, and after a chunk that started a job every
         shape left is tested again.
         """
-        from allockit.heuristics.kernels import greedy_start_kernel
+        from allockit.simulation.dfrs_kernels import greedy_start_kernel
 
         if not state.waiting:
             return
@@ -356,7 +356,7 @@ class Mcb8Policy:
         the running jobs that keep their rows (sorted). ``zero_packs``: the caller knows
         that yield 0 packs (the packing at 0 is then done only if it is the answer).
         """
-        from allockit.heuristics.kernels import mcb8_largest_yield_kernel
+        from allockit.simulation.dfrs_kernels import mcb8_largest_yield_kernel
 
         fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
         base_load = _sum_rows(state.counts(fixed), state.cpu[fixed], state.nodes)
@@ -482,7 +482,7 @@ def _memory_fit(state: DfrsState, keep: list[int], pinned: np.ndarray) -> int:
     ``pack`` tries target 0 first and gives up when it fails: this finds the first
     prefix it would not give up on (``mcb8_memory_prefix_kernel``).
     """
-    from allockit.heuristics.kernels import mcb8_memory_prefix_kernel
+    from allockit.simulation.dfrs_kernels import mcb8_memory_prefix_kernel
 
     if not keep:
         return 0

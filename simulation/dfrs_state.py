@@ -429,7 +429,7 @@ class DfrsState:
         # memory and load: releases, then the moves' new rows, then the starts
         order = np.concatenate([leave, moving, starting])
         sign = np.concatenate([-np.ones(leave.size), np.ones(moving.size + starting.size)])
-        from allockit.heuristics.kernels import add_rows_kernel
+        from allockit.simulation.dfrs_kernels import add_rows_kernel
 
         add_rows_kernel(
             self.mem_used, self.load,
