@@ -33,6 +33,7 @@ from allockit.simulation.allocation import (
     max_min_affine,
     min_avg_stretch,
 )
+from allockit.simulation.dfrs_checks import check_invariants
 from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8StretchPolicy
 from allockit.simulation.dfrs_state import (
     FINISHED,
@@ -153,9 +154,10 @@ class _Driver:
             self.after_completion(now)
         self.allocate(now)
         if self.debug:
-            state.check(now)
-        self.timeline.append((now, state.allocated(), state.demand))
-        self.progress_timeline.append((now, state.progressing(now)))
+            check_invariants(state, now)
+        allocated, progressing = state.cpu_in_use(now)
+        self.timeline.append((now, allocated, state.demand))
+        self.progress_timeline.append((now, progressing))
 
     # ------------------------------------------------------------------ allocation
     def allocate(self, now: float) -> None:

@@ -11,6 +11,8 @@ from allockit.errors import InvalidInputError
 from allockit.instances.workload import Platform, Workload
 from allockit.models.stretch_bound import stretch_bound
 from allockit.simulation.dfrs import SimulationInvariantError, simulate_dfrs
+from allockit.simulation.dfrs_checks import check_invariants
+from allockit.simulation.dfrs_priority import by_priority, first_by_priority, priority_key
 from allockit.simulation.dfrs_state import FINISHED, WAITING, DfrsState
 from allockit.simulation.names import TABLE1 as TABLE1_NAMES
 
@@ -118,12 +120,12 @@ def test_debug_checks_can_fail():
     sim.start_job(1, np.array([0]), 0.0)
     sim.yields[[0, 1]] = 0.8  # 160 % of the node's CPU
     with pytest.raises(SimulationInvariantError, match="CPU over 100"):
-        sim.check(0.0)
+        check_invariants(sim, 0.0)
     sim.yields[[0, 1]] = 0.5
-    sim.check(0.0)
+    check_invariants(sim, 0.0)
     sim.mem_used[0] = 0.0  # bookkeeping no longer matches the placement
     with pytest.raises(SimulationInvariantError, match="drifted"):
-        sim.check(0.0)
+        check_invariants(sim, 0.0)
 
 
 def test_bad_input_is_named():
@@ -327,14 +329,14 @@ def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
 
 def _naive_start_waiting(self, state, now):
     # the rule as stated: every waiting job, by decreasing priority, started if it fits
-    for j in state.by_priority(state.waiting, now):
+    for j in by_priority(state, state.waiting, now):
         self.try_start(state, j, now)
 
 
 def _naive_remap_leaders(state, now):
     from allockit.simulation.dfrs_policies import memory_prefix
 
-    jobs = state.by_priority(state.running | state.waiting, now)
+    jobs = by_priority(state, state.running | state.waiting, now)
     return len(jobs), jobs[: memory_prefix(state, jobs)]
 
 
@@ -384,7 +386,7 @@ def test_first_by_priority_is_the_start_of_the_full_order(seed, count):
     jobs = np.sort(rng.choice(1_000, int(rng.integers(1, 40)), replace=False))
     keys = rng.choice([-np.inf, -3.0, -1.0, -1.0, 0.0, 2.5], jobs.size)
     full = jobs[np.argsort(keys, kind="stable")].tolist()
-    first, rest = DfrsState.first_by_priority(jobs, keys, count)
+    first, rest = first_by_priority(jobs, keys, count)
     assert first.tolist() == full[: first.size]
     assert first.size >= min(count, jobs.size)
     if rest is None:
@@ -466,7 +468,7 @@ def test_by_priority_orders_as_the_three_key_sort(seed):
     with np.errstate(divide="ignore", invalid="ignore"):
         key = np.where(vt > 0, -(now - state.submit_time[arr]) / (vt * vt), 0.0)
     expected = arr[np.lexsort((arr, key, vt > 0))].tolist()
-    assert state.by_priority(jobs, now) == expected
+    assert by_priority(state, jobs, now) == expected
 
 
 @settings(max_examples=300, deadline=None)
@@ -518,9 +520,9 @@ def test_lower_priority_is_the_key_comparison(seed):
     state.running.update(int(r) for r in np.flatnonzero(rng.random(n) < 0.7))
     j, now = int(rng.integers(0, n)), 60.0
     with np.errstate(divide="ignore"):  # (vt = 1e-200: vt^2 underflows, the key is -inf)
-        mine = state.priority_key(j, now)
-        expected = [r for r in state.running if state.priority_key(r, now) > mine]
-        expected.sort(key=lambda r: state.priority_key(r, now), reverse=True)
+        mine = priority_key(state, j, now)
+        expected = [r for r in state.running if priority_key(state, r, now) > mine]
+        expected.sort(key=lambda r: priority_key(state, r, now), reverse=True)
     assert lower_priority(state, j, now) == expected
 
 
