@@ -168,10 +168,25 @@ def max_avg_yields_unchecked(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     For the simulator's own arrays at every event: the same LP and answer, without the
     checks and with the node loads computed once.
 
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        Tasks of each job on each node, floats >= 0.
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task, in (0, 1].
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        The yields of ``max_avg_yields``.
+
     Examples
     --------
-    >>> max_avg_yields_unchecked(np.array([[1.0], [1.0]]), np.array([0.4, 0.8])).tolist()
-    [1.0, 0.75]
+    >>> counts = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> max_avg_yields_unchecked(counts, np.array([0.4, 0.8, 0.5])).round(4).tolist()
+    [0.8333, 0.8333, 1.0]
+    >>> max_avg_yields_unchecked(counts, np.array([0.4, 0.5, 0.5])).tolist()  # no LP
+    [1.0, 1.0, 1.0]
     """
     from allockit.evaluation.placement import max_sum_yields
 

@@ -23,6 +23,18 @@ __all__ = ["check_invariants"]
 def check_invariants(state: DfrsState, now: float) -> None:
     """Raise ``SimulationInvariantError`` if a capacity or progress invariant broke.
 
+    Parameters
+    ----------
+    state : DfrsState
+        The simulation state after an event.
+    now : float
+        The event's time (s), for the message.
+
+    Raises
+    ------
+    SimulationInvariantError
+        Naming the time and the broken invariant.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform, Workload

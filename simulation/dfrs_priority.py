@@ -26,6 +26,20 @@ def priority_key(state: DfrsState, j: int, now: float) -> tuple[int, float, int]
 
     Zero virtual time first, then ``-flow/vt²``, then the job index.
 
+    Parameters
+    ----------
+    state : DfrsState
+        The simulation state (its virtual and submission times are read).
+    j : int
+        The job's index.
+    now : float
+        The current time (s).
+
+    Returns
+    -------
+    tuple of (int, float, int)
+        The key.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform, Workload
@@ -34,8 +48,10 @@ def priority_key(state: DfrsState, j: int, now: float) -> tuple[int, float, int]
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
     >>> s = DfrsState(w, penalty=0.0)
     >>> s.vt[1] = 2.0
-    >>> priority_key(s, 0, 8.0), priority_key(s, 1, 8.0)
-    ((0, 0.0, 0), (1, -2.0, 1))
+    >>> priority_key(s, 0, 8.0)
+    (0, 0.0, 0)
+    >>> [float(x) for x in priority_key(s, 1, 8.0)]
+    [1.0, -2.0, 1.0]
     """
     vt = state.vt[j]
     if vt <= 0.0:
@@ -49,6 +65,20 @@ def priority_keys(state: DfrsState, jobs: np.ndarray, now: float) -> np.ndarray:
     Zero virtual time gives ``-inf``; otherwise ``-flow/vt²``, kept finite so that
     it never ties with them. Ties go by job index: sort ``jobs`` first and use a
     stable order on the keys.
+
+    Parameters
+    ----------
+    state : DfrsState
+        The simulation state (its virtual and submission times are read).
+    jobs : numpy.ndarray
+        Job indices.
+    now : float
+        The current time (s).
+
+    Returns
+    -------
+    numpy.ndarray
+        One float key per job.
 
     Examples
     --------
@@ -75,6 +105,20 @@ def by_priority(state: DfrsState, jobs: Iterable[int], now: float) -> list[int]:
     operations, ordered by one stable sort of the index-sorted jobs (zero virtual
     time first, then flow/vt² decreasing, ties by index).
 
+    Parameters
+    ----------
+    state : DfrsState
+        The simulation state (its virtual and submission times are read).
+    jobs : iterable of int
+        Job indices (any order).
+    now : float
+        The current time (s).
+
+    Returns
+    -------
+    list of int
+        The jobs, highest priority first.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform, Workload
@@ -99,8 +143,21 @@ def first_by_priority(
 
     Every job whose key ties with the last one taken comes too, so the answer is
     exactly the start of the full order (``by_priority``) without sorting the rest.
-    Returns the taken jobs in order and the mask of the others (None when all were
-    taken).
+    Parameters
+    ----------
+    jobs : numpy.ndarray
+        Job indices, sorted.
+    keys : numpy.ndarray
+        Their keys (``priority_keys``).
+    count : int
+        How many to take at least (>= 1).
+
+    Returns
+    -------
+    first : numpy.ndarray
+        The taken jobs, highest priority first.
+    rest : numpy.ndarray or None
+        Mask over ``jobs`` of those not taken; None when all were taken.
 
     Examples
     --------
