@@ -49,7 +49,6 @@ from allockit.experiments.dfrs_paper import (
 )
 from allockit.experiments.dfrs_plots import plot_fig1, plot_period_sweep
 from allockit.experiments.dfrs_traces import (
-    HPC2N_DEFAULT,
     TraceSets,
     build_workload,
     hpc2n_week_count,
@@ -63,7 +62,6 @@ __all__ = [
     "COST_KEYS",
     "EXPERIMENTS",
     "FIG1_ALGORITHMS",
-    "HPC2N_DEFAULT",
     "PAPER_TABLE2",
     "PAPER_TABLE3",
     "PAPER_TABLE4",

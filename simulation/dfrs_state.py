@@ -9,8 +9,8 @@ bytes), moving the whole system to a new mapping at once (``apply``), advancing
 progress to a new time. Policies (``allockit.simulation.dfrs_policies``) decide *what*
 to do; this class does it. The rows of tasks per node are kept by a ``RowPool``
 (``dfrs_rows``), the priority order is computed by ``dfrs_priority``, the debug-mode
-checks are ``dfrs_checks.check_invariants``. The rules (seed 002, restated in
-``FORMULAS.md`` §3):
+checks are ``dfrs_checks.check_invariants``. The rules (seed 002, restated in the
+user guide (DFRS)):
 
 - virtual time = progress = the integral of the yield while the job is running and not
   paying a penalty, so it reaches the processing time exactly at completion;
