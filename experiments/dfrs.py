@@ -33,7 +33,7 @@ import numpy as np
 
 from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
-from allockit.experiments.dfrs_aggregate import aggregate
+from allockit.experiments.dfrs_aggregate import aggregate, user_policy
 from allockit.experiments.dfrs_markdown import to_markdown
 from allockit.experiments.dfrs_paper import (
     BEST,
@@ -121,8 +121,11 @@ def run_dfrs_task(task: Task) -> dict[str, Any]:
         return {"status": "done", "bound": bound.value, "lps": bound.lps, **base}
     from allockit.simulation.simulate import simulate
 
-    if task.method in ("FCFS", "EASY"):
+    if task.spec or task.function is not None or user_policy(task.method):
+        # a scheduler of the user's: the batch platform, whole nodes per task
         options: dict[str, Any] = {"unit": str(task.params.get("unit", "nodes"))}
+    elif task.method in ("FCFS", "EASY"):
+        options = {"unit": str(task.params.get("unit", "nodes"))}
         if "backfill_depth" in task.params:
             options["backfill_depth"] = task.params["backfill_depth"]
     else:
@@ -130,7 +133,7 @@ def run_dfrs_task(task: Task) -> dict[str, Any]:
             "penalty": float(task.params.get("penalty", PENALTY_SECONDS)),
             "period": float(task.params.get("period", PERIOD_SECONDS)),
         }
-    result = simulate(workload, task.method, **options)
+    result = simulate(workload, task.algorithm, **options)
     out = {**result.summary(), "status": "done", **base}
     calls = result.extra.get("mcb8_calls")
     if calls is not None and len(calls):
@@ -195,7 +198,10 @@ def experiment_tasks(
     sets_only : tuple of str, optional
         Keep only these of the experiment's trace sets (e.g. ``("real",)``).
     algorithms_only : tuple of str, optional
-        Keep only these of the experiment's algorithms (e.g. ``("EASY", "FCFS")``).
+        Keep only these of the experiment's algorithms (e.g. ``("EASY", "FCFS")``); a
+        scheduler of your own (``MODULE:CLASS``, ``PATH/TO/FILE.py:CLASS`` or a plug-in's
+        name, ``allockit.simulation.policy``) is added as one more algorithm, run on
+        whole nodes like the batch baselines.
 
     Returns
     -------
@@ -205,7 +211,8 @@ def experiment_tasks(
     Raises
     ------
     InvalidInputError
-        For an unknown experiment.
+        For an unknown experiment, or an algorithm that is neither the experiment's nor
+        a loadable scheduler of your own.
 
     Examples
     --------
@@ -232,11 +239,19 @@ def experiment_tasks(
                 f"sets must be among {list(set_names)} for {experiment}; got {unknown}"
             )
         set_names = tuple(s for s in set_names if s in sets_only)
+    mine: list[dict[str, Any]] = []
     if algorithms_only is not None:
+        from allockit.experiments.methods import method_fields
+
         unknown = sorted(set(algorithms_only) - set(algorithms))
-        if unknown:
+        for name in unknown:
+            if user_policy(name) and (":" in name or _registered(name)):
+                mine.append(method_fields("scheduler", name, label="algorithm"))
+        others = sorted(set(unknown) - {m["method"] for m in mine})
+        if others:
             raise InvalidInputError(
-                f"algorithms must be among the {experiment} ones; got {unknown}"
+                f"algorithms must be among the {experiment} ones, or a scheduler of your own "
+                f"(MODULE:CLASS, PATH/TO/FILE.py:CLASS, a plug-in); got {others}"
             )
         algorithms = tuple(a for a in algorithms if a in algorithms_only)
     periods = PERIODS if experiment in PERIOD_SWEEPS else (float(period),)
@@ -263,5 +278,16 @@ def experiment_tasks(
                         params=params,
                     )
                 )
+        for fields in mine:  # the user's schedulers, on whole nodes like the baselines
+            tasks.append(
+                Task(kind="dfrs", instance_id=instance_id, instance=spec,
+                     params={"unit": "nodes"}, **fields)
+            )
     return tasks
+
+
+def _registered(name: str) -> bool:
+    from allockit.plugins import registered
+
+    return f"scheduler.{name}" in registered("scheduler")
 

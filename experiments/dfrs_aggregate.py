@@ -18,7 +18,7 @@ from allockit.constants import PERIOD_SECONDS
 from allockit.experiments.dfrs_paper import COST_KEYS, EXPERIMENTS, PERIOD_SWEEPS, PERIODS
 from allockit.tasks import Task
 
-__all__ = ["aggregate"]
+__all__ = ["aggregate", "user_policy"]
 
 
 def _stats(values: list[float]) -> dict[str, float]:
@@ -93,7 +93,9 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
             label = _label(experiment, row["method"], row.get("params", {}))
             sims[(row["instance"], label)] = row["outputs"]
     table: dict[str, Any] = {"experiment": experiment, "failed_tasks": failed, "rows": {}}
-    for name in _labels(experiment):
+    builtin = _labels(experiment)
+    mine = [t.method for t in tasks if t.method != "bound" and user_policy(t.method)]
+    for name in builtin + [m for m in dict.fromkeys(mine) if m not in builtin]:
         per_set: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for (instance, method), out in sims.items():
             if method == name and instance in bound:
@@ -122,9 +124,22 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
     return table
 
 
+def user_policy(name: str) -> bool:
+    """A name that is not a built-in scheduler (a plug-in's, or a spec).
+
+    Examples
+    --------
+    >>> user_policy("EASY"), user_policy("bound"), user_policy("mine.py:SJF")
+    (False, False, True)
+    """
+    from allockit.simulation.simulate import is_builtin
+
+    return name != "bound" and not is_builtin(name)
+
+
 def _label(experiment: str, method: str, params: dict[str, Any]) -> str:
     """A table row's name: the algorithm, and its period in a period sweep."""
-    if experiment in PERIOD_SWEEPS and method not in ("FCFS", "EASY"):
+    if experiment in PERIOD_SWEEPS and method not in ("FCFS", "EASY") and not user_policy(method):
         return f"{method} @ {float(params.get('period', PERIOD_SECONDS)):g} s"
     return method
 

@@ -81,9 +81,9 @@ def _table4(rows: dict[str, Any]) -> list[str]:
         for k, set_name in enumerate(_SETS):
             if set_name in entry:
                 s = entry[set_name]["underutilization"]
-                paper = PAPER_TABLE4[name][k]
+                paper = f"{PAPER_TABLE4[name][k]:.3f}" if name in PAPER_TABLE4 else "–"
                 lines.append(
-                    f"| {name} | {set_name} | {_fmt(s['avg'], 3)} | {paper:.3f} | {s['n']} |"
+                    f"| {name} | {set_name} | {_fmt(s['avg'], 3)} | {paper} | {s['n']} |"
                 )
     return lines
 
@@ -98,10 +98,11 @@ def _table5(rows: dict[str, Any]) -> list[str]:
         s = entry.get("real", {}).get("degradation")
         if not s:
             continue
-        paper = PAPER_TABLE5[name]
+        paper = PAPER_TABLE5.get(name)
+        theirs = " | ".join(f"{v:,.1f}" for v in paper[:3]) if paper else "– | – | –"
         lines.append(
             f"| {name} | {_fmt(s['avg'])} | {_fmt(s['std'])} | {_fmt(s['max'])} | "
-            f"{paper[0]:,.1f} | {paper[1]:,.1f} | {paper[2]:,.1f} | {s['n']} |"
+            f"{theirs} | {s['n']} |"
         )
     return lines
 

@@ -298,7 +298,13 @@ def _build(spec_json: str) -> Any:
         return dfrs_synthetic(
             int(spec["jobs"]), nodes=int(spec["nodes"]), load=load, seed=int(spec["seed"])
         )
-    raise InvalidInputError(f"trace spec 'set' must be real, scaled or unscaled; got {kind!r}")
+    if kind == "file":
+        from allockit.instances.workload_files import read_workload
+
+        return read_workload(spec["path"], nodes=spec.get("nodes"), cores=spec.get("cores"))
+    raise InvalidInputError(
+        f"trace spec 'set' must be real, scaled, unscaled or file; got {kind!r}"
+    )
 
 
 def build_workload(spec: dict[str, Any]) -> Any:
@@ -309,7 +315,8 @@ def build_workload(spec: dict[str, Any]) -> Any:
     spec : dict
         A trace spec from ``TraceSets.specs``: ``{"set": "scaled", "seed", "load",
         "jobs", "nodes"}``, ``{"set": "unscaled", "seed", "jobs", "nodes"}`` or
-        ``{"set": "real", "path", "week"}``.
+        ``{"set": "real", "path", "week"}``; or an SWF file, ``{"set": "file", "path"}``
+        (optional ``nodes`` and ``cores`` override its platform).
 
     Returns
     -------
@@ -320,7 +327,8 @@ def build_workload(spec: dict[str, Any]) -> Any:
     Raises
     ------
     InvalidInputError
-        For an unknown ``set`` or a week index outside the trace.
+        For an unknown ``set``, a week index outside the trace, or a file that cannot be
+        read.
 
     Examples
     --------
