@@ -159,7 +159,7 @@ def plot_simulation(result: Any, out_dir: str | Path) -> list[Path]:
     >>> import tempfile
     >>> import numpy as np
     >>> from allockit.instances.workload import Platform, Workload
-    >>> from allockit.simulation.result import SimulationResult
+    >>> from allockit.results import SimulationResult
     >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.4, 0.4])
     >>> r = SimulationResult.from_schedule(

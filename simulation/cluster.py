@@ -76,9 +76,9 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 from allockit.heuristics.bank import BankPolicy, bank_round, largest_remainder
+from allockit.results import ClusterSimResult
 from allockit.rng import as_generator
 from allockit.simulation.cluster_nodes import NodeState
-from allockit.simulation.cluster_result import ClusterSimResult
 from allockit.simulation.events import EventQueue
 from allockit.simulation.hierarchy import Hierarchy
 
