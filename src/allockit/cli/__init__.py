@@ -133,6 +133,8 @@ or directory: '/nonexistent.json'
         _one_line(lines[-1] if lines else "allockit: error: invalid usage")
         raise SystemExit(EXIT_INVALID) from None
     sys.stderr.write(captured.getvalue())
+    args.command_path = " ".join(_command_path(parser, args))
+    args.given_options = _given_options(argv)
     try:
         check_ranges(args)
         check_outputs(args)
@@ -154,6 +156,38 @@ or directory: '/nonexistent.json'
             _one_line(f"allockit: error: {error_line(exc)}")
             return EXIT_INVALID
         raise
+
+
+def _command_path(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The chosen subcommand's words (``["workload", "lublin"]``)."""
+    words: list[str] = []
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or getattr(args, subs[0].dest, None) not in subs[0].choices:
+            return words
+        name = getattr(args, subs[0].dest)
+        words.append(name)
+        parser = subs[0].choices[name]
+
+
+def _given_options(argv: Sequence[str] | None) -> frozenset[str]:
+    """The dests of the options written on the command line (defaults left out).
+
+    The command line is parsed again by a parser whose defaults are all suppressed, so
+    only what was written lands in the namespace; ``common.given`` reads the result.
+    """
+    parser = build_parser()
+    stack = [parser]
+    while stack:
+        current = stack.pop()
+        current._defaults.clear()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
+                action.default = argparse.SUPPRESS
+    namespace, _ = parser.parse_known_args(argv)
+    return frozenset(vars(namespace))
 
 
 def _one_line(text: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from allockit.cli.common import EXIT_OK, positive_int, print_json, seed_int
+from allockit.cli.common import EXIT_OK, applies_only, positive_int, print_json, seed_int
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -21,6 +21,12 @@ def cmd_drfh(args: argparse.Namespace) -> int:
         raise InvalidInputError(
             f"--method must be one of {list(DRFH_METHODS)}; got {args.method!r}"
         )
+    here = f"--method {args.method}"
+    applies_only(args, ("slots",), when=args.method == "slots", to="--method slots", here=here)
+    applies_only(
+        args, ("split",), when=args.method in ("lp", "progressive"),
+        to="the divisible methods (--method lp, progressive)", here=here,
+    )
     instance = read_drfh_instance(args.file)
     options: dict = {}
     if args.method == "slots":

@@ -6,7 +6,9 @@ import argparse
 
 from allockit.cli.common import (
     EXIT_OK,
+    applies_only,
     nonnegative_float,
+    output_kinds,
     positive_float,
     print_json,
     seed_int,
@@ -16,6 +18,29 @@ from allockit.cli.workloads import platform_options, workload_from_args
 from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 
 __all__ = ["register"]
+
+
+#: The options of ``simulate`` that only one family of schedulers takes (by dest).
+FAMILY_OPTIONS = {
+    "batch": ("estimates", "unit", "backfill_depth"),
+    "dfrs": ("penalty", "period", "hold"),
+    "two-tier": (
+        "migration_cost",
+        "bg_threshold",
+        "cpu_info",
+        "no_background",
+        "draws",
+        "feedback",
+        "seed",
+        "debug",
+    ),
+}
+#: What each family is, for the message refusing another family's option.
+FAMILY_NAMES = {
+    "batch": "the batch schedulers (--algorithm FCFS, EASY)",
+    "dfrs": "the DFRS schedulers (--algorithm 'GreedyPM */per/...', Table 1 names)",
+    "two-tier": "the two-tier schedulers (--algorithm KEASY, REASY, MEASY)",
+}
 
 
 def _options(family: str, args: argparse.Namespace) -> dict:
@@ -64,6 +89,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from allockit.simulation.simulate import simulate, simulator_for
 
     family = simulator_for(args.algorithm).spec.name  # a bad name fails before reading
+    here = f"--algorithm {args.algorithm}"
+    for name, dests in FAMILY_OPTIONS.items():
+        applies_only(args, dests, when=family == name, to=FAMILY_NAMES[name], here=here)
+    applies_only(
+        args, ("migration_cost",), when=args.algorithm.strip().upper() == "MEASY",
+        to="MEASY (the only two-tier scheduler that migrates)", here=here,
+    )
     workload = workload_from_args(args.file, args)
     if family == "two-tier":
         workload = _two_tier_platform(workload, args)
@@ -241,4 +273,5 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check the two-tier invariants after every event (slower)",
     )
+    output_kinds(p, plot="dir")
     p.set_defaults(func=cmd_simulate)

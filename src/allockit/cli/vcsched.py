@@ -9,8 +9,10 @@ from pathlib import Path
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    check_backend_options,
     connect_option,
     finite_float,
+    output_kinds,
     positive_float,
     positive_int,
     print_json,
@@ -57,6 +59,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from allockit.instances.io import read_instance
     from allockit.runner import read_rows, run_sweep
 
+    check_backend_options(args, args.backend)
     methods = _method_list(args.methods)
     files = collect_instance_files(args.inputs)
     seen: dict[Path, Path] = {}
@@ -302,10 +305,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="run methods on instances; print the paper's Table 1")
     p.add_argument("inputs", nargs="+", help="instance files, directories or glob patterns")
     _compare_options(p)
+    output_kinds(p, plot="dir")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("demo", help="compare methods on the bundled sample of the small set")
     _compare_options(p)
+    output_kinds(p, plot="dir")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("generate", help="generate VCSched instances (paper Sec. 4.1)")
@@ -352,6 +357,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="Lublin-Feitelson task counts per job (default: off, one task per job)",
     )
+    output_kinds(g, out="dir")
     g.set_defaults(func=cmd_generate)
     g = gen.add_parser("vcsched-set", help="write the small or large set to a directory")
     g.add_argument(
@@ -372,4 +378,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="Lublin-Feitelson task counts per job (default: off, one task per job)",
     )
+    output_kinds(g, out="dir")
     g.set_defaults(func=cmd_generate)
