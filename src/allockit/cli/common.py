@@ -12,6 +12,7 @@ Exit codes (a contract users' scripts rely on):
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import sys
@@ -427,7 +428,7 @@ to 100 of them; got -5
                 twice = next(v for k, v in enumerate(values) if v in values[:k])
                 why = f"{_fmt_number(twice)} twice"
             elif self.order == "increasing" and any(
-                b <= a for a, b in zip(values, values[1:], strict=False)
+                b <= a for a, b in itertools.pairwise(values)
             ):
                 why = ",".join(_fmt_number(v) for v in values)
         if why:
@@ -962,7 +963,7 @@ def error_line(exc: BaseException) -> str:
     module = type(exc).__module__
     prefix = "results store (SQLite): " if module.startswith("sqlite3") else ""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return prefix + text[:300]
+    return prefix + text[:500]
 
 
 def connect_option(p: argparse.ArgumentParser) -> None:
