@@ -6,3 +6,10 @@ its sweeps need with ``allockit.tasks`` when imported; the runner imports none o
 """
 
 __all__: list[str] = []
+
+if __name__ != "allockit.experiments":  # the repository's folder imported by its bare name
+    raise ImportError(
+        "import allockit.experiments, not experiments: the repository's top-level folders are the "
+        "subpackages of allockit (see ARCHITECTURE.md); a bare import would load a "
+        "second copy of every class"
+    )

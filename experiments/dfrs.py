@@ -36,7 +36,6 @@ from allockit.tasks import Task, register_task_kind
 
 __all__ = [
     "EXPERIMENTS",
-    "HPC2N_DEFAULT",
     "PAPER_TABLE2",
     "PAPER_TABLE3",
     "PAPER_TABLE4",
@@ -382,30 +381,28 @@ class TraceSets:
         return out
 
 
-#: Where the HPC2N trace lies beside a checkout (``../shared`` next to the repository).
-HPC2N_DEFAULT = "../shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
-
-
 def resolve_hpc2n(path: str | None) -> str | None:
-    """The HPC2N trace to use: ``path``, else ``$ALLOCKIT_HPC2N``, else ``HPC2N_DEFAULT``.
+    """The HPC2N trace to use: ``path``, else ``$ALLOCKIT_HPC2N``, else the data directory's.
 
-    Returns None when none is given and the default does not exist (the real-world
-    column is then skipped).
+    ``path`` (and ``$ALLOCKIT_HPC2N``) may be a file or the trace name ``hpc2n``
+    (``allockit.instances.datasets.trace_path``). Returns None when none is given and
+    the data directory has no ``hpc2n`` trace (the real-world column cannot run).
 
     Parameters
     ----------
     path : str or None
-        An explicit path (the ``--hpc2n`` option), or None.
+        An explicit path or trace name (the ``--hpc2n`` option), or None.
 
     Returns
     -------
     str or None
-        The chosen path (the default made absolute), or None.
+        The chosen path (the data directory's made absolute), or None.
 
     Raises
     ------
     InvalidInputError
-        If an explicitly given path (or ``$ALLOCKIT_HPC2N``) does not exist.
+        If an explicitly given path (or ``$ALLOCKIT_HPC2N``) does not exist, or names a
+        trace missing from the data directory (the message says how to get it).
 
     Examples
     --------
@@ -421,10 +418,14 @@ def resolve_hpc2n(path: str | None) -> str | None:
     """
     import os
 
+    from allockit.instances.datasets import trace_location, trace_path
+
     chosen = path or os.environ.get("ALLOCKIT_HPC2N")
-    if chosen is None and os.path.exists(HPC2N_DEFAULT):
-        chosen = os.path.abspath(HPC2N_DEFAULT)
-    if chosen is not None and not os.path.exists(chosen):
+    if chosen is None:
+        default = trace_location("hpc2n")
+        return str(default) if default.is_file() else None
+    chosen = trace_path(chosen)
+    if not os.path.exists(chosen):
         raise InvalidInputError(f"--hpc2n: no such file {chosen!r}")
     return chosen
 

@@ -11,9 +11,9 @@ paper's rules (per-process CPU usage 100 % for one-process jobs, else uniform in
 - ``fig9`` / ``fig10``: no CPU-usage information (the scheduler sees 100 %);
 - ``fig11`` / ``fig12``: every process at 100 % CPU usage;
 - ``fig13`` / ``fig14``: MEASY's migration cost from 0 to 2,400 s against KEASY;
-- ``traces`` (beyond the paper): the same comparison on the real traces of
-  ``../shared/data/traces`` (one processor per SWF processor, the paper's CPU-usage
-  rule, the users' own runtime estimates).
+- ``traces`` (beyond the paper): the same comparison on the real traces of the data
+  directory (``allockit data fetch all``; one processor per SWF processor, the paper's
+  CPU-usage rule, the users' own runtime estimates).
 
 Every (workload, algorithm, options) triple is one runner task of kind ``measy``; rows
 go to a resumable store and figures share rows (EASY's do not depend on the two-tier
@@ -50,7 +50,6 @@ from allockit.tasks import Task, register_task_kind
 __all__ = [
     "FIGURES",
     "PAPER_CLAIMS",
-    "TRACES_DEFAULT",
     "MeasySets",
     "aggregate",
     "build_workload",
@@ -106,15 +105,13 @@ PAPER_CLAIMS: dict[str, Any] = {
     "crossovers": {"fwload": (900.0, 1500.0), "jwload": (480.0, 900.0)},
 }
 
-#: Where the real traces lie beside a checkout.
-TRACES_DEFAULT = "../shared/data/traces"
-#: The real traces and how many of their first jobs the full run uses (None: all).
-TRACE_FILES: dict[str, int | None] = {
-    "CTC-SP2-1996-3.1-cln.swf.gz": None,
-    "HPC2N-2002-2.2-cln.swf.gz": None,
-    "SDSC-BLUE-2000-4.2-cln.swf.gz": None,
-    "LLNL-Thunder-2007-1.1-cln.swf.gz": 50_000,
-    "CEA-Curie-2011-2.1-cln.swf.gz": 20_000,
+#: The real traces by name and how many of their first jobs the full run uses (None: all).
+TRACE_JOBS: dict[str, int | None] = {
+    "ctc-sp2": None,
+    "hpc2n": None,
+    "sdsc-blue": None,
+    "llnl-thunder": 50_000,
+    "cea-curie": 20_000,
 }
 PAPER_JOBS = {"fwload": 200_000, "jwload": 100_000}
 QUICK_JOBS = {"fwload": 10_000, "jwload": 5_000, "lublin": 2_000}
@@ -206,37 +203,62 @@ class MeasySets:
         }
 
 
-def resolve_traces(path: str | None = None) -> str | None:
-    """The traces folder: ``path``, else ``$ALLOCKIT_TRACES``, else ``TRACES_DEFAULT``.
+def resolve_traces(traces: str | None = None) -> list[tuple[str, int | None]]:
+    """The real traces to run: names, files or a folder, with their full-run job counts.
+
+    ``traces`` is a comma-separated list of trace names (``hpc2n``, ``ctc-sp2``, ...)
+    and SWF files, or a folder holding the archive files of ``TRACE_JOBS``. None means
+    ``$ALLOCKIT_TRACES`` if set, else every named trace present in the data directory
+    (``allockit.instances.datasets``).
 
     Parameters
     ----------
-    path : str, optional
-        A folder given on the command line.
+    traces : str, optional
+        The ``--traces`` option.
 
     Returns
     -------
-    str or None
-        An absolute folder, or None when none is given and the default does not exist.
+    list of (str, int or None)
+        Absolute paths, each with the number of first jobs the full run uses (None:
+        all; a file of no known name: all).
 
     Raises
     ------
     InvalidInputError
-        If an explicitly given folder does not exist.
+        If an item is neither a trace name, a file nor a folder, or names a trace
+        missing from the data directory (the message says how to get it).
 
     Examples
     --------
     >>> resolve_traces("/nonexistent-folder")
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: --traces: no such folder '/nonexistent-folder'
+    allockit.errors.InvalidInputError: --traces: no such folder, file or trace name \
+'/nonexistent-folder' (names: cea-curie, ctc-sp2, hpc2n, llnl-thunder, sdsc-blue)
     """
-    chosen = path or os.environ.get("ALLOCKIT_TRACES")
+    from allockit.instances.datasets import TRACES, trace_location, trace_path
+
+    by_file = {TRACES[name].file: count for name, count in TRACE_JOBS.items()}
+    chosen = traces or os.environ.get("ALLOCKIT_TRACES")
     if chosen is None:
-        return os.path.abspath(TRACES_DEFAULT) if os.path.isdir(TRACES_DEFAULT) else None
-    if not os.path.isdir(chosen):
-        raise InvalidInputError(f"--traces: no such folder {chosen!r}")
-    return os.path.abspath(chosen)
+        found = [(str(trace_location(n)), c) for n, c in TRACE_JOBS.items()]
+        return [(path, count) for path, count in found if os.path.isfile(path)]
+    if os.path.isdir(chosen):
+        return [
+            (os.path.abspath(os.path.join(chosen, f)), count)
+            for f, count in by_file.items()
+            if os.path.isfile(os.path.join(chosen, f))
+        ]
+    picked = []
+    for item in (x.strip() for x in chosen.split(",") if x.strip()):
+        path = trace_path(item)
+        if not os.path.isfile(path):
+            raise InvalidInputError(
+                f"--traces: no such folder, file or trace name {item!r} (names: "
+                f"{', '.join(sorted(TRACES))})"
+            )
+        picked.append((os.path.abspath(path), TRACE_JOBS.get(item, by_file.get(Path(path).name))))
+    return picked
 
 
 def measy_sets(
@@ -268,7 +290,7 @@ def measy_sets(
     model : {"paper", "lublin"}, optional
         ``"lublin"`` replaces FWload and JWload by the Lublin-Feitelson stand-in.
     traces : str, optional
-        Folder of the real traces (``resolve_traces``).
+        The real traces: names, files or a folder (``resolve_traces``).
     trace_jobs : int, optional
         First jobs of each trace (default: the full run's, 5,000 when quick).
 
@@ -306,15 +328,10 @@ def measy_sets(
         changes["processors"] = processors
     if seed is not None:
         changes["seed"] = seed
-    folder = resolve_traces(traces)
-    if folder is not None:
-        picked = []
-        for name, count in TRACE_FILES.items():
-            path = os.path.join(folder, name)
-            if os.path.exists(path):
-                n = trace_jobs if trace_jobs is not None else (5_000 if quick else count)
-                picked.append((path, n))
-        changes["traces"] = tuple(picked)
+    changes["traces"] = tuple(
+        (path, trace_jobs if trace_jobs is not None else (5_000 if quick else count))
+        for path, count in resolve_traces(traces)
+    )
     return dataclasses.replace(sets, **changes)
 
 
@@ -523,7 +540,10 @@ def experiment_tasks(figure: str, sets: MeasySets) -> list[Task]:
 
     if info["kind"] == "trace":
         if not sets.traces:
-            raise InvalidInputError("traces: no trace file found (--traces DIR or ALLOCKIT_TRACES)")
+            raise InvalidInputError(
+                "traces: no real trace in the data directory; get them with 'allockit data "
+                "fetch all' (or --traces NAMES,FILES or a folder)"
+            )
         for path, jobs in sets.traces:
             spec = {"set": "trace", "path": path, "jobs": jobs, "cpu": "paper", "seed": sets.seed}
             for method in info["algorithms"]:

@@ -31,3 +31,10 @@ __all__ = [
     "randomized_rounding",
     "slots",
 ]
+
+if __name__ != "allockit.heuristics":  # the repository's folder imported by its bare name
+    raise ImportError(
+        "import allockit.heuristics, not heuristics: the repository's top-level folders are the "
+        "subpackages of allockit (see ARCHITECTURE.md); a bare import would load a "
+        "second copy of every class"
+    )

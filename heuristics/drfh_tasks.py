@@ -1,6 +1,6 @@
 """DRFH with indivisible tasks: First-Fit, Best-Fit, naive per-server DRF and slots.
 
-Wang, Li, Liang (2014), Sec. V-B and VI; FORMULAS §2. Servers of a class are expanded
+Wang, Li, Liang (2014), Sec. V-B and VI; user guide (DRFH). Servers of a class are expanded
 into individual machines (a task runs on one machine); results are reported per class
 entry of the instance. An instance these heuristics cannot place in memory and time
 (machines x users above 20 million, or more than ``MAX_DRFH_PLACEMENTS`` possible tasks,
@@ -138,7 +138,7 @@ def best_fit(instance: DRFHInstance) -> DRFHResult:
     ``H`` compares the shape of the task's demand with the shape of the machine's free
     capacity (both normalised by the first resource); the best fit keeps the
     machines' leftovers balanced and typically packs more tasks than First-Fit on
-    heterogeneous servers (Wang, Li, Liang 2014, Sec. V-B; FORMULAS §2).
+    heterogeneous servers (Wang, Li, Liang 2014, Sec. V-B; user guide (DRFH)).
 
     Parameters
     ----------

@@ -112,3 +112,10 @@ def example_path(name: str = "example_vcsched.json") -> str:
     from importlib.resources import files
 
     return str(files("allockit.instances").joinpath("data", name))
+
+if __name__ != "allockit.instances":  # the repository's folder imported by its bare name
+    raise ImportError(
+        "import allockit.instances, not instances: the repository's top-level folders are the "
+        "subpackages of allockit (see ARCHITECTURE.md); a bare import would load a "
+        "second copy of every class"
+    )

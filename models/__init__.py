@@ -36,3 +36,10 @@ def __getattr__(name: str):
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'allockit.models' has no attribute {name!r}")
+
+if __name__ != "allockit.models":  # the repository's folder imported by its bare name
+    raise ImportError(
+        "import allockit.models, not models: the repository's top-level folders are the "
+        "subpackages of allockit (see ARCHITECTURE.md); a bare import would load a "
+        "second copy of every class"
+    )

@@ -1,6 +1,6 @@
 """Aron et al.'s cluster reserves: step 1 (LP), step 2 (convex QP), step 3 (redistribution).
 
-Notation (Li and Parker, Sec. 3.2; FORMULAS §5): ``N`` nodes (rows), ``S`` service
+Notation (Li and Parker, Sec. 3.2; user guide (reserves)): ``N`` nodes (rows), ``S`` service
 classes, previous allocation ``r``, usage ``u`` and new allocation ``R`` in percent of a
 node, cluster-wide targets ``D`` in percent. A row may stand for a group of ``w_i``
 nodes (a manager's child in the hierarchy, ``allockit.simulation.cluster``); then class

@@ -1,6 +1,6 @@
 """The DRFH LP (7) with weights and server classes, and progressive filling for finite tasks.
 
-Wang, Li, Liang (2014), Sec. IV-V; FORMULAS §2. Servers of a class are aggregated
+Wang, Li, Liang (2014), Sec. IV-V; user guide (DRFH). Servers of a class are aggregated
 (capacity x count); the optimum does not change (checked by the tests).
 """
 

@@ -2,7 +2,8 @@
 
 For a target stretch ``S`` every job gets the deadline ``d_j = r_j + S max(p_j, tau)``;
 the sorted distinct release dates and deadlines cut time into intervals ``t``, and
-``alpha[j, t]`` is the fraction of job ``j`` done in ``t`` (FORMULAS §3, memory ignored):
+``alpha[j, t]`` is the fraction of job ``j`` done in ``t`` (memory ignored; the user
+guide's DFRS page, ``docs/user_guide/dfrs.rst``, states the model)::
 
     sum_t alpha[j, t] = 1;  alpha[j, t] = 0 outside [r_j, d_j];
     alpha[j, t] p_j <= len(t);  sum_j alpha[j, t] p_j c_j |T_j| <= |P| len(t).

@@ -19,7 +19,7 @@ def build_load_milp(
     margin: float = 0.0,
     deadline: float | None = None,
 ) -> Any:
-    """Build the min-max-load form of VCSched (FORMULAS §1), exact for parallel jobs too.
+    """Build the min-max-load form of VCSched (user guide (VCSched)), exact for parallel jobs too.
 
     Integer ``n[i, j]`` counts the tasks of job ``i`` on host ``j`` (binary for
     single-task jobs); ``L`` bounds every host's summed CPU need and is minimised. For

@@ -569,7 +569,7 @@ def solve_load_milp(
     References
     ----------
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
-       virtual clusters, Sec. 3.1 (restated as a min-max load in FORMULAS §1).
+       virtual clusters, Sec. 3.1 (restated as a min-max load in user guide (VCSched)).
     """
     clock = _Clock(time_limit)  # the limit covers the imports too
 

@@ -1,7 +1,7 @@
 """Two-tier VM scheduling: KEASY, REASY and MEASY (and EASY with the bg tier off).
 
 Wang et al. (seed 003), "MEASY: migration and consolidation based parallel job
-scheduling", restated in FORMULAS.md §4. Every processor holds a high-priority
+scheduling", restated in user guide (MEASY). Every processor holds a high-priority
 foreground (fg) VM and a low-priority background (bg) VM; a bg process only gets the
 CPU cycles its fg process leaves idle. The schedulers extend EASY backfilling with the
 bg tier: KEASY kills a bg job it moves to fg, REASY pins it (a reservation instead of a

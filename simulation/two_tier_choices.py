@@ -1,6 +1,6 @@
 """The two-tier (MEASY) simulator's defaults and every modelling choice, in one place.
 
-The MEASY paper (Wang et al., seed 003, restated in ``FORMULAS.md`` §4) leaves some
+The MEASY paper (Wang et al., seed 003, restated in the user guide (MEASY)) leaves some
 rules open and lost some formulas in extraction. Every decision this implementation
 makes where the paper is silent is one entry of ``CHOICES`` below (a key, and the rule
 as implemented); the simulator modules refer to these keys. The module imports nothing,

@@ -1,6 +1,6 @@
 """The two-tier schedulers as small rule objects acting on a ``TwoTierState``.
 
-Wang et al. (seed 003), Algorithms 1-3, restated in FORMULAS.md §4:
+Wang et al. (seed 003), Algorithms 1-3, restated in user guide (MEASY):
 
 - ``dispatch_fg`` / ``dispatch_bg``: Algorithm 2's Dispatch (processes by decreasing CPU
   usage onto idle VMs by increasing utilisation of the other tier).

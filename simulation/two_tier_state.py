@@ -7,7 +7,7 @@ scheduler shares: placing a job in fg or bg, the free priority swap, the kill, t
 migration, completion, the exact progress bookkeeping and the debug-mode invariants.
 The schedulers (``two_tier_policies``) decide *what* to do; this class does it. The
 rules are the ``CHOICES`` of ``allockit.simulation.two_tier_choices`` (keys quoted in
-the comments); progress follows FORMULAS.md §4:
+the comments); progress follows user guide (MEASY):
 
 - between events every process's rate is constant: fg ``1 - loss`` while its bg VM is
   occupied, else 1; bg 1 under an idle fg VM, else ``min(1, rho (1 - U_fg) / U_bg)``;

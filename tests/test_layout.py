@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-BARE = {"models", "heuristics", "instances", "simulation", "proofs"}
+BARE = {"models", "heuristics", "instances", "simulation", "proofs", "experiments"}
 
 
 def _modules_after(code: str) -> set[str]:
@@ -17,18 +17,19 @@ def _modules_after(code: str) -> set[str]:
 def test_no_bare_subpackage_names():
     mods = _modules_after(
         "import allockit, allockit.models, allockit.heuristics, allockit.instances, "
-        "allockit.simulation, allockit.proofs, allockit.vcsched, allockit.cli"
+        "allockit.simulation, allockit.proofs, allockit.experiments, allockit.vcsched, "
+        "allockit.cli"
     )
     assert not {m.split(".")[0] for m in mods} & BARE
 
 
-HEAVY = {"pyomo", "ortools", "highspy", "scipy", "pandas", "numba"}
+HEAVY = {"pyomo", "ortools", "highspy", "scipy", "pandas", "numba", "pooch", "requests"}
 
 
 def test_light_imports_do_not_load_solvers():
     mods = _modules_after(
         "import allockit, allockit.heuristics, allockit.instances, allockit.cli, "
-        "allockit.constants, allockit.simulation.simulate"
+        "allockit.constants, allockit.simulation.simulate, allockit.instances.datasets"
     )
     assert not {m.split(".")[0] for m in mods} & HEAVY
 
@@ -65,3 +66,31 @@ def test_subpackages_live_under_allockit():
 
     assert allockit.models.__name__ == "allockit.models"
     assert allockit.heuristics.__file__.endswith("heuristics/__init__.py")
+
+
+def test_the_folders_are_not_importable_by_their_bare_names():
+    """From the repository root ``import instances`` would give a second VCInstance class."""
+    import pathlib
+
+    import pytest
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    mapping = __import__("tomllib").loads((root / "pyproject.toml").read_text())
+    folders = {
+        folder
+        for package, folder in mapping["tool"]["setuptools"]["package-dir"].items()
+        if package != "allockit"
+    }
+    assert folders == BARE  # the guard covers every mapped folder
+    for folder in sorted(folders):
+        proc = subprocess.run(
+            [sys.executable, "-c", f"import {folder}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 1, folder
+        assert f"ImportError: import allockit.{folder}, not {folder}" in proc.stderr
+    if not folders:
+        pytest.fail("no mapped folders found")

@@ -84,7 +84,7 @@ def _heuristic(name: str) -> Callable[..., DRFHResult]:
     return run
 
 
-#: Method name -> callable(instance, **options) -> DRFHResult.
+#: Method name -> ``callable(instance, **options) -> DRFHResult``.
 METHODS: dict[str, Callable[..., DRFHResult]] = {
     "lp": _lp,
     "progressive": _progressive,

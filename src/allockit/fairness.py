@@ -3,7 +3,7 @@
 A *mechanism* is a callable ``instance -> DRFHResult``. ``check`` draws instances with
 hypothesis, evaluates each property on them, and returns one ``PropertyReport`` per
 property: held on N examples, or the smallest counterexample hypothesis could shrink to,
-with the size of the violation. Properties (FORMULAS §2, with ``N_i(A)`` the tasks user
+with the size of the violation. Properties (user guide (DRFH), with ``N_i(A)`` the tasks user
 ``i`` could run with allocation ``A``):
 
 - ``envy_freeness``: ``N_i(A_j) w_i / w_j <= N_i(A_i)`` (capped at user ``i``'s tasks);
@@ -133,7 +133,7 @@ class PropertyReport:
 def tasks_from(instance: DRFHInstance, allocation: np.ndarray, user: int) -> float:
     """``N_i(A) = sum_l min_r A_lr / D_ir``: tasks user ``i`` runs with ``allocation``.
 
-    The task count of Wang, Li, Liang (2014), Sec. III (FORMULAS §2): on each server
+    The task count of Wang, Li, Liang (2014), Sec. III (user guide (DRFH)): on each server
     entry the user runs as many (divisible) tasks as its scarcest resource allows.
     Used to compare a user's own bundle with another user's (envy-freeness).
 
@@ -426,7 +426,7 @@ def check(
     [2, 12]; each property uses instances of its own shape (one server, one resource,
     a common bottleneck). A property holds when no instance violates it by more than
     ``1e-6`` times the largest task count. The properties are those of Wang, Li, Liang
-    (2014), Sec. IV-V (see the module docstring and FORMULAS §2).
+    (2014), Sec. IV-V (see the module docstring and user guide (DRFH)).
 
     Parameters
     ----------

@@ -69,7 +69,7 @@ def _cluster_reserves(instance: ReservesInstance, **kw: Any) -> ReservesResult:
     return cluster_reserves(instance, **kw)
 
 
-#: Method name -> callable(instance, **options) -> ReservesResult.
+#: Method name -> ``callable(instance, **options) -> ReservesResult``.
 METHODS: dict[str, Callable[..., ReservesResult]] = {
     "bank": _bank,
     "cluster-reserves": _cluster_reserves,

@@ -299,7 +299,7 @@ METHOD_SPECS = _with_ranges(METHOD_SPECS)
 EXACT_METHODS = ("milp", "milp-paper", "cpsat", "lp", "best")
 HEURISTIC_METHODS = tuple(name for name in METHOD_SPECS if name not in EXACT_METHODS)
 
-#: Method name -> callable(instance, *, time_limit, threads, seed, **options) -> VCResult.
+#: Method name -> ``callable(instance, *, time_limit, threads, seed, **options) -> VCResult``.
 METHODS: dict[str, Callable[..., VCResult]] = {
     "milp": _milp,
     "milp-paper": _milp_paper,

@@ -1,8 +1,8 @@
 """The ``allockit`` command line: subcommands mirror the library; JSON in, JSON out.
 
 One module per family registers its subcommands (``vcsched``, ``drfh``, ``workloads``,
-``simulate``, ``dfrs``, ``runner``); each parses, calls the library and prints, with no
-library logic of its own. Exit codes (a contract): 0 the run completed (whatever the
+``data``, ``simulate``, ``dfrs``, ``runner``, ...); each parses, calls the library and
+prints, with no library logic of its own. Exit codes (a contract): 0 the run completed (whatever the
 solve status), 1 a missing optional dependency, 2 invalid input or usage (one line on
 stderr, no traceback), 3 completed but some sweep, comparison or experiment tasks failed.
 """
@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from allockit.cli import (
+    data,
     dfrs,
     drfh,
     measy,
@@ -36,6 +37,7 @@ FAMILIES = (
     vcsched,
     runner,
     workloads,
+    data,
     dfrs,
     simulate,
     drfh,

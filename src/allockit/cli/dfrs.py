@@ -105,6 +105,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
                      when=bool({"scaled", "unscaled"} & set(sets_only)),
                      to="the synthetic sets (scaled, unscaled)", here=here)
     hpc2n = resolve_hpc2n(args.hpc2n)
+    skipped = _missing_hpc2n(args) if hpc2n is None else None
     loads = args.loads
     if isinstance(loads, str):  # a namespace built without the option layer
         loads = number_list("--loads", loads)
@@ -130,17 +131,13 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if args.algorithms is None
         else tuple(x.strip() for x in args.algorithms.split(";") if x.strip()),
     )
-    empty = (
-        "no HPC2N trace for the real set (--hpc2n FILE or ALLOCKIT_HPC2N)"
-        if hpc2n is None and (sets_only is None or "real" in sets_only)
-        else "--sets, --algorithms and --weeks leave no trace or algorithm of this experiment"
-    )
+    empty = "--sets, --algorithms and --weeks leave no trace or algorithm of this experiment"
     summary = run_experiment(args, tasks, f"dfrs-{args.experiment}", empty=empty)
     table = aggregate(args.experiment, read_rows(args.store), tasks)
     out: dict[str, Any] = {
         "experiment": args.experiment,
         "sweep": summary.to_dict(),
-        "real_traces": hpc2n or "skipped: no HPC2N trace (--hpc2n or ALLOCKIT_HPC2N)",
+        "real_traces": hpc2n or skipped,
         "table": table,
     }
     if args.markdown:
@@ -154,6 +151,34 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         out["plot"] = str(plot_period_sweep(table, args.plot))
     print_json(out)
     return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+
+_GET_HPC2N = "get it with 'allockit data fetch hpc2n' (or --hpc2n FILE)"
+
+
+def _missing_hpc2n(args: argparse.Namespace) -> str:
+    """No HPC2N trace: refuse if the run needs it, else say the real set is skipped.
+
+    The real set is needed when ``--sets`` names it or when it is the experiment's
+    only set (``table5``): running nothing is refused (exit 2), never reported done.
+    """
+    import sys
+
+    from allockit.experiments.dfrs import EXPERIMENTS
+
+    wanted = EXPERIMENTS[args.experiment][1]
+    if args.sets is not None:
+        wanted = tuple(s.strip() for s in args.sets.split(",") if s.strip())
+    if "real" not in wanted:
+        return "not used"
+    if (args.sets is not None and "real" in wanted) or wanted == ("real",):
+        raise InvalidInputError(
+            f"dfrs-experiment {args.experiment}: the real set needs the HPC2N trace, which "
+            f"is not in the data directory; {_GET_HPC2N}"
+        )
+    text = f"skipped: the HPC2N trace is not in the data directory; {_GET_HPC2N}"
+    sys.stderr.write(f"allockit: note: the real-world set is {text}\n")
+    return text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -177,10 +202,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     >>> register(parser.add_subparsers(dest="command"))
     >>> args = parser.parse_args(["dfrs-experiment", "table2", "--quick", "--loads", "0.5,0.9"])
     >>> args.experiment, args.quick, args.loads, args.penalty, args.period, args.func.__name__
-    ('table2', True, '0.5,0.9', 300.0, 600.0, 'cmd_experiment')
+    ('table2', True, (0.5, 0.9), 300.0, 600.0, 'cmd_experiment')
     """
     p = sub.add_parser("bound", help="lower bound on the optimal maximum stretch (Theorem 1)")
-    p.add_argument("file", help="SWF workload (plain or .gz)")
+    p.add_argument("file", help="SWF workload (plain or .gz) or a trace name (hpc2n, ...)")
     platform_options(p)
     p.add_argument(
         "--method",
@@ -274,7 +299,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--hpc2n",
         default=None,
         metavar="SWF",
-        help="HPC2N SWF file (default: $ALLOCKIT_HPC2N, else ../shared/data/traces/...)",
+        help="HPC2N SWF file or the trace name hpc2n (default: $ALLOCKIT_HPC2N, else the "
+        "data directory's hpc2n: 'allockit data fetch hpc2n')",
     )
     p.add_argument(
         "--penalty",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +90,16 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     )
     if args.figure == "all" and not sets.traces:
         figures.remove("traces")
+        sys.stderr.write(
+            "allockit: note: no real trace in the data directory, the traces figure is "
+            "skipped; 'allockit data fetch all' gets them\n"
+        )
     check_times(sets, figures)
     per_figure = {figure: experiment_tasks(figure, sets) for figure in figures}
     tasks = [task for figure in figures for task in per_figure[figure]]
     summary = run_experiment(
         args, tasks, f"measy-{args.figure}",
-        empty="no real trace found (--traces DIR or ALLOCKIT_TRACES)",
+        empty="no real trace found ('allockit data fetch all' gets them, or --traces DIR)",
     )
     rows = read_rows(args.store)
     tables = [aggregate(figure, rows, per_figure[figure]) for figure in figures]
@@ -206,9 +211,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--traces",
         default=None,
-        metavar="DIR",
-        help="folder of the real SWF traces (default: $ALLOCKIT_TRACES, else "
-        "../shared/data/traces)",
+        metavar="LIST",
+        help="the real traces: comma-separated names (hpc2n, ctc-sp2, sdsc-blue, "
+        "llnl-thunder, cea-curie) or SWF files, or a folder of the archive files "
+        "(default: $ALLOCKIT_TRACES, else every named trace in the data directory)",
     )
     p.add_argument(
         "--trace-jobs",

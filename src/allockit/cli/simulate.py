@@ -138,7 +138,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     (False, 20.0, 0)
     """
     p = sub.add_parser("simulate", help="simulate a scheduler on an SWF workload")
-    p.add_argument("file", help="SWF workload (plain or .gz)")
+    p.add_argument("file", help="SWF workload (plain or .gz) or a trace name (hpc2n, ...)")
     p.add_argument(
         "--algorithm",
         default="EASY",
