@@ -759,7 +759,7 @@ def load_jann_model(name_or_path: str | Path = "ctc") -> JannModel:
     else:
         try:
             text = Path(name_or_path).read_text(encoding="utf-8")
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             raise InvalidInputError(
                 f"cannot read Jann model {str(name_or_path)!r}: {exc}"
             ) from None

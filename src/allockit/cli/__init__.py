@@ -119,7 +119,12 @@ or directory: '/nonexistent.json'
     import contextlib
     import io
 
-    from allockit.cli.common import check_outputs, check_ranges, error_line
+    from allockit.cli.common import (
+        check_outputs,
+        check_ranges,
+        error_line,
+        refuse_empty_values,
+    )
 
     parser = build_parser()
     captured = io.StringIO()
@@ -136,8 +141,9 @@ or directory: '/nonexistent.json'
         raise SystemExit(EXIT_INVALID) from None
     sys.stderr.write(captured.getvalue())
     args.command_path = " ".join(_command_path(parser, args))
-    args.given_options = _given_options(argv)
+    args.given_options = _given_options(parser, argv)
     try:
+        refuse_empty_values(args)
         check_ranges(args)
         check_outputs(args)
         return int(args.func(args))
@@ -172,23 +178,35 @@ def _command_path(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         parser = subs[0].choices[name]
 
 
-def _given_options(argv: Sequence[str] | None) -> frozenset[str]:
+def _given_options(
+    parser: argparse.ArgumentParser, argv: Sequence[str] | None
+) -> frozenset[str]:
     """The dests of the options written on the command line (defaults left out).
 
-    The command line is parsed again by a parser whose defaults are all suppressed, so
-    only what was written lands in the namespace; ``common.given`` reads the result.
+    The command line is parsed again with every default of ``parser`` suppressed (then
+    restored), so only what was written lands in the namespace; ``common.given`` reads
+    the result.
     """
-    parser = build_parser()
+    saved: list[tuple[argparse.Action, object]] = []
+    tables: list[tuple[argparse.ArgumentParser, dict]] = []
     stack = [parser]
     while stack:
         current = stack.pop()
+        tables.append((current, dict(current._defaults)))
         current._defaults.clear()
         for action in current._actions:
             if isinstance(action, argparse._SubParsersAction):
                 stack.extend(action.choices.values())
             elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
+                saved.append((action, action.default))
                 action.default = argparse.SUPPRESS
-    namespace, _ = parser.parse_known_args(argv)
+    try:
+        namespace, _ = parser.parse_known_args(argv)
+    finally:
+        for action, default in saved:
+            action.default = default
+        for current, defaults in tables:
+            current._defaults.update(defaults)
     return frozenset(vars(namespace))
 
 

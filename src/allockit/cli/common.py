@@ -41,6 +41,7 @@ __all__ = [
     "given",
     "integer",
     "nonnegative_float",
+    "name_list",
     "number_list",
     "numbers",
     "option_ranges",
@@ -48,6 +49,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "print_json",
+    "refuse_empty_values",
     "seed_int",
     "write_dict_csv",
 ]
@@ -246,6 +248,77 @@ def number_list(option: str, text: str, kind: type = float) -> tuple:
     if not values or any(isinstance(v, float) and not math.isfinite(v) for v in values):
         raise InvalidInputError(f"{option} expects finite comma-separated numbers; got {text!r}")
     return values
+
+
+def name_list(option: str, text: str, sep: str = ",") -> tuple[str, ...]:
+    """Names separated by ``sep`` (spaces stripped, empty items skipped); at least one.
+
+    Parameters
+    ----------
+    option : str
+        The option's name, for the message (``"--sets"``).
+    text : str
+        The command-line value.
+    sep : str, default ","
+        The separator (``";"`` for algorithm names, which hold commas).
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    InvalidInputError
+        If no name is left: an empty selection is refused, never read as "all".
+
+    Examples
+    --------
+    >>> name_list("--sets", "real, scaled")
+    ('real', 'scaled')
+    >>> name_list("--algorithms", " ; ", ";")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --algorithms needs one or more names separated by ';'; \
+got ' ; '
+    """
+    names = tuple(x.strip() for x in text.split(sep) if x.strip())
+    if not names:
+        raise InvalidInputError(
+            f"{option} needs one or more names separated by {sep!r}; got {text!r}"
+        )
+    return names
+
+
+def refuse_empty_values(args: argparse.Namespace) -> None:
+    """Refuse an option written with an empty value (``--methods ''``, ``--url ''``).
+
+    No option of allockit means anything by an empty string; read as "not given" it
+    would silently select everything. Called by ``allockit.cli.main`` before any work.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``given_options`` names the options written).
+
+    Raises
+    ------
+    InvalidInputError
+        ``"--methods needs a value; got ''"``.
+
+    Examples
+    --------
+    >>> refuse_empty_values(argparse.Namespace(given_options={"methods"}, methods="sg"))
+    >>> refuse_empty_values(argparse.Namespace(given_options={"methods"}, methods=" "))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --methods needs a value; got ' '
+    """
+    for dest in sorted(getattr(args, "given_options", ())):
+        value = getattr(args, dest, None)
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, str) and not item.strip():
+                raise InvalidInputError(f"--{dest.replace('_', '-')} needs a value; got {item!r}")
 
 
 def print_json(data: Any) -> None:

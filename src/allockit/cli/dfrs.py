@@ -12,6 +12,7 @@ from allockit.cli.common import (
     applies_only,
     integer,
     nonnegative_float,
+    name_list,
     number_list,
     numbers,
     output_kinds,
@@ -93,7 +94,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     applies_only(args, ("plot",), when=args.experiment in _FIGURES, to="fig1, fig3 and fig4",
                  here=here)
     sets_only = (
-        None if args.sets is None else tuple(x.strip() for x in args.sets.split(",") if x.strip())
+        None if args.sets is None else name_list("--sets", args.sets)
     )
     if sets_only is not None:
         here = f"--sets {','.join(sets_only)}"
@@ -129,7 +130,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         sets_only=sets_only,
         algorithms_only=None
         if args.algorithms is None
-        else tuple(x.strip() for x in args.algorithms.split(";") if x.strip()),
+        else name_list("--algorithms", args.algorithms, ";"),
     )
     empty = "--sets, --algorithms and --weeks leave no trace or algorithm of this experiment"
     summary = run_experiment(args, tasks, f"dfrs-{args.experiment}", empty=empty)

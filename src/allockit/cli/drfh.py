@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from allockit.cli.common import EXIT_OK, applies_only, positive_int, print_json, seed_int
+from allockit.cli.common import (
+    EXIT_OK,
+    applies_only,
+    name_list,
+    positive_int,
+    print_json,
+    seed_int,
+)
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -45,7 +52,11 @@ def cmd_fairness(args: argparse.Namespace) -> int:
         raise InvalidInputError(
             f"--method must be one of {sorted(MECHANISMS)}; got {args.method!r}"
         )
-    names = [p.strip() for p in args.properties.split(",")] if args.properties else list(PROPERTIES)
+    names = (
+        list(name_list("--properties", args.properties))
+        if args.properties is not None
+        else list(PROPERTIES)
+    )
     reports = check(
         MECHANISMS[args.method],
         names,

@@ -18,6 +18,7 @@ from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
     applies_only,
+    name_list,
     positive_float,
     positive_int,
     print_json,
@@ -71,7 +72,7 @@ def _mcb_tables(args: argparse.Namespace, items, header: str) -> tuple[Any, dict
         worst_instances,
     )
 
-    starts = [s.strip() for s in args.starts.split(",") if s.strip()]
+    starts = list(name_list("--starts", args.starts))
     tasks = mcb_scoring_tasks(items, tol=args.tol, starts=starts, rule=args.rule)
     summary, rows = _run(args, tasks)
     paper = PAPER_TABLE1 if args.experiment == "table1" else PAPER_TABLE7
@@ -126,7 +127,7 @@ def _figures(args: argparse.Namespace, items, header: str) -> tuple[Any, dict, s
     )
 
     default = PARALLEL_METHODS if args.experiment == "parallel" else LARGE_METHODS
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()] if args.methods else default
+    methods = list(name_list("--methods", args.methods)) if args.methods is not None else default
     tasks = figure_tasks(items, methods, time_limit=args.time_limit, tol=args.tol)
     summary, rows = _run(args, tasks)
     flat = comparison_rows(rows) + lp_rows(items)

@@ -183,11 +183,15 @@ def cmd_hpc2n(args: argparse.Namespace) -> int:
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
     from allockit.instances.swf import read_swf, workload_to_swf, write_swf
 
-    if args.whole and args.weeks:
+    if args.whole and args.weeks is not None:
         raise InvalidInputError("workload hpc2n takes --weeks A-B or --whole, not both")
     trace = read_swf(trace_path(args.trace), on_error="skip" if args.skip_bad else "raise")
     whole = hpc2n_workload(trace)
-    if args.whole or args.weeks:
+    if whole.n_jobs == 0:
+        raise InvalidInputError(
+            f"workload hpc2n: {args.trace} holds no job to convert (empty selection)"
+        )
+    if args.whole or args.weeks is not None:
         from allockit.instances.hpc2n import join_weeks
 
         if args.whole:
