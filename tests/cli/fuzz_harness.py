@@ -387,7 +387,9 @@ def must_refuse(case: OptionCase, value: str, args: argparse.Namespace | None) -
             return kind in ("file", "store")
         if value == "{tmp}/no/such/folder/x.out":
             return kind == "file"  # a folder and a store's folder are made
-        return True  # "", under a file, in /proc: nothing can be written there
+        # "", under a file, in /proc: nothing can be written there
+        return value in ("", "{tmp}/a-file/x.out", "/proc/allockit-fuzz.out",
+                         "/proc/allockit-fuzz/x")
     return False
 
 

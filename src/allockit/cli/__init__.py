@@ -126,6 +126,9 @@ or directory: '/nonexistent.json'
         refuse_empty_values,
     )
 
+    if any("\x00" in str(arg) for arg in (sys.argv[1:] if argv is None else argv)):
+        _one_line("allockit: error: an argument holds a NUL byte, which no option or path may")
+        return EXIT_INVALID  # (a shell cannot pass one; a script calling main can)
     parser = build_parser()
     captured = io.StringIO()
     try:
