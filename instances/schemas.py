@@ -396,11 +396,10 @@ class JannModelDocument(TypedDict):
 
     Examples
     --------
-    >>> validate(JANN_MODEL, {"model": "jann97", "nodes": 4, "ranges": [], "colour": 1})
+    >>> validate(JANN_MODEL, {"model": "jann97", "nodes": 4, "ranges": []})
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: colour is not a known field; valid fields: model, \
-nodes, ranges, source
+    allockit.errors.InvalidInputError: ranges must be a non-empty list of size ranges; got []
     """
 
     model: NotRequired[_described(Literal["jann97"], "'jann97'")]

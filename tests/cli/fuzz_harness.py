@@ -378,7 +378,7 @@ def must_refuse(case: OptionCase, value: str, args: argparse.Namespace | None) -
             return True
         return False
     if case.kind in ("choice", "input", "typed", "text"):
-        return True  # every value ``hostile_values`` gives them is invalid
+        return value in hostile_values(case)  # each of these is invalid; others may not be
     if case.kind == "output":
         kind = (getattr(args, "output_kinds", None) or {}).get(case.dest, OUTPUT_KINDS[case.dest])
         if callable(kind):

@@ -750,10 +750,10 @@ def parser_cases(draw):
         st.integers(-(10**25), 10**25).map(str),
         st.sampled_from(ABSURD),
     ))
-    if case.kind == "output" and value not in pool:
-        value = "{tmp}/" + value.replace("{", "(").replace("}", ")")  # never outside the case
-    elif "{" in value or "}" in value:
-        value = value.replace("{", "(").replace("}", ")")  # not a placeholder
+    if value not in pool:  # a drawn value: never a placeholder, never written outside
+        value = value.replace("{", "(").replace("}", ")")
+        if case.kind in ("output", "input"):
+            value = "{tmp}/" + value
     return template, case, value
 
 

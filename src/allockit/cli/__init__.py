@@ -143,7 +143,11 @@ or directory: '/nonexistent.json'
         _one_line(lines[-1] if lines else "allockit: error: invalid usage")
         raise SystemExit(EXIT_INVALID) from None
     sys.stderr.write(captured.getvalue())
-    args.command_path = " ".join(_command_path(parser, args))
+    words, leaf = _command_path(parser, args)
+    args.command_path = " ".join(words)
+    args.option_names = {
+        a.dest: a.option_strings[0] if a.option_strings else a.dest for a in leaf._actions
+    }
     args.given_options = _given_options(parser, argv)
     try:
         refuse_empty_values(args)
@@ -169,13 +173,15 @@ or directory: '/nonexistent.json'
         raise
 
 
-def _command_path(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
-    """The chosen subcommand's words (``["workload", "lublin"]``)."""
+def _command_path(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[list[str], argparse.ArgumentParser]:
+    """The chosen subcommand's words (``["workload", "lublin"]``) and its parser."""
     words: list[str] = []
     while True:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         if not subs or getattr(args, subs[0].dest, None) not in subs[0].choices:
-            return words
+            return words, parser
         name = getattr(args, subs[0].dest)
         words.append(name)
         parser = subs[0].choices[name]
@@ -190,6 +196,9 @@ def _given_options(
     restored), so only what was written lands in the namespace; ``common.given`` reads
     the result.
     """
+    import contextlib
+    import io
+
     saved: list[tuple[argparse.Action, object]] = []
     tables: list[tuple[argparse.ArgumentParser, dict]] = []
     stack = [parser]
@@ -204,7 +213,10 @@ def _given_options(
                 saved.append((action, action.default))
                 action.default = argparse.SUPPRESS
     try:
-        namespace, _ = parser.parse_known_args(argv)
+        with contextlib.redirect_stderr(io.StringIO()):
+            namespace, _ = parser.parse_known_args(argv)
+    except SystemExit:  # cannot happen after the first parse succeeded; stay quiet
+        return frozenset()
     finally:
         for action, default in saved:
             action.default = default

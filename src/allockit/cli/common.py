@@ -40,8 +40,8 @@ __all__ = [
     "finite_float",
     "given",
     "integer",
-    "nonnegative_float",
     "name_list",
+    "nonnegative_float",
     "number_list",
     "numbers",
     "option_ranges",
@@ -313,12 +313,14 @@ def refuse_empty_values(args: argparse.Namespace) -> None:
     ...
     allockit.errors.InvalidInputError: --methods needs a value; got ' '
     """
+    names = getattr(args, "option_names", {})
     for dest in sorted(getattr(args, "given_options", ())):
         value = getattr(args, dest, None)
         values = value if isinstance(value, list) else [value]
         for item in values:
             if isinstance(item, str) and not item.strip():
-                raise InvalidInputError(f"--{dest.replace('_', '-')} needs a value; got {item!r}")
+                name = names.get(dest, "--" + dest.replace("_", "-"))
+                raise InvalidInputError(f"{name} needs a value; got {item!r}")
 
 
 def print_json(data: Any) -> None:

@@ -11,8 +11,8 @@ from allockit.cli.common import (
     EXIT_TASKS_FAILED,
     applies_only,
     integer,
-    nonnegative_float,
     name_list,
+    nonnegative_float,
     number_list,
     numbers,
     output_kinds,
@@ -119,8 +119,6 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         nodes=args.nodes,
     )
-    if args.backfill_depth is not None and args.backfill_depth < 0:
-        raise InvalidInputError(f"--backfill-depth must be >= 0; got {args.backfill_depth}")
     tasks = experiment_tasks(
         args.experiment,
         sets,
@@ -253,7 +251,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=integer,
         default=None,
         metavar="N",
-        help="EASY tries at most N queued jobs after the head, >= 0 (default: unlimited)",
+        help="EASY tries at most N queued jobs after the head, in [0, 1e7] (default: "
+        "unlimited)",
     )
     p.add_argument(
         "--quick",

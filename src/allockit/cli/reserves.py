@@ -344,15 +344,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=numbers(int),
         default=None,
         help="custom run: nodes per level-1 manager, then level-1 managers per level-2 "
-        "manager, ...; comma-separated integers >= 2, each below what its level groups "
-        "(default: flat, one manager)",
+        "manager, ...; comma-separated integers in [2, 100000], each below what its level "
+        "groups, 1 to 16 levels (default: flat, one manager)",
     )
     p.add_argument(
         "--class3-nodes",
         type=positive_int,
         default=None,
-        help="custom run: class 3 dispatched to the first N nodes only, in [1, --nodes] "
-        "(default: all)",
+        help="custom run: class 3 dispatched to the first N nodes only, in [1, --nodes], "
+        "--nodes at most 100000 (default: all)",
     )
     p.add_argument(
         "--algorithm",
@@ -372,7 +372,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=nonnegative_float,
         default=None,
         metavar="S",
-        help="seconds left out of the statistics, in [0, --duration) (default: 10, or "
+        help="seconds left out of the statistics, in [0, --duration), --duration at most "
+        "3600 (default: 10, or "
         "duration/5 when --duration is given)",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")

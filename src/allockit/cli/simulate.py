@@ -150,14 +150,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=nonnegative_float,
         default=PENALTY_SECONDS,
         metavar="S",
-        help=f"DFRS rescheduling penalty in seconds, >= 0 (default: {PENALTY_SECONDS:g})",
+        help=f"DFRS rescheduling penalty in seconds, in [0, 1e10] (default: {PENALTY_SECONDS:g})",
     )
     p.add_argument(
         "--period",
         type=positive_float,
         default=PERIOD_SECONDS,
         metavar="S",
-        help=f"DFRS MCB8 period in seconds, > 0 (default: {PERIOD_SECONDS:g})",
+        help=f"DFRS MCB8 period in seconds, in [1, 1e10] (default: {PERIOD_SECONDS:g})",
     )
     p.add_argument(
         "--hold",
@@ -165,7 +165,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="S",
         help="DFRS, not in the paper: a job started, resumed or moved less than S seconds "
-        "ago is neither paused nor moved by MCB8 (default: off)",
+        "ago is neither paused nor moved by MCB8; S in [0, 1e10] (default: off)",
     )
     p.add_argument(
         "--bound", action="store_true", help="add the stretch lower bound and the degradation"
@@ -181,7 +181,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_float,
         default=None,
         metavar="GIB",
-        help="node memory in GiB for the bandwidth figures (default: the workload's platform)",
+        help="node memory in GiB for the bandwidth figures, in (0, 1048576] (default: the "
+        "workload's platform)",
     )
     platform_options(p)
     p.add_argument(
@@ -200,7 +201,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="EASY tries at most N queued jobs after the head for backfilling, >= 0 "
+        help="EASY tries at most N queued jobs after the head for backfilling, in [0, 1e7] "
         "(default: unlimited; 0 is FCFS)",
     )
     p.add_argument(
@@ -224,7 +225,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         type=nonnegative_float,
         default=MIGRATION_COST_SECONDS,
         metavar="S",
-        help="MEASY: seconds a migrated job makes no progress, >= 0 "
+        help="MEASY: seconds a migrated job makes no progress, in [0, 1e10] "
         f"(default: {MIGRATION_COST_SECONDS:g})",
     )
     g.add_argument(
@@ -233,7 +234,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         default=BG_THRESHOLD,
         metavar="X",
         help="a bg process only under an idle fg VM or an fg process of CPU usage below X "
-        f"(a fraction, >= 0; above 1 admits any) (default: {BG_THRESHOLD:g})",
+        f"(a fraction, in [0, 1e6]; above 1 admits any) (default: {BG_THRESHOLD:g})",
     )
     g.add_argument(
         "--cpu-info",
