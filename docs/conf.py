@@ -24,6 +24,7 @@ release = version = allockit.__version__
 
 extensions = [
     "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -34,6 +35,7 @@ extensions = [
 # Every public module gets a page (docs/api/index.rst is written here, from the package).
 write_api_index(HERE / "api")
 autodoc_default_options = {"member-order": "bysource"}
+autosummary_generate = False  # the pages are written by api_pages.py; tables only
 autodoc_typehints = "none"  # types are in the numpydoc sections, in words
 autodoc_inherit_docstrings = False
 numpydoc_show_class_members = False
@@ -75,6 +77,7 @@ sphinx_gallery_conf = {
     "examples_dirs": str(HERE.parent / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
+    "ignore_pattern": r"(^|/)(?!plot_)[^/]*\.py$",  # user algorithms (roundrobin.py, ...)
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,

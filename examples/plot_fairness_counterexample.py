@@ -4,9 +4,11 @@ A fairness counterexample, found automatically
 
 A natural way to share heterogeneous servers is to run DRF on each server separately.
 Wang, Li and Liang show that this is not Pareto optimal: some allocation gives every
-user at least as many tasks, and one user more. :func:`allockit.fairness.check`
+user at least as many tasks, and one user more. :func:`allockit.fairness.checker.check`
 searches generated instances for a violation of a property and shrinks the one it
-finds to a small counterexample; DRFH itself passes the same check.
+finds to a small counterexample; DRFH itself passes the same check. Per-server DRF
+places whole tasks, so it is judged against whole-task alternatives (an integer program
+over the individual servers), not against divisible optima.
 """
 
 # %%
@@ -19,10 +21,12 @@ reports = {
     for name in ("per-server-drf", "progressive")
 }
 for name, report in reports.items():
-    print(f"{name:>15}: {report.status} after {report.examples} instances; "
-          f"violation {report.violation:.3g}")
-    if report.detail:
-        print(" " * 17 + report.detail)
+    print(f"{name:>15}: {report.status} after {report.examples} instances "
+          f"(semantics: {report.semantics}); violation {report.violation:.3g}")
+
+# %%
+# The counterexample as the command line prints it on stderr:
+print(reports["per-server-drf"].text)
 
 # %%
 # The counterexample per-server DRF loses on (servers and users as an instance file):

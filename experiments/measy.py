@@ -130,7 +130,10 @@ class MeasySets:
     ``"jwload"`` (the paper's), or ``"lublin"`` (the Lublin-Feitelson model with the
     paper's rules, a stand-in for tests and quick checks). ``jobs`` maps a model to its
     job count; ``cost_loads`` are the loads of Figs 13-14 (default: ``loads``);
-    ``traces`` the real trace files (absolute paths) with the job count used.
+    ``traces`` the real trace files (absolute paths) with the job count used;
+    ``reasy_extra`` and ``reasy_protect`` REASY's reading of Algorithm 3
+    (``simulate_two_tier``; only values other than the defaults enter REASY's task
+    options, so the default tasks keep their keys).
 
     Examples
     --------
@@ -146,6 +149,8 @@ class MeasySets:
     processors: int = 320
     seed: int = 0
     traces: tuple[tuple[str, int | None], ...] = ()
+    reasy_extra: str = "idle"
+    reasy_protect: bool = True
 
     def __post_init__(self) -> None:
         for model in self.models:
@@ -167,6 +172,14 @@ class MeasySets:
         bad = {k: v for k, v in self.jobs.items() if isinstance(v, bool) or int(v) < 1}
         if bad:
             raise InvalidInputError(f"MeasySets.jobs must be >= 1; got {bad}")
+        if self.reasy_extra not in ("idle", "line17"):
+            raise InvalidInputError(
+                f"MeasySets.reasy_extra must be idle or line17; got {self.reasy_extra!r}"
+            )
+        if not isinstance(self.reasy_protect, bool):
+            raise InvalidInputError(
+                f"MeasySets.reasy_protect must be True or False; got {self.reasy_protect!r}"
+            )
 
     @classmethod
     def quick(cls, **changes: Any) -> MeasySets:
@@ -272,6 +285,8 @@ def measy_sets(
     model: str | None = None,
     traces: str | None = None,
     trace_jobs: int | None = None,
+    reasy_extra: str | None = None,
+    reasy_protect: bool | None = None,
 ) -> MeasySets:
     """The sets of an experiment run: the paper's (or ``quick``) with overrides.
 
@@ -293,6 +308,10 @@ def measy_sets(
         The real traces: names, files or a folder (``resolve_traces``).
     trace_jobs : int, optional
         First jobs of each trace (default: the full run's, 5,000 when quick).
+    reasy_extra : {"idle", "line17"}, optional
+        REASY's extra fg VMs (default ``"idle"``).
+    reasy_protect : bool, optional
+        REASY keeps extra-admitted jobs off the head's processors (default True).
 
     Returns
     -------
@@ -328,6 +347,10 @@ def measy_sets(
         changes["processors"] = processors
     if seed is not None:
         changes["seed"] = seed
+    if reasy_extra is not None:
+        changes["reasy_extra"] = reasy_extra
+    if reasy_protect is not None:
+        changes["reasy_protect"] = reasy_protect
     changes["traces"] = tuple(
         (path, trace_jobs if trace_jobs is not None else (5_000 if quick else count))
         for path, count in resolve_traces(traces)
@@ -456,8 +479,10 @@ def run_measy_task(task: Task) -> dict[str, Any]:
     workload = build_workload(task.instance)
     seed = 0 if task.seed is None else int(task.seed)
     params = dict(task.params)
-    if task.method == "EASY":
-        result = simulate_two_tier(workload, "MEASY", background=False, seed=seed)
+    if task.method == "EASY":  # MEASY without the background tier is EASY
+        result = simulate_two_tier(
+            workload, "MEASY", seed=seed, **{**params, "background": False}
+        )
     else:
         result = simulate_two_tier(workload, task.method, seed=seed, **params)
     summary = result.summary()
@@ -475,8 +500,11 @@ def run_measy_task(task: Task) -> dict[str, Any]:
 register_task_kind("measy", "allockit.experiments.measy:run_measy_task")
 
 
-def _params(method: str, *, cpu_info: str = "known", cost: float = 20.0) -> dict[str, Any]:
-    """Canonical options: EASY takes none; only MEASY takes the migration cost."""
+def _params(
+    method: str, *, cpu_info: str = "known", cost: float = 20.0, sets: MeasySets | None = None
+) -> dict[str, Any]:
+    """Canonical options: EASY takes none; only MEASY takes the migration cost, only
+    REASY its reading of Algorithm 3 (when not the default)."""
     if method == "EASY":
         return {}
     params: dict[str, Any] = {}
@@ -484,6 +512,11 @@ def _params(method: str, *, cpu_info: str = "known", cost: float = 20.0) -> dict
         params["cpu_info"] = cpu_info
     if method == "MEASY":
         params["migration_cost"] = float(cost)
+    if method == "REASY" and sets is not None:
+        if sets.reasy_extra != "idle":
+            params["reasy_extra"] = sets.reasy_extra
+        if not sets.reasy_protect:
+            params["reasy_protect"] = False
     return params
 
 
@@ -547,7 +580,7 @@ def experiment_tasks(figure: str, sets: MeasySets) -> list[Task]:
         for path, jobs in sets.traces:
             spec = {"set": "trace", "path": path, "jobs": jobs, "cpu": "paper", "seed": sets.seed}
             for method in info["algorithms"]:
-                add(spec, method, _params(method))
+                add(spec, method, _params(method, sets=sets))
         return tasks
     specs = sets.model_specs(info["model"], cpu=info.get("cpu", "paper"))
     if info["kind"] == "cost":
@@ -561,7 +594,7 @@ def experiment_tasks(figure: str, sets: MeasySets) -> list[Task]:
         return tasks
     for spec in specs:
         for method in info["algorithms"]:
-            add(spec, method, _params(method, cpu_info=info.get("cpu_info", "known")))
+            add(spec, method, _params(method, cpu_info=info.get("cpu_info", "known"), sets=sets))
     return tasks
 
 
@@ -576,6 +609,7 @@ _KEEP = (
     "kills",
     "swaps",
     "wasted_cpu_seconds",
+    "lost_progress_per_kill",
     "fg_utilization",
     "bg_utilization",
     "offered_load",
@@ -736,6 +770,12 @@ def _checks(table: dict[str, Any]) -> dict[str, Any]:
                 for x in xs
             }
     elif kind == "cost":
+        # the migration cost at which a move costs what a kill throws away: KEASY's
+        # progress lost per kill, weighted by the killed job's processes
+        checks["keasy_lost_progress_per_kill"] = {
+            x: point.get("lost_progress_per_kill")
+            for x, point in series.get("KEASY", {}).items()
+        }
         lines = [line for line in series if line.startswith("MEASY load ")]
         for key, short in (("response_vs_keasy", "response"), ("slowdown_vs_keasy",
                                                                 "slowdown")):  # fmt: skip

@@ -130,6 +130,8 @@ class TwoTierState:
         self.swaps = np.zeros(n, dtype=np.int64)
         self.moved_processes = 0
         self.wasted_cpu_seconds = 0.0
+        self.killed_work = 0.0  # sum over kills of progress x processes (CHOICES kill)
+        self.killed_processes = 0  # sum over kills of processes
         self._loss: dict[int, float | np.ndarray] = {}
         self._rho: dict[int, float | np.ndarray] = {}
         # the scheduler's lists: merged list (waiting + bg) in submission order, fg set
@@ -310,6 +312,8 @@ class TwoTierState:
         """KEASY: kill bg job ``j``; it waits again with no progress (CHOICES kill)."""
         self.advance(j, now)
         self.wasted_cpu_seconds += self.done[j] * self.size[j] * self.u_true[j]
+        self.killed_work += self.done[j] * self.size[j]
+        self.killed_processes += self.size[j]
         self._take_off(j)
         self.tier[j] = WAITING
         self.done[j] = 0.0

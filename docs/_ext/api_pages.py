@@ -1,4 +1,7 @@
-"""Write ``docs/api/index.rst``: an autosummary of every public ``allockit`` module.
+"""Write ``docs/api/index.rst`` and a page per public ``allockit`` module.
+
+Each module page opens with an autosummary table of the functions and classes it
+defines (``sphinx.ext.autosummary``), then documents them from their docstrings.
 
 The list is read from the installed package (the same walk as ``tests/test_doctests.py``:
 ``src/allockit`` and the subpackages mapped into it), so a module added, moved or
@@ -77,22 +80,42 @@ def _summary(name: str) -> str:
 
 
 def _own_members(name: str) -> list[str]:
-    """The public functions and classes a package defines itself (not re-exported ones)."""
+    """The public functions and classes a module defines itself (not re-exported ones).
+
+    The module's ``__all__`` when it has one, else its public names, in either case only
+    the functions and classes whose ``__module__`` is the module.
+    """
     module = importlib.import_module(name)
-    names = getattr(module, "__all__", [])
-    return [n for n in names if getattr(getattr(module, n, None), "__module__", None) == name]
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in vars(module) if not n.startswith("_")]
+    out = []
+    for n in names:
+        obj = getattr(module, n, None)
+        if callable(obj) and getattr(obj, "__module__", None) == name:
+            out.append(n)
+    return out
+
+
+def _autosummary(name: str, members: list[str]) -> list[str]:
+    """An autosummary table of ``members`` (each linked to its entry below)."""
+    if not members:
+        return []
+    lines = [".. currentmodule:: " + name, "", ".. autosummary::", "   :nosignatures:", ""]
+    return lines + [f"   {member}" for member in members] + [""]
 
 
 def _page(name: str, children: list[str] | None) -> str:
     lines = [name, "=" * len(name), ""]
+    own = _own_members(name)
     if children:
-        own = _own_members(name)
         lines += [f".. automodule:: {name}"]
         lines += [f"   :members: {', '.join(own)}"] if own else ["   :no-members:"]
         lines += ["", "Its submodules (the names it re-exports are documented where they "
                   "are defined):", ""]
         lines += [f"- :mod:`{child}`" for child in children]
     else:
+        lines += _autosummary(name, own)
         lines += [f".. automodule:: {name}", "   :members:"]
     return "\n".join(lines) + "\n"
 

@@ -18,6 +18,7 @@ from allockit.cli import (
     dfrs,
     drfh,
     measy,
+    methods,
     reproduce,
     reproduce_vcsched,
     reserves,
@@ -27,7 +28,7 @@ from allockit.cli import (
     workloads,
 )
 from allockit.cli.common import EXIT_DEPENDENCY, EXIT_INVALID
-from allockit.errors import InvalidInputError, SolverUnavailableError
+from allockit.errors import InvalidInputError, SolverFailedError, SolverUnavailableError
 from allockit.version import __version__
 
 __all__ = ["build_parser", "main"]
@@ -45,6 +46,7 @@ FAMILIES = (
     reserves,
     reproduce_vcsched,
     reproduce,
+    methods,
 )
 
 
@@ -159,6 +161,9 @@ or directory: '/nonexistent.json'
         return EXIT_INVALID
     except SolverUnavailableError as exc:
         _one_line(f"allockit: {exc}")
+        return EXIT_DEPENDENCY
+    except SolverFailedError as exc:
+        _one_line(f"allockit: error: {exc}")
         return EXIT_DEPENDENCY
     except (OSError, MemoryError) as exc:  # ConnectionError and TimeoutError are OSErrors
         _one_line(f"allockit: error: {error_line(exc)}")

@@ -41,7 +41,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
         "search narrows to 1e-12)", here=f"--method {args.method}",
     )
     workload = workload_from_args(args.file, args)
-    result = stretch_bound(workload, method=args.method, tol=args.tol)
+    result = stretch_bound(workload, method=args.method, tol=args.tol, solver=args.solver)
     print_json(
         {
             "jobs": workload.n_jobs,
@@ -219,6 +219,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="X",
         help="relative tolerance of the bisection, in [1e-9, 0.5] (default: 1e-4)",
     )
+    p.add_argument(
+        "--solver",
+        default=None,
+        metavar="NAME",
+        help="with --method bisection: decide each step with the stretch LP solved by this "
+        "Pyomo solver (highs, scip, ...; a missing one exits 1 naming what to install; "
+        "default: none, the max-flow check)",
+    )
     p.set_defaults(func=cmd_bound)
 
     p = sub.add_parser(
@@ -244,7 +252,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="A1;A2",
         help="semicolon-separated subset of the experiment's algorithms, e.g. "
-        "'EASY;FCFS' (default: all)",
+        "'EASY;FCFS', and schedulers of your own (MODULE:CLASS, PATH/TO/FILE.py:CLASS, a "
+        "plug-in) as more rows (default: all)",
     )
     p.add_argument(
         "--backfill-depth",

@@ -87,6 +87,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         model=args.model,
         traces=args.traces,
         trace_jobs=args.trace_jobs,
+        reasy_extra=args.reasy_extra,
+        reasy_protect=args.reasy_protect,
     )
     if args.figure == "all" and not sets.traces:
         figures.remove("traces")
@@ -224,6 +226,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "LLNL-Thunder "
         "and 20,000 for CEA-Curie; quick: 5,000)",
     )
+    from allockit.cli.simulate import reasy_options
+    from allockit.simulation.two_tier_choices import REASY_EXTRA
+
+    reasy_options(p, REASY_EXTRA)
     p.add_argument(
         "--markdown", default=None, metavar="FILE", help="tables beside the paper's (default: none)"
     )

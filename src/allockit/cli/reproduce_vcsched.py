@@ -18,6 +18,7 @@ from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
     applies_only,
+    method_list_option,
     name_list,
     positive_float,
     positive_int,
@@ -127,7 +128,11 @@ def _figures(args: argparse.Namespace, items, header: str) -> tuple[Any, dict, s
     )
 
     default = PARALLEL_METHODS if args.experiment == "parallel" else LARGE_METHODS
-    methods = list(name_list("--methods", args.methods)) if args.methods is not None else default
+    methods = (
+        method_list_option("vcsched", args.methods, option="--methods")
+        if args.methods is not None
+        else default
+    )
     tasks = figure_tasks(items, methods, time_limit=args.time_limit, tol=args.tol)
     summary, rows = _run(args, tasks)
     flat = comparison_rows(rows) + lp_rows(items)
@@ -276,8 +281,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--methods",
         default=None,
-        help="large/parallel: comma-separated methods (default: mcb8,gr,sg,gb,sgb,rrnd,rrnz; "
-        "parallel: mcb8,sg,sgb)",
+        help="large/parallel: comma-separated methods, built-in or your own (MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION) (default: mcb8,gr,sg,gb,sgb,rrnd,rrnz; parallel: "
+        "mcb8,sg,sgb)",
     )
     p.add_argument(
         "--time-limit",

@@ -10,6 +10,7 @@ from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
     applies_only,
+    method_option,
     nonnegative_float,
     numbers,
     positive_float,
@@ -31,12 +32,9 @@ def cmd_reserves(args: argparse.Namespace) -> int:
     """``allockit reserves FILE``: one allocation round of the bank or cluster reserves."""
     from allockit.instances.io import read_json
     from allockit.instances.reserves import ReservesInstance
-    from allockit.reserves import RESERVES_METHODS, allocate_reserves
+    from allockit.reserves import allocate_reserves
 
-    if args.method not in RESERVES_METHODS:
-        raise InvalidInputError(
-            f"--method must be one of {list(RESERVES_METHODS)}; got {args.method!r}"
-        )
+    method_option("reserves", args.method)  # a spec that cannot load fails before reading
     applies_only(
         args, ("c", "retention"), when=args.method == "bank", to="--method bank",
         here=f"--method {args.method}",
@@ -189,6 +187,10 @@ def _cluster_config(args: argparse.Namespace) -> Any:
                 f"--warmup must be below --duration ({duration:g} s); got {args.warmup:g}"
             )
         overrides["warmup"] = args.warmup
+    if args.measure_noise:
+        overrides["measure_noise"] = args.measure_noise
+    if args.report_jitter:
+        overrides["report_jitter"] = args.report_jitter
     if args.scenario is not None:
         config = scenario(args.scenario, **overrides)
     else:
@@ -309,7 +311,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method",
         default="bank",
-        help="bank (default) or cluster-reserves",
+        metavar="NAME",
+        help="bank (default) or cluster-reserves, or your own method: MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION or a registered plug-in (see allockit methods)",
     )
     p.add_argument(
         "--c",
@@ -375,6 +379,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="seconds left out of the statistics, in [0, --duration), --duration at most "
         "3600 (default: 10, or "
         "duration/5 when --duration is given)",
+    )
+    p.add_argument(
+        "--measure-noise",
+        type=nonnegative_float,
+        default=0.0,
+        metavar="PP",
+        help="s.d. of a normal error added to every reported usage, per node and class, in "
+        "percentage points, in [0, 100] (clipped to [0, 100] after; default: 0, off)",
+    )
+    p.add_argument(
+        "--report-jitter",
+        type=nonnegative_float,
+        default=0.0,
+        metavar="S",
+        help="each report message takes the delay plus a uniform extra in [0, S) seconds, "
+        "S >= 0 (default: 0, off)",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
     p.add_argument(
