@@ -197,6 +197,9 @@ TEMPLATES: dict[str, list[list]] = {
              ["drfh", P("file", "{drfh}"), "--method", "lp"]],
     "fairness": [["fairness", "--method", "first-fit", "--properties", "envy_freeness",
                   "--examples", "2"]],
+    "fairness replay": [["fairness", "replay", P("file", "{fairness_report}")]],
+    "model": [["model", P("file", "{vc}"), "--method", "milp", "--write", "{tmp}/model.lp"]],
+    "methods": [["methods", "--family", "drfh"]],
     "measy-experiment": [
         ["measy-experiment", P("figure", "fig8"), "--model", "lublin", "--jobs", "30",
          "--processors", "16", "--loads", "0.8", "--backend", "serial", "--store", "{store}"],
@@ -244,8 +247,13 @@ def leaf_parsers() -> dict[str, argparse.ArgumentParser]:
 
     def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        own = [
+            a for a in parser._actions
+            if not isinstance(a, argparse._SubParsersAction | argparse._HelpAction)
+        ]
+        if not subs or (words and own):  # a command with options of its own and actions
+            found[" ".join(words)] = parser  # (``fairness`` and ``fairness replay``)
         if not subs:
-            found[" ".join(words)] = parser
             return
         for name, child in subs[0].choices.items():
             walk(child, [*words, name])
@@ -262,7 +270,8 @@ def option_cases() -> list[OptionCase]:
     for command, parser in leaf_parsers().items():
         ranges = option_ranges(command)
         for action in parser._actions:
-            if isinstance(action, argparse._HelpAction | argparse._VersionAction):
+            skip = argparse._HelpAction | argparse._VersionAction | argparse._SubParsersAction
+            if isinstance(action, skip):  # a subcommand's own words are its own leaf
                 continue
             rule = ranges.get(action.dest)
             if action.nargs == 0:
@@ -444,6 +453,11 @@ class Fixtures:
                            "serial", "--json", "--no-progress", "--store", str(db)])
         assert outcome.code == 0, outcome.describe()
         self.paths["db"] = str(db)
+        outcome = run_cli(["fairness", "--method", "per-server-drf", "--properties",
+                           "pareto", "--examples", "5"])
+        assert outcome.code in (0, 3), outcome.describe()
+        (root / "fairness.json").write_text(outcome.out, encoding="utf-8")
+        self.paths["fairness_report"] = str(root / "fairness.json")
         self._count = 0
 
     def fresh(self) -> tuple[Path, Path]:

@@ -394,7 +394,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.0,
         metavar="S",
         help="each report message takes the delay plus a uniform extra in [0, S) seconds, "
-        "S >= 0 (default: 0, off)",
+        "S in [0, 1e10] (default: 0, off)",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
     p.add_argument(
