@@ -192,6 +192,7 @@ TEMPLATES: dict[str, list[list]] = {
         ["simulate", P("file", "{swf}"), "--algorithm", "EASY"],
         ["simulate", P("file", "{swf}"), "--algorithm", "GreedyPM */per"],
         ["simulate", P("file", "{swf1}"), "--algorithm", "MEASY"],
+        ["simulate", P("file", "{swf1}"), "--algorithm", "REASY"],
     ],
     "drfh": [["drfh", P("file", "{drfh}"), "--method", "slots"],
              ["drfh", P("file", "{drfh}"), "--method", "lp"]],

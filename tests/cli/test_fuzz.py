@@ -817,6 +817,41 @@ def test_the_issue_cases_are_refused_at_once_naming_the_cause(fixtures, argv, sa
     assert outcome.seconds < 20 and not store.exists(), outcome.describe()
 
 
+#: options merged from main after issue 30 was filed: each acts on some runs only.
+APPLIES_ONLY = [
+    (["simulate", "{swf}", "--algorithm", "EASY", "--reasy-extra", "line17"],
+     "--reasy-extra applies to REASY"),
+    (["simulate", "{swf}", "--algorithm", "KEASY", "--no-reasy-protect"],
+     "--reasy-protect applies to REASY"),
+    (["cluster-sim", "--nodes", "10", "--duration", "2", "--algorithm", "static",
+      "--measure-noise", "5"], "--measure-noise applies to the algorithms that read reports"),
+    (["cluster-sim", "--nodes", "10", "--duration", "2", "--algorithm", "static",
+      "--report-jitter", "0.1"], "--report-jitter applies to the algorithms that read reports"),
+]
+
+
+@pytest.mark.parametrize(("argv", "says"), APPLIES_ONLY, ids=lambda v: " ".join(v)[:60]
+                         if isinstance(v, list) else None)
+def test_new_options_are_refused_where_they_do_not_act(fixtures, argv, says):
+    tmp, store = fixtures.fresh()
+    outcome = run_cli([fixtures.render(a, tmp, store) for a in argv])
+    check_refused(outcome)
+    assert says in outcome.err, outcome.describe()
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "{swf1}", "--algorithm", "REASY", "--reasy-extra", "line17",
+     "--no-reasy-protect"],
+    ["cluster-sim", "--nodes", "10", "--duration", "2", "--algorithm", "bank",
+     "--measure-noise", "5", "--report-jitter", "0.1"],
+], ids=lambda v: " ".join(v)[:60])
+def test_new_options_are_taken_where_they_act(fixtures, argv):
+    tmp, store = fixtures.fresh()
+    outcome = run_cli([fixtures.render(a, tmp, store) for a in argv])
+    check_contract(outcome)
+    assert outcome.code == 0, outcome.describe()
+
+
 def _jann_model(tmp):
     from allockit.instances.jann97 import load_jann_model, save_jann_model
 

@@ -207,6 +207,11 @@ def _cluster_config(args: argparse.Namespace) -> Any:
                 )
             dispatch = (None, None, args.class3_nodes)
         config = ClusterSimConfig(n_nodes=args.nodes, fanout=fanout, dispatch=dispatch, **overrides)
+    applies_only(  # static reads no report: the noise would change nothing
+        args, ("measure_noise", "report_jitter"), when=config.algorithm != "static",
+        to="the algorithms that read reports (bank, cluster-reserves)",
+        here=f"--algorithm {config.algorithm}",
+    )
     check_work(config)
     if not args.fail:
         return config

@@ -134,6 +134,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         args, ("migration_cost",), when=args.algorithm.strip().upper() == "MEASY",
         to="MEASY (the only two-tier scheduler that migrates)", here=here,
     )
+    applies_only(  # a policy of the user's on the two-tier platform receives them too
+        args, ("reasy_extra", "reasy_protect"),
+        when=args.algorithm.strip().upper() == "REASY" or (policy is not None
+                                                           and family == "two-tier"),
+        to="REASY (its two readings of Algorithm 3)", here=here,
+    )
     # --option KEY=VALUE overrides the flag of the same option
     options = {**_options(family, args), **method_options(args, spec, "simulator")}
     workload = workload_from_args(args.file, args)
