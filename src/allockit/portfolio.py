@@ -28,7 +28,7 @@ PORTFOLIO_HEURISTICS = ("mcb8", "mcb5", "mcb6", "mcb7", "sg", "gr", "mcb3", "mcb
 #: Share of the time limit the heuristics may use after MCB8.
 HEURISTIC_SHARE = 0.05
 #: Share of the time limit the first local search may use.
-LOCAL_SEARCH_SHARE = 0.4
+LOCAL_SEARCH_SHARE = 0.15
 #: Instances with at most this many tasks get the complete branch and bound.
 BNB_MAX_TASKS = 40
 #: CP-SAT is tried on instances with at most this many (job, host) pairs.
@@ -40,6 +40,8 @@ END_MARGIN = 0.05
 #: Share of the remaining time CP-SAT or HiGHS gets when the local search has other
 #: starting placements to try (on the paper's large set restarts did more).
 EXACT_SHARE = 0.3
+#: Share of the remaining time the configuration LP (bound and dives) may use.
+COLUMNS_SHARE = 0.5
 #: Cap on the local search's restarts in the last phase.
 MAX_RESTARTS = 1000
 
@@ -345,6 +347,27 @@ def solve_best(
     local_search(0.05 if instance.n_tasks <= BNB_MAX_TASKS else LOCAL_SEARCH_SHARE)
     if best.certified(rel_gap):
         return proven()
+
+    # 3b. the configuration LP: its bound, and a placement dived from its columns
+    # (allockit.evaluation.config_search), improved by the local search
+    if instance.n_tasks > BNB_MAX_TASKS and not instance.is_adaptation and left() > reserve:
+        from allockit.evaluation.config_search import columns_certify
+
+        columns = columns_certify(
+            instance,
+            best.task_hosts,
+            lower_load=1.0 / best.bound if best.bound and best.bound < 1.0 else None,
+            placements=[hosts for _, hosts in starts],
+            rel_gap=rel_gap,
+            time_limit=COLUMNS_SHARE * (left() - reserve),
+        )
+        notes.append(columns.message)
+        best.tighten(columns.bound, "configuration-lp")
+        if best.offer(instance, columns.task_hosts, "configuration-lp"):
+            starts.append(("configuration-lp", best.task_hosts))
+            local_search(0.05)
+        if best.certified(rel_gap):
+            return proven()
 
     # 4. exact search
     choice = exact
