@@ -24,6 +24,8 @@ from allockit.evaluation.config_lp import MAX_ITERATIONS, ConfigurationLP
 
 __all__ = ["dive_placement", "patterns_to_placement"]
 
+#: A column the LP uses a fraction at least this above a whole number is rounded up.
+ROUND_UP = 0.6
 #: A column the LP uses at least ``1 - INTEGRAL_TOL`` times counts as used once.
 INTEGRAL_TOL = 1e-6
 
@@ -127,9 +129,12 @@ def dive_placement(
             if test.status != "fractional":
                 return None
             x = lp.x
+            # every copy the LP uses whole, and one more of each column used at
+            # least ROUND_UP (at least the most used column: progress every round)
             whole = np.floor(x + INTEGRAL_TOL).astype(np.int64)
+            frac = x - whole
+            whole[frac >= ROUND_UP] += 1
             if not whole.any():
-                whole = np.zeros_like(whole)
                 whole[int(np.argmax(x))] = 1
             for k in np.flatnonzero(whole):
                 for _ in range(int(whole[k])):

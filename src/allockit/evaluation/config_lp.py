@@ -65,7 +65,7 @@ REDUCED_COST_TOL = 1e-9
 #: Pricing nodes allowed per second of time left (a node costs about a microsecond).
 NODES_PER_SECOND = 2_000_000
 #: Weight of the best duals in the point priced (Wentges smoothing; 0 switches it off).
-SMOOTHING = 0.8
+SMOOTHING = 0.9
 #: Greedy patterns added per pricing round beside the exact search's.
 GREEDY_COLUMNS = 5
 #: Pricing-only bisection steps that look for the largest capacity a proof's duals prove.
@@ -185,6 +185,7 @@ class ConfigurationLP:
         self._highs.setOptionValue("output_flag", False)
         self._highs.setOptionValue("threads", 1)
         self._highs.setOptionValue("presolve", "off")
+        self._highs.setOptionValue("simplex_strategy", 4)  # primal: columns come and go
         inf = highspy.kHighsInf
         self._highs.addRows(
             n,
@@ -204,6 +205,7 @@ class ConfigurationLP:
         self.add_patterns(np.eye(n, dtype=np.int64))  # one task alone always fits
         self.x = np.zeros(0)
         self.proof_duals: np.ndarray | None = None  # the duals of the last proof
+        self._started: set[float] = set()  # capacities with first-fit columns
 
     @property
     def n_types(self) -> int:
@@ -385,12 +387,26 @@ class ConfigurationLP:
         self._set_capacity(capacity)
         hosts = self.hosts if hosts is None else int(hosts)
         lower, upper = 0.0, math.inf
-        center: np.ndarray | None = None  # the duals of the best Farley bound so far
-        if self.proof_duals is not None and self.proof_duals.size == self.n_types:
-            center = self.proof_duals  # a good start from an earlier proof
-            lower, _ = self.farley(center, capacity, self._node_limit(deadline))
-            if lower > hosts * (1.0 + PROOF_MARGIN):
-                return self._proven(capacity, lower, upper, 0, center, hosts, reach_to, deadline)
+        if (self.cpu > capacity).any() or (self.mem > self.mem_cap).any():
+            # a task fits on no host: no placement at all (the master has no column
+            # for it); proven without duals
+            return CapacityTest(capacity, "proven", math.inf, math.inf, 0, capacity)
+        self._start_columns(capacity)
+        # the smoothing centre starts at the best of the surrogate duals
+        # lambda a / C + (1 - lambda) m / M, dual feasible by construction (their
+        # Farley bound is the LP bound on CPU or memory), or at an earlier proof's duals
+        center = self._surrogate_duals(capacity)
+        # every pattern priced has sum a <= C (1 + CAP_MARGIN) and sum m <= M: these
+        # duals value it at most 1 + CAP_MARGIN (the rest of the margin: rounding)
+        lower = float(self.residual @ center) / (1.0 + 2.0 * CAP_MARGIN)
+        if self.proof_duals is not None:
+            earlier, _ = self.farley(self.proof_duals, capacity, self._node_limit(deadline))
+            if earlier > hosts * (1.0 + PROOF_MARGIN):
+                return self._proven(
+                    capacity, earlier, upper, 0, self.proof_duals, hosts, reach_to, deadline
+                )
+            if earlier > lower:
+                lower, center = earlier, self.proof_duals
         iterations = 0
         while iterations < max_iterations:
             if self._node_limit(deadline) == 0:
@@ -422,6 +438,28 @@ class ConfigurationLP:
             if not added:
                 break  # converged (or the pricing found nothing new): no proof here
         return CapacityTest(capacity, "stopped", lower, upper, iterations, capacity)
+
+    def _surrogate_duals(self, capacity: float) -> np.ndarray:
+        """The best (largest ``sum d pi``) of the duals ``lambda a / C + (1 - lambda) m / M``."""
+        best = np.zeros(self.n_types)
+        for lam in np.linspace(0.0, 1.0, 5):
+            pi = lam * self.cpu / capacity + (1.0 - lam) * self.mem / self.mem_cap
+            if self.residual @ pi > self.residual @ best:
+                best = pi
+        return best
+
+    def _start_columns(self, capacity: float) -> None:
+        """First-fit decreasing packings at ``capacity``: columns for a first master."""
+        from allockit.evaluation.knapsack import first_fit_patterns
+
+        if capacity in self._started:
+            return
+        self._started.add(capacity)
+        self.add_patterns(
+            first_fit_patterns(
+                self.cpu, self.mem, self.residual, capacity * (1.0 + CAP_MARGIN), self.mem_cap
+            )
+        )
 
     @staticmethod
     def _node_limit(deadline: float | None) -> int:
@@ -562,23 +600,27 @@ def configuration_lp_bound(
     tests: list[CapacityTest] = []
     proven = False
     fractional = math.inf
-    target = hi * (1.0 - rel_gap)
-    tol = max(BISECTION_TOL, 0.5 * rel_gap)
-    while target > lo:
+    # the interval [lo, hi] narrows to a relative width ``width``; first a load just
+    # above ``lo`` (fractional there: the LP cannot beat the known bound, stop; a
+    # proof there usually comes fast and its duals reach further up), then the load
+    # that would certify the incumbent, then bisection
+    width = max(2.0 * BISECTION_TOL, rel_gap)
+    planned = [lo * (1.0 + width), hi * (1.0 - rel_gap)]
+    while hi - lo > width * hi:
         if deadline is not None and time.perf_counter() >= deadline:
             break
+        while planned and not lo < planned[0] < hi:
+            planned.pop(0)
+        target = planned.pop(0) if planned else 0.5 * (lo + hi)
         result = lp.test(target, deadline=deadline, max_iterations=max_iterations, reach_to=hi)
         tests.append(result)
         if result.status == "proven":
-            lo, proven = result.reach, True
+            lo, proven = max(lo, result.reach), True
         elif result.status == "fractional":
             hi = max(lo, result.reach)  # the packing fits at its largest column load
             fractional = min(fractional, hi)
         else:
             hi = target  # undecided: look lower, where a proof is likelier
-        if (hi - lo) <= tol * hi:
-            break
-        target = 0.5 * (lo + hi)
     bound = 1.0 if lo <= 1.0 else 1.0 / lo
     return ConfigLPBound(
         load=lo,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["KnapsackOutcome", "knapsack_2d", "load_knapsack_kernel"]
+__all__ = ["KnapsackOutcome", "first_fit_patterns", "knapsack_2d", "load_knapsack_kernel"]
 
 #: Surrogate multipliers tried at the root (the one with the lowest bound is kept).
 SURROGATE_GRID = 11
@@ -265,6 +265,70 @@ def greedy_patterns_kernel(value, wa, wm, dem, cap_a, cap_m, floor, out_x):  # p
     return count
 
 
+@njit(cache=True)
+def first_fit_kernel(order, cpu, mem, demand, cap_a, cap_m, out):  # pragma: no cover
+    """First fit of every unit of the items, in ``order``, into bins of capacity
+    ``(cap_a, cap_m)``; ``out[b, i]`` counts item ``i`` in bin ``b`` (rows enough for
+    every unit). Returns the bins used (an item too large for a bin is skipped)."""
+    bins = 0
+    load_a = np.zeros(out.shape[0])
+    load_m = np.zeros(out.shape[0])
+    for i in order:
+        if cpu[i] > cap_a or mem[i] > cap_m:
+            continue
+        for _ in range(demand[i]):
+            b = 0
+            while b < bins and (load_a[b] + cpu[i] > cap_a or load_m[b] + mem[i] > cap_m):
+                b += 1
+            if b == bins:
+                bins += 1
+            out[b, i] += 1
+            load_a[b] += cpu[i]
+            load_m[b] += mem[i]
+    return bins
+
+
+def first_fit_patterns(
+    cpu: np.ndarray, mem: np.ndarray, demand: np.ndarray, cap_cpu: float, cap_mem: float
+) -> np.ndarray:
+    """Bins of first-fit decreasing packings (three sort keys): starting columns.
+
+    Items are sorted by decreasing CPU need, memory, and the larger of the two
+    relative to the capacities; every bin of every packing is a row of counts.
+
+    Parameters
+    ----------
+    cpu, mem : numpy.ndarray
+        Size of one unit of each item in each dimension.
+    demand : numpy.ndarray
+        Units of each item (integers >= 0).
+    cap_cpu, cap_mem : float
+        Bin capacities.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (bins, items)
+        The bins of the three packings (items larger than a bin are left out).
+
+    Examples
+    --------
+    >>> first_fit_patterns(np.array([0.6, 0.5, 0.4]), np.zeros(3), np.ones(3, np.int64),
+    ...                    1.0, 1.0).tolist()[:2]
+    [[1, 0, 1], [0, 1, 0]]
+    """
+    cpu = np.asarray(cpu, dtype=np.float64)
+    mem = np.asarray(mem, dtype=np.float64)
+    demand = np.asarray(demand, dtype=np.int64)
+    keys = (cpu, mem, np.maximum(cpu / cap_cpu, mem / cap_mem))
+    packings = []
+    for key in keys:
+        out = np.zeros((int(demand.sum()), cpu.size), dtype=np.int64)
+        order = np.argsort(-key, kind="stable").astype(np.int64)
+        bins = first_fit_kernel(order, cpu, mem, demand, float(cap_cpu), float(cap_mem), out)
+        packings.append(out[:bins])
+    return np.concatenate(packings)
+
+
 @dataclass(frozen=True, slots=True)
 class KnapsackOutcome:
     """What the pricing search proved and found.
@@ -390,5 +454,7 @@ def load_knapsack_kernel() -> float:
     True
     """
     started = time.perf_counter()
-    knapsack_2d(np.ones(2), np.full(2, 0.5), np.zeros(2), np.ones(2, np.int64), 1.0, 1.0)
+    knapsack_2d(np.ones(2), np.full(2, 0.5), np.zeros(2), np.ones(2, np.int64), 1.0, 1.0,
+                greedy=1)
+    first_fit_patterns(np.full(2, 0.5), np.zeros(2), np.ones(2, np.int64), 1.0, 1.0)
     return time.perf_counter() - started
