@@ -41,7 +41,7 @@ END_MARGIN = 0.05
 #: starting placements to try (on the paper's large set restarts did more).
 EXACT_SHARE = 0.3
 #: Share of the remaining time the configuration LP (bound and dives) may use.
-COLUMNS_SHARE = 0.5
+COLUMNS_SHARE = 0.8
 #: Cap on the local search's restarts in the last phase.
 MAX_RESTARTS = 1000
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 
 from allockit.errors import InvalidInputError
+from allockit.evaluation.bounds import yield_upper_bound
 from allockit.evaluation.config_dive import dive_placement, patterns_to_placement
 from allockit.evaluation.config_lp import (
     ConfigurationLP,
@@ -75,7 +76,8 @@ def test_item_types_group_identical_tasks_of_parallel_jobs():
         hosts=3, cpu=[0.5, 0.25, 0.5], mem=[0.2, 0.2, 0.2], tasks=[3, 2, 1]
     )
     cpu, mem, demand, task_type = item_types(inst)
-    assert cpu.tolist() == [0.25, 0.5] and demand.tolist() == [2, 4]
+    assert cpu.tolist() == [0.25, 0.5] and mem.tolist() == [0.2, 0.2]
+    assert demand.tolist() == [2, 4]
     assert task_type.tolist() == [1, 1, 1, 0, 0, 1]
 
 
@@ -116,22 +118,24 @@ def test_bound_holds_on_arbitrary_floats(instance):
 
 
 def test_bound_against_branch_and_bound_on_mid_size_instances():
-    # 3-6 hosts, up to 3H tasks (parallel jobs among them), memories 0.1-0.6: the
+    # 3-6 hosts, up to 14 tasks (parallel jobs among them), memories 0.1-0.6: the
     # complete branch and bound gives the optimum; the bound must never cut it off and
     # should be proven, and above the closed-form floor, on many of them
     rng = np.random.default_rng(7)
     proven = 0
     for _ in range(60):
         hosts = int(rng.integers(3, 7))
-        n = int(rng.integers(hosts + 1, 3 * hosts + 1))
+        n = int(rng.integers(hosts + 1, 2 * hosts + 2))
         tasks = rng.integers(1, 3, n)
+        tasks = tasks[np.cumsum(tasks) <= 14]
+        n = tasks.size
         inst = VCInstance.from_lists(
             hosts=hosts,
             cpu=rng.uniform(0.2, 1.0, n).tolist(),
             mem=(rng.uniform(0.1, 0.6, n) / tasks.mean()).tolist(),
             tasks=tasks.tolist(),
         )
-        exact = branch_and_bound(inst, time_limit=10)
+        exact = branch_and_bound(inst, time_limit=60)
         assert exact.complete
         if exact.load is None:
             continue
@@ -174,23 +178,26 @@ def test_a_proof_at_a_load_below_the_optimum():
     assert test.status == "proven" and test.lower > 2
     assert lp.test(1.2).status == "fractional"
     out = configuration_lp_bound(inst, incumbent_load=1.2, rel_gap=1e-6)
-    assert out.proven and out.bound == pytest.approx(1 / 1.2, rel=1e-6)
+    assert out.proven and 1 / 1.2 <= out.bound <= 1 / 1.2 * (1 + 3e-5)
+
+
+#: Memory forces a load of 1.5 on three hosts: the closed-form bounds say 1 / 1.35
+#: (bin packing), the configuration LP proves the optimum 1 / 1.5.
+MEMORY_BOUND = VCInstance.from_lists(
+    hosts=3,
+    cpu=[1.0, 0.8, 0.1, 0.15, 0.55, 0.85, 0.1],
+    mem=[0.45, 0.5, 0.5, 0.55, 0.15, 0.35, 0.5],
+)
 
 
 def test_memory_makes_the_configuration_lp_stronger_than_the_closed_forms():
-    # 4 hosts; 4 "memory" tasks (mem 0.6, cpu 0.2) and 4 "cpu" tasks (mem 0.5, cpu
-    # 0.9): no two memory tasks nor two cpu tasks share a host, so each host holds
-    # one of each (load 1.1), while the LP bound says (0.8 + 3.6) / 4 = 1.1 too; with
-    # a fifth cpu task one host must hold two tasks of 0.5 memory and 0.9 cpu... the
-    # configuration LP sees it: load >= 1.1 + 0.9 / ... (checked against B&B)
-    inst = VCInstance.from_lists(
-        hosts=4, cpu=[0.2] * 4 + [0.9] * 4 + [0.3], mem=[0.6] * 4 + [0.45] * 4 + [0.3]
-    )
-    exact = branch_and_bound(inst, time_limit=10)
-    out = configuration_lp_bound(inst, incumbent_load=exact.load)
+    exact = branch_and_bound(MEMORY_BOUND, time_limit=10)
+    assert exact.complete and exact.load == pytest.approx(1.5)
+    closed, source = yield_upper_bound(MEMORY_BOUND)
+    assert source == "bin-packing" and closed == pytest.approx(1 / 1.35)
+    out = configuration_lp_bound(MEMORY_BOUND, incumbent_load=exact.load)
     assert out.proven
-    assert out.bound >= 1 / exact.load - 1e-9
-    assert out.bound < lp_bound(inst) - 0.01
+    assert 1 / 1.5 <= out.bound <= 1 / 1.5 * (1 + 3e-5)
 
 
 def test_infeasible_instances():
@@ -216,13 +223,16 @@ def test_dives_give_valid_placements_within_the_load():
         hosts = int(rng.integers(2, 6))
         n = int(rng.integers(hosts + 1, 3 * hosts))
         tasks = rng.integers(1, 3, n)
+        tasks = tasks[np.cumsum(tasks) <= 14]
+        n = tasks.size
         inst = VCInstance.from_lists(
             hosts=hosts, cpu=rng.uniform(0.1, 1.0, n).tolist(),
             mem=(rng.uniform(0.05, 0.5, n) / tasks.mean()).tolist(), tasks=tasks.tolist(),
         )
-        exact = branch_and_bound(inst, time_limit=10)
-        if exact.load is None:
-            continue
+        exact = branch_and_bound(inst, time_limit=60)
+        assert exact.complete
+        if exact.load is None or exact.load <= 1.0:
+            continue  # (the branch and bound stops at load 1: yield 1)
         for cap in (exact.load * 1.05, exact.load * 1.2):
             hosts_ = dive_placement(ConfigurationLP(inst), cap)
             if hosts_ is not None:

@@ -62,10 +62,11 @@ CAP_MARGIN = 1e-9
 PROOF_MARGIN = 1e-9
 #: A pattern is a new column when its dual value exceeds ``1 + REDUCED_COST_TOL``.
 REDUCED_COST_TOL = 1e-9
-#: Pricing nodes allowed per second of time left (a node costs about a microsecond).
-NODES_PER_SECOND = 2_000_000
+#: Most pricing nodes per search (its bound stays valid when it stops there; the
+#: search also stops at the deadline).
+MAX_NODES = 2_000_000
 #: Weight of the best duals in the point priced (Wentges smoothing; 0 switches it off).
-SMOOTHING = 0.9
+SMOOTHING = 0.8
 #: Greedy patterns added per pricing round beside the exact search's.
 GREEDY_COLUMNS = 5
 #: Pricing-only bisection steps that look for the largest capacity a proof's duals prove.
@@ -74,6 +75,10 @@ REACH_STEPS = 12
 MAX_ITERATIONS = 2000
 #: The bisection stops when its interval is this narrow (relative), or ``rel_gap / 2``.
 BISECTION_TOL = 1e-5
+
+
+def _passed(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def item_types(instance: VCInstance) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -308,7 +313,13 @@ class ConfigurationLP:
         duals = np.maximum(np.asarray(solution.row_dual, dtype=np.float64), 0.0)
         return value, duals, np.asarray(solution.col_value, dtype=np.float64)
 
-    def farley(self, duals: np.ndarray, capacity: float, node_limit: int = 1_000_000):
+    def farley(
+        self,
+        duals: np.ndarray,
+        capacity: float,
+        node_limit: int = 1_000_000,
+        deadline: float | None = None,
+    ):
         """Farley's bound at ``capacity`` for the duals given, and the patterns priced.
 
         Parameters
@@ -319,6 +330,9 @@ class ConfigurationLP:
             The largest host CPU load.
         node_limit : int, default 1,000,000
             Budget of the pricing search (its upper bound is valid either way).
+        deadline : float, optional
+            A ``time.perf_counter()`` value at which the pricing search stops (its
+            upper bound stays valid).
 
         Returns
         -------
@@ -341,6 +355,7 @@ class ConfigurationLP:
         outcome = knapsack_2d(
             pi, self.cpu, self.mem, self.residual, capacity * (1.0 + CAP_MARGIN), self.mem_cap,
             floor=1.0 + REDUCED_COST_TOL, node_limit=node_limit, greedy=GREEDY_COLUMNS,
+            deadline=deadline,
         )
         kappa = max(outcome.upper, 1e-300)
         return float(self.residual @ pi) / kappa, outcome
@@ -400,7 +415,7 @@ class ConfigurationLP:
         # duals value it at most 1 + CAP_MARGIN (the rest of the margin: rounding)
         lower = float(self.residual @ center) / (1.0 + 2.0 * CAP_MARGIN)
         if self.proof_duals is not None:
-            earlier, _ = self.farley(self.proof_duals, capacity, self._node_limit(deadline))
+            earlier, _ = self.farley(self.proof_duals, capacity, MAX_NODES, deadline)
             if earlier > hosts * (1.0 + PROOF_MARGIN):
                 return self._proven(
                     capacity, earlier, upper, 0, self.proof_duals, hosts, reach_to, deadline
@@ -409,7 +424,7 @@ class ConfigurationLP:
                 lower, center = earlier, self.proof_duals
         iterations = 0
         while iterations < max_iterations:
-            if self._node_limit(deadline) == 0:
+            if _passed(deadline):
                 break
             upper, duals, self.x = self._solve_master()
             iterations += 1
@@ -424,7 +439,7 @@ class ConfigurationLP:
             added = 0
             for alpha in ((SMOOTHING, 0.0) if center is not None else (0.0,)):
                 point = duals if alpha == 0.0 else alpha * center + (1.0 - alpha) * duals
-                bound, outcome = self.farley(point, capacity, self._node_limit(deadline))
+                bound, outcome = self.farley(point, capacity, MAX_NODES, deadline)
                 if bound > lower:
                     lower, center = bound, point
                 if lower > hosts * (1.0 + PROOF_MARGIN):
@@ -461,14 +476,6 @@ class ConfigurationLP:
             )
         )
 
-    @staticmethod
-    def _node_limit(deadline: float | None) -> int:
-        """The pricing budget for the time left (0 when the deadline has passed)."""
-        left = math.inf if deadline is None else deadline - time.perf_counter()
-        if left <= 0:
-            return 0
-        return int(max(1_000, min(50_000_000, left * NODES_PER_SECOND)))
-
     def _proven(
         self,
         capacity: float,
@@ -489,10 +496,9 @@ class ConfigurationLP:
             if hi - reach <= BISECTION_TOL * hi:
                 break
             mid = 0.5 * (reach + hi)
-            limit = self._node_limit(deadline)
-            if limit == 0:
+            if _passed(deadline):
                 break
-            bound, _ = self.farley(duals, mid, limit)
+            bound, _ = self.farley(duals, mid, MAX_NODES, deadline)
             if bound > hosts * (1.0 + PROOF_MARGIN):
                 reach = mid
             else:

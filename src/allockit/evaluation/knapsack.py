@@ -27,6 +27,8 @@ __all__ = ["KnapsackOutcome", "first_fit_patterns", "knapsack_2d", "load_knapsac
 
 #: Surrogate multipliers tried at the root (the one with the lowest bound is kept).
 SURROGATE_GRID = 11
+#: Nodes between two looks at the clock.
+CHUNK_NODES = 20_000
 #: Relative margin on a proven upper bound: covers every floating-point rounding of
 #: the sums and bounds of the search (errors of order 1e-15, far below it).
 UPPER_MARGIN = 1e-9
@@ -98,21 +100,11 @@ def _order(value, wa, wm, cap_a, cap_m, mu):  # pragma: no cover
 
 
 @njit(cache=True)
-def knapsack_kernel(
-    value, wa, wm, dem, cap_a, cap_m, node_limit, out_x, floor
-):  # pragma: no cover
-    """Branch and bound; returns ``(best, upper, nodes, found, complete)``.
-
-    ``out_x`` (``keep x n``) receives the last ``found`` improving patterns (the best
-    last, cyclically: pattern ``(found - 1) % keep`` is the best), counts in the input
-    order; only patterns of value above ``floor`` are recorded or searched for (the
-    search prunes at ``max(floor, best)``; ``best`` is 0 when none beats ``floor``).
-    ``upper`` bounds every pattern's value (up to ``UPPER_MARGIN``, applied by the
-    caller).
-    """
-    n = value.shape[0]
-    keep = out_x.shape[0]
-    # the surrogate multiplier with the lowest root bound
+def prepare_kernel(value, wa, wm, dem, cap_a, cap_m):  # pragma: no cover
+    """The search order: items by value per surrogate weight for the multiplier ``mu``
+    (of ``SURROGATE_GRID`` tried) whose Dantzig bound at the root is lowest. Returns
+    ``(order, w, root)``: the order, the surrogate weights (input order) and the root
+    bound."""
     best_mu = 0.0
     best_root = np.inf
     for g in range(SURROGATE_GRID):
@@ -123,41 +115,47 @@ def knapsack_kernel(
         if root < best_root:
             best_root, best_mu = root, mu
     w, order = _order(value, wa, wm, cap_a, cap_m, best_mu)
-    v = value[order]
-    a = wa[order]
-    m = wm[order]
-    ws = w[order]
-    d = dem[order]
+    return order, w, best_root
+
+
+@njit(cache=True)
+def search_kernel(
+    v, a, m, ws, d, cap_a, cap_m, x, fs, ints, node_limit, out_x, order
+):  # pragma: no cover
+    """Depth-first branch and bound over items ``v, a, m, ws, d`` (sorted), resumable.
+
+    The state lives in ``x`` (units of each item in the current pattern), ``fs`` =
+    ``[load_a, load_m, load_s, val, best, target]`` and ``ints`` = ``[k, found,
+    nodes]``: the search runs until ``node_limit`` more nodes and can be called again
+    with the same state. ``out_x`` (``keep x n``) receives the improving patterns
+    cyclically, counts in the input order (``order`` maps sorted to input). Only
+    patterns of value above ``target`` (initially the floor) are searched for. Returns
+    True when the search is complete.
+    """
+    n = v.shape[0]
+    keep = out_x.shape[0]
     # suffix minima: nothing fits when the capacity left is below them
     min_a = np.full(n + 1, np.inf)
     min_m = np.full(n + 1, np.inf)
     for i in range(n - 1, -1, -1):
         min_a[i] = min(min_a[i + 1], a[i])
         min_m[i] = min(min_m[i + 1], m[i])
-    x = np.zeros(n, dtype=np.int64)
-    best = 0.0
-    target = floor  # prune subtrees that cannot beat this
-    if best_root <= target:
-        return 0.0, best_root, 1, 0, True
-    found = 0
-    nodes = 0
-    load_a = 0.0
-    load_m = 0.0
-    load_s = 0.0
-    val = 0.0
-    k = 0  # the next level to decide (x[0..k-1] are fixed)
-    exhausted = False
+    load_a, load_m, load_s, val, best, target = fs[0], fs[1], fs[2], fs[3], fs[4], fs[5]
+    k, found, nodes = ints[0], ints[1], ints[2]
+    stop = nodes + node_limit
+    complete = False
     while True:
+        if nodes >= stop:
+            break
         # forward: greedy descent from level k
         while k < n:
             if cap_a - load_a < min_a[k] or cap_m - load_m < min_m[k]:
                 k = n
                 break
             t = d[k]
-            if a[k] > 0.0:
-                f = np.floor((cap_a - load_a) / a[k])
-                if f < t:
-                    t = int(max(f, 0.0))
+            f = np.floor((cap_a - load_a) / a[k])
+            if f < t:
+                t = int(max(f, 0.0))
             if m[k] > 0.0:
                 f = np.floor((cap_m - load_m) / m[k])
                 if f < t:
@@ -178,12 +176,12 @@ def knapsack_kernel(
             for i in range(n):
                 row[order[i]] = x[i]
             found += 1
-        # backtrack: the deepest level with a unit to give back whose bound beats target
+        # backtrack: the deepest level with a unit to give back whose bound beats
+        # target, one unit at a time (with the skipping of items that do not fit,
+        # fewer units of an item can bound higher: more items fit)
         j = n - 1
         moved = False
         while j >= 0:
-            # one unit fewer at a time: with the skipping of items that do not fit,
-            # fewer units of item j can bound higher (more items fit)
             while x[j] > 0:
                 x[j] -= 1
                 load_a -= a[j]
@@ -201,17 +199,23 @@ def knapsack_kernel(
                 break
             j -= 1
         if not moved:
+            complete = True
             break
-        if nodes >= node_limit:
-            exhausted = True
-            break
-    if not exhausted:
-        return best, target, nodes, found, True
-    # bound what is left: the subtree of the current node, and at every level i with
-    # x[i] > 0 the alternatives with fewer units of item i (pruned subtrees bound no
-    # higher than ``target``)
-    upper = max(target, val + _dantzig(k, v, a, m, ws, d, -1, cap_a - load_a,
-                                     cap_m - load_m, 1.0 - load_s))
+    fs[0], fs[1], fs[2], fs[3], fs[4], fs[5] = load_a, load_m, load_s, val, best, target
+    ints[0], ints[1], ints[2] = k, found, nodes
+    return complete
+
+
+@njit(cache=True)
+def open_bound_kernel(v, a, m, ws, d, cap_a, cap_m, x, fs, ints):  # pragma: no cover
+    """An upper bound on every pattern a paused search has not yet examined: the
+    subtree of the current node, and at every level ``i`` with ``x[i] > 0`` the
+    alternatives with fewer units of item ``i`` (pruned subtrees bound no higher than
+    ``target``, which the result includes)."""
+    k = ints[0]
+    target = fs[5]
+    upper = max(target, fs[3] + _dantzig(k, v, a, m, ws, d, -1, cap_a - fs[0],
+                                         cap_m - fs[1], 1.0 - fs[2]))
     pa = 0.0
     pm = 0.0
     ps = 0.0
@@ -225,7 +229,7 @@ def knapsack_kernel(
         pm += x[i] * m[i]
         ps += x[i] * ws[i]
         pv += x[i] * v[i]
-    return best, upper, nodes, found, False
+    return upper
 
 
 @njit(cache=True)
@@ -235,7 +239,7 @@ def greedy_patterns_kernel(value, wa, wm, dem, cap_a, cap_m, floor, out_x):  # p
     while they fit. Returns how many rows of ``out_x`` hold a pattern of value above
     ``floor``."""
     n = value.shape[0]
-    w, order = _order(value, wa, wm, cap_a, cap_m, 0.5)
+    _, order = _order(value, wa, wm, cap_a, cap_m, 0.5)
     count = 0
     for s in range(min(n, out_x.shape[0])):
         row = out_x[count]
@@ -368,6 +372,7 @@ def knapsack_2d(
     node_limit: int = 1_000_000,
     keep: int = 8,
     greedy: int = 0,
+    deadline: float | None = None,
 ) -> KnapsackOutcome:
     """The best pattern of a bounded two-dimensional knapsack, with a proven upper bound.
 
@@ -395,6 +400,10 @@ def knapsack_2d(
         Also return up to this many greedy patterns of value above ``floor`` (each
         starts from one of the items of best value per size), for more columns per
         pricing round; they are not part of the bound.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the search pauses every ``CHUNK_NODES``
+        nodes to look at the clock and stops once it has passed (the unexplored part
+        is then bounded, as for ``node_limit``).
 
     Returns
     -------
@@ -416,27 +425,42 @@ def knapsack_2d(
     mem = np.asarray(mem, dtype=np.float64)
     demand = np.asarray(demand, dtype=np.int64)
     use = np.flatnonzero((value > 0.0) & (demand > 0) & (cpu <= cap_cpu) & (mem <= cap_mem))
-    out = np.zeros((max(1, keep), use.size), dtype=np.int64)
     if use.size == 0:
         return KnapsackOutcome(0.0, 0.0, np.zeros((0, value.size), np.int64), True, 0)
-    best, upper, nodes, found, complete = knapsack_kernel(
-        value[use], cpu[use], mem[use], demand[use], float(cap_cpu), float(cap_mem),
-        int(node_limit), out, float(floor),
-    )
+    cap_cpu, cap_mem = float(cap_cpu), float(cap_mem)
+    v, a, m, d = value[use], cpu[use], mem[use], demand[use]
+    order, w, root = prepare_kernel(v, a, m, d, cap_cpu, cap_mem)
+    out = np.zeros((max(1, keep), use.size), dtype=np.int64)
+    best, upper, nodes, found, complete = 0.0, root, 1, 0, True
+    if root > floor:
+        v, a, m, ws, d = v[order], a[order], m[order], w[order], d[order]
+        x = np.zeros(use.size, dtype=np.int64)
+        fs = np.array([0.0, 0.0, 0.0, 0.0, 0.0, float(floor)])
+        ints = np.zeros(3, dtype=np.int64)
+        while True:
+            chunk = min(CHUNK_NODES, node_limit - int(ints[2]))
+            complete = search_kernel(v, a, m, ws, d, cap_cpu, cap_mem, x, fs, ints,
+                                     max(chunk, 1), out, order)
+            if complete or ints[2] >= node_limit or (
+                deadline is not None and time.perf_counter() >= deadline
+            ):
+                break
+        best, nodes, found = float(fs[4]), int(ints[2]), int(ints[1])
+        upper = fs[5] if complete else open_bound_kernel(v, a, m, ws, d, cap_cpu, cap_mem,
+                                                         x, fs, ints)
     count = min(found, out.shape[0])
     rows = [(found - count + r) % out.shape[0] for r in range(count)]
     chosen = out[rows]
     if greedy > 0:
         extra = np.zeros((greedy, use.size), dtype=np.int64)
         k = greedy_patterns_kernel(
-            value[use], cpu[use], mem[use], demand[use], float(cap_cpu), float(cap_mem),
-            float(floor), extra,
+            value[use], cpu[use], mem[use], demand[use], cap_cpu, cap_mem, float(floor), extra
         )
         chosen = np.concatenate((extra[:k], chosen))
     patterns = np.zeros((chosen.shape[0], value.size), dtype=np.int64)
     patterns[:, use] = chosen
     return KnapsackOutcome(
-        float(best), float(upper) * (1.0 + UPPER_MARGIN), patterns, bool(complete), int(nodes)
+        best, float(upper) * (1.0 + UPPER_MARGIN), patterns, bool(complete), nodes
     )
 
 
