@@ -24,8 +24,10 @@ from allockit.evaluation.config_lp import MAX_ITERATIONS, ConfigurationLP
 
 __all__ = ["dive_placement", "patterns_to_placement"]
 
-#: A column the LP uses a fraction at least this above a whole number is rounded up.
-ROUND_UP = 0.6
+#: Columns the LP uses a fraction at least this above a whole number are rounded up,
+#: at most ``ROUND_UPS`` of them a round (the largest fractions).
+ROUND_UP = 0.8
+ROUND_UPS = 3
 #: A column the LP uses at least ``1 - INTEGRAL_TOL`` times counts as used once.
 INTEGRAL_TOL = 1e-6
 
@@ -129,13 +131,13 @@ def dive_placement(
             if test.status != "fractional":
                 return None
             x = lp.x
-            # every copy the LP uses whole, and one more of each column used at
-            # least ROUND_UP (at least the most used column: progress every round)
+            # every copy the LP uses whole, and one more of the (at most ROUND_UPS)
+            # columns of largest fractional use above ROUND_UP, at least one
             whole = np.floor(x + INTEGRAL_TOL).astype(np.int64)
-            frac = x - whole
-            whole[frac >= ROUND_UP] += 1
-            if not whole.any():
-                whole[int(np.argmax(x))] = 1
+            frac = np.where(x - whole > INTEGRAL_TOL, x - whole, 0.0)
+            top = np.argsort(-frac, kind="stable")[:ROUND_UPS]
+            top = top[frac[top] >= ROUND_UP]
+            whole[top if top.size else [int(np.argmax(frac))]] += 1
             for k in np.flatnonzero(whole):
                 for _ in range(int(whole[k])):
                     if not residual.any() or hosts_left == 0:

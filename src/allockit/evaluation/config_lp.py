@@ -69,6 +69,11 @@ MAX_NODES = 2_000_000
 SMOOTHING = 0.8
 #: Greedy patterns added per pricing round beside the exact search's.
 GREEDY_COLUMNS = 5
+#: Where the first load tested lies between the known bound and the incumbent.
+FIRST_PROBE = 0.25
+#: The bisection stops at this share of the distance between the incumbent's load and
+#: the smallest load packed fractionally (a finer bound cannot certify it).
+PRECISION = 0.1
 #: Pricing-only bisection steps that look for the largest capacity a proof's duals prove.
 REACH_STEPS = 12
 #: Column-generation iterations per capacity when no limit is given.
@@ -606,13 +611,15 @@ def configuration_lp_bound(
     tests: list[CapacityTest] = []
     proven = False
     fractional = math.inf
-    # the interval [lo, hi] narrows to a relative width ``width``; first a load just
-    # above ``lo`` (fractional there: the LP cannot beat the known bound, stop; a
-    # proof there usually comes fast and its duals reach further up), then the load
-    # that would certify the incumbent, then bisection
+    # the interval [lo, hi] narrows to a relative width ``width``; first a load a
+    # quarter of the way up (fractional there: the LP cannot beat the known bound by
+    # more; a proof there usually comes fast and its duals reach further up), then
+    # the load that would certify the incumbent, then bisection
     width = max(2.0 * BISECTION_TOL, rel_gap)
-    planned = [lo * (1.0 + width), hi * (1.0 - rel_gap)]
-    while hi - lo > width * hi:
+    planned = [lo + max(width * lo, FIRST_PROBE * (hi - lo)), hi * (1.0 - rel_gap)]
+    incumbent = hi
+    # no finer than a tenth of what separates the incumbent from the fractional packings
+    while hi - lo > max(width * hi, PRECISION * (incumbent - hi)):
         if deadline is not None and time.perf_counter() >= deadline:
             break
         while planned and not lo < planned[0] < hi:

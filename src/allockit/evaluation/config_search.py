@@ -1,11 +1,13 @@
 """The configuration LP's bound and its dived placements together: one call for the portfolio.
 
-``columns_certify`` bisects the configuration LP's bound (``config_lp``), then dives
-on its columns (``config_dive``) for a placement below the incumbent's load, starting
-at the smallest load the LP packs fractionally and widening the step on each failure;
-after a dive succeeds, the bound is tested once more at the load that would certify
-the new placement. Every bound it reports is a proof; every placement is valid (the
-caller re-scores it on the exact data).
+``columns_certify`` works in rounds: it bisects the configuration LP's bound
+(``config_lp``) to a precision set by how far the incumbent is from the smallest load
+the LP packs fractionally, then dives on the LP's columns (``config_dive``) for a
+placement below the incumbent's load, from that smallest fractional load up, at
+widening steps after each failure; a dived placement is the next round's incumbent.
+The rounds stop when the incumbent is certified, no dive improves it, or the time is
+up. Every bound it reports is a proof; every placement is valid (the caller
+re-scores it on the exact data).
 """
 
 from __future__ import annotations
@@ -25,8 +27,6 @@ __all__ = ["ColumnsOutcome", "columns_certify"]
 MAX_DIVES = 6
 #: Relative width of the first step above the fractional load when a dive fails.
 FIRST_STEP = 2e-4
-#: Share of the time the bound may use before the dives start.
-BOUND_SHARE = 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,45 +111,45 @@ def columns_certify(
         lp.add_placement(hosts)
     best_load = float(host_loads(instance, incumbent)[0].max())
     best_hosts: np.ndarray | None = None
-    share = None if deadline is None else BOUND_SHARE * left()
-    out = configuration_lp_bound(
-        instance,
-        incumbent_load=best_load,
-        lower_load=lower_load,
-        rel_gap=rel_gap,
-        time_limit=share,
-        lp=lp,
-    )
-    proven = out.load if out.proven else None
-    lo = out.load
-    notes = [f"configuration LP: load > {lo:.6g} ({len(out.tests)} loads tested)"]
-    # dives: from the smallest load packed fractionally, wider steps after failures
-    cap = out.fractional_load if math.isfinite(out.fractional_load) else best_load
-    step = FIRST_STEP
-    dives = 0
-    while dives < MAX_DIVES and cap < best_load * (1.0 - rel_gap) and left() > 0:
-        dives += 1
-        hosts = dive_placement(lp, cap, deadline=deadline)
-        if hosts is not None:
-            load = float(host_loads(instance, hosts)[0].max())
-            if load < best_load:
-                best_load, best_hosts = load, hosts
-                notes.append(f"dive at {cap:.6g}: load {load:.6g}")
-            break
-        cap = max(cap, lo) * (1.0 + step)
-        step *= 2.0
-    if best_hosts is not None and best_load * (1.0 - rel_gap) > lo and left() > 0:
-        again = configuration_lp_bound(
+    proven: float | None = None
+    lo = lower_load
+    tested = dives = 0
+    # rounds: the bound to a precision set by the incumbent's distance from the
+    # fractional packings, then dives from the smallest fractional load up; a dive's
+    # placement is the next round's incumbent
+    while left() > 0:
+        out = configuration_lp_bound(
             instance,
             incumbent_load=best_load,
             lower_load=lo,
             rel_gap=rel_gap,
-            time_limit=left(),
+            time_limit=left() if deadline is not None else None,
             lp=lp,
         )
-        if again.proven:
-            proven = again.load
-    notes.append(f"{dives} dives")
+        tested += len(out.tests)
+        lo = out.load
+        if out.proven:
+            proven = out.load
+        if best_load * (1.0 - rel_gap) <= lo or not math.isfinite(out.fractional_load):
+            break
+        cap, step, improved = out.fractional_load, FIRST_STEP, False
+        for _ in range(MAX_DIVES):
+            if cap >= best_load * (1.0 - rel_gap) or left() <= 0:
+                break
+            dives += 1
+            hosts = dive_placement(lp, cap, deadline=deadline)
+            if hosts is not None:
+                load = float(host_loads(instance, hosts)[0].max())
+                if load < best_load:
+                    best_load, best_hosts, improved = load, hosts, True
+                break
+            cap = max(cap, lo) * (1.0 + step)
+            step *= 2.0
+        if not improved:
+            break
+    notes = [f"configuration LP: load > {lo:.6g} ({tested} loads tested)", f"{dives} dives"]
+    if best_hosts is not None:
+        notes.append(f"dived load {best_load:.6g}")
     bound = None if proven is None else (1.0 if proven <= 1.0 else 1.0 / proven)
     return ColumnsOutcome(
         bound=bound,
