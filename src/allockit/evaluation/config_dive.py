@@ -132,12 +132,14 @@ def dive_placement(
                 return None
             x = lp.x
             # every copy the LP uses whole, and one more of the (at most ROUND_UPS)
-            # columns of largest fractional use above ROUND_UP, at least one
+            # columns of largest fractional use above ROUND_UP; when that is nothing,
+            # the column of largest fractional use
             whole = np.floor(x + INTEGRAL_TOL).astype(np.int64)
             frac = np.where(x - whole > INTEGRAL_TOL, x - whole, 0.0)
             top = np.argsort(-frac, kind="stable")[:ROUND_UPS]
-            top = top[frac[top] >= ROUND_UP]
-            whole[top if top.size else [int(np.argmax(frac))]] += 1
+            whole[top[frac[top] >= ROUND_UP]] += 1
+            if not whole.any():
+                whole[int(np.argmax(frac))] = 1
             for k in np.flatnonzero(whole):
                 for _ in range(int(whole[k])):
                     if not residual.any() or hosts_left == 0:
