@@ -40,8 +40,11 @@ END_MARGIN = 0.05
 #: Share of the remaining time CP-SAT or HiGHS gets when the local search has other
 #: starting placements to try (on the paper's large set restarts did more).
 EXACT_SHARE = 0.3
-#: Share of the remaining time the configuration LP (bound and dives) may use.
+#: Share of the remaining time the configuration LP (bound and dives) may use, and the
+#: certified gap above which it runs (below it, the local search's restarts do more:
+#: the LP bound is nearly tight where tasks are many per host).
 COLUMNS_SHARE = 0.8
+COLUMNS_MIN_GAP = 0.003
 #: Cap on the local search's restarts in the last phase.
 MAX_RESTARTS = 1000
 
@@ -349,8 +352,15 @@ def solve_best(
         return proven()
 
     # 3b. the configuration LP: its bound, and a placement dived from its columns
-    # (allockit.evaluation.config_search), improved by the local search
-    if instance.n_tasks > BNB_MAX_TASKS and not instance.is_adaptation and left() > reserve:
+    # (allockit.evaluation.config_search), improved by the local search; worth its
+    # cost when the closed-form bound leaves more than COLUMNS_MIN_GAP
+    if (
+        instance.n_tasks > BNB_MAX_TASKS
+        and not instance.is_adaptation
+        and best.bound is not None
+        and (best.task_hosts is None or best.bound - best.min_yield > COLUMNS_MIN_GAP * best.bound)
+        and left() > reserve
+    ):
         from allockit.evaluation.config_search import columns_certify
 
         columns = columns_certify(

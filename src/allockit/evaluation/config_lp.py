@@ -75,11 +75,11 @@ FIRST_PROBE = 0.25
 #: the smallest load packed fractionally (a finer bound cannot certify it).
 PRECISION = 0.1
 #: Pricing-only bisection steps that look for the largest capacity a proof's duals prove.
-REACH_STEPS = 12
+REACH_STEPS = 30
 #: Column-generation iterations per capacity when no limit is given.
 MAX_ITERATIONS = 2000
-#: The bisection stops when its interval is this narrow (relative), or ``rel_gap / 2``.
-BISECTION_TOL = 1e-5
+#: The bisection stops when its interval is this narrow (relative), or ``rel_gap``.
+MIN_WIDTH = 1e-7
 
 
 def _passed(deadline: float | None) -> bool:
@@ -216,6 +216,7 @@ class ConfigurationLP:
         self.x = np.zeros(0)
         self.proof_duals: np.ndarray | None = None  # the duals of the last proof
         self._started: set[float] = set()  # capacities with first-fit columns
+        self.reach_tol = 1e-5  # relative precision of the search for a proof's reach
 
     @property
     def n_types(self) -> int:
@@ -498,7 +499,7 @@ class ConfigurationLP:
         reach = capacity
         hi = capacity if reach_to is None else float(reach_to)
         for _ in range(REACH_STEPS):
-            if hi - reach <= BISECTION_TOL * hi:
+            if hi - reach <= 0.5 * max(MIN_WIDTH, self.reach_tol) * hi:
                 break
             mid = 0.5 * (reach + hi)
             if _passed(deadline):
@@ -615,7 +616,8 @@ def configuration_lp_bound(
     # quarter of the way up (fractional there: the LP cannot beat the known bound by
     # more; a proof there usually comes fast and its duals reach further up), then
     # the load that would certify the incumbent, then bisection
-    width = max(2.0 * BISECTION_TOL, rel_gap)
+    width = max(MIN_WIDTH, rel_gap)
+    lp.reach_tol = width
     planned = [lo + max(width * lo, FIRST_PROBE * (hi - lo)), hi * (1.0 - rel_gap)]
     incumbent = hi
     # no finer than a tenth of what separates the incumbent from the fractional packings

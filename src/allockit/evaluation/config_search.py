@@ -57,7 +57,7 @@ class ColumnsOutcome:
 
 def columns_certify(
     instance: VCInstance,
-    incumbent: np.ndarray,
+    incumbent: np.ndarray | None,
     *,
     lower_load: float | None = None,
     placements: Sequence[np.ndarray] = (),
@@ -72,9 +72,10 @@ def columns_certify(
         Hosts (CPU and memory capacity 1 each) and jobs with CPU need per task in
         (0, 1] and memory per task in [0, 1], as fractions of a host; no migration
         limits.
-    incumbent : numpy.ndarray
+    incumbent : numpy.ndarray or None
         A valid placement (host per task): its hosts are the first columns, its
-        largest load the upper end of the search.
+        largest load the upper end of the search; None when there is none (the
+        dives may then find one).
     lower_load : float, optional
         A proven lower bound on the smallest achievable largest load.
     placements : sequence of numpy.ndarray, optional
@@ -108,11 +109,17 @@ def columns_certify(
 
     lp = ConfigurationLP(instance)
     for hosts in (incumbent, *placements):
-        lp.add_placement(hosts)
-    best_load = float(host_loads(instance, incumbent)[0].max())
+        if hosts is not None:
+            lp.add_placement(hosts)
+    if incumbent is None:  # one host holding everything: an upper end for the search
+        best_load = float(instance.cpu[instance.task_job].sum()) * (1.0 + 1e-9)
+    else:
+        best_load = float(host_loads(instance, incumbent)[0].max())
     best_hosts: np.ndarray | None = None
     proven: float | None = None
-    lo = lower_load
+    cpu = instance.cpu[instance.task_job]
+    lo = max(float(cpu.sum()) / instance.hosts, float(cpu.max()))
+    lo = lo if lower_load is None else max(lo, float(lower_load))
     tested = dives = 0
     # rounds: the bound to a precision set by the incumbent's distance from the
     # fractional packings, then dives from the smallest fractional load up; a dive's
