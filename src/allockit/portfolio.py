@@ -362,7 +362,9 @@ def solve_best(
         and left() > reserve
     ):
         from allockit.evaluation.config_search import columns_certify
+        from allockit.evaluation.knapsack import load_knapsack_kernel
 
+        setup += load_knapsack_kernel()
         columns = columns_certify(
             instance,
             best.task_hosts,

@@ -275,3 +275,23 @@ def test_adaptation_instances_are_refused():
     )
     with pytest.raises(InvalidInputError, match="migration limits"):
         ConfigurationLP(inst)
+
+
+def test_kernels_are_cached_where_the_heuristics_cache_theirs(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    code = (
+        "import allockit.evaluation.knapsack;"
+        "from numba.core import config;"
+        "from allockit.heuristics.kernels import numba_cache_dir;"
+        "print(config.CACHE_DIR == numba_cache_dir(), config.CACHE_DIR)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+        cwd=tmp_path,
+    ).stdout.split()
+    assert out == ["True", str(tmp_path / "xdg" / "allockit" / "numba")]

@@ -57,8 +57,8 @@ def patterns_to_placement(lp: ConfigurationLP, chosen: list[np.ndarray]) -> np.n
     >>> from allockit.instances.vcsched import VCInstance
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
     >>> lp = ConfigurationLP(inst)
-    >>> patterns_to_placement(lp, [np.array([2]), np.array([2])]).tolist()
-    [0, 0, 1]
+    >>> patterns_to_placement(lp, [np.array([2]), np.array([2])]).tolist()  # 4 for 3 tasks
+    [0, 1, 1]
     """
     if len(chosen) > lp.hosts:
         raise ValueError(f"{len(chosen)} patterns for {lp.hosts} hosts")

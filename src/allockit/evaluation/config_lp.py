@@ -145,6 +145,13 @@ class CapacityTest:
         ``capacity``); for ``fractional``: the largest load of a column the fractional
         packing uses (at most ``capacity``: the packing fits there too); else
         ``capacity``.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+    >>> test = ConfigurationLP(inst).test(1.1)
+    >>> test.status, test.lower > 2
+    ('proven', True)
     """
 
     capacity: float
@@ -534,6 +541,13 @@ class ConfigLPBound:
         Every capacity tested, in order.
     seconds : float
         Wall time of the call.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+    >>> out = configuration_lp_bound(inst, incumbent_load=1.2)
+    >>> out.proven, round(out.load, 4), [t.status for t in out.tests][:1]
+    (True, 1.2, ['proven'])
     """
 
     load: float

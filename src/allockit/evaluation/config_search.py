@@ -46,6 +46,13 @@ class ColumnsOutcome:
         Wall time of the call.
     message : str
         A short account (loads tested, dives).
+
+    Examples
+    --------
+    >>> out = ColumnsOutcome(bound=0.5, task_hosts=None, load=float("inf"), seconds=0.0,
+    ...                      message="")
+    >>> out.bound, out.task_hosts is None
+    (0.5, True)
     """
 
     bound: float | None
