@@ -23,6 +23,8 @@ from allockit.instances.vcsched import VCInstance
 
 __all__ = ["ColumnsOutcome", "columns_certify"]
 
+#: Share of the time left that a round's bound may use (the rest is kept for dives).
+BOUND_SHARE = 0.6
 #: Dives tried at widening loads after the first one fails.
 MAX_DIVES = 6
 #: Relative width of the first step above the fractional load when a dive fails.
@@ -137,7 +139,7 @@ def columns_certify(
             incumbent_load=best_load,
             lower_load=lo,
             rel_gap=rel_gap,
-            time_limit=left() if deadline is not None else None,
+            time_limit=BOUND_SHARE * left() if deadline is not None else None,
             lp=lp,
         )
         tested += len(out.tests)
