@@ -167,26 +167,37 @@ def table(rows: list[dict]) -> str:
             b = sum(certified(r, 0.001) for r in rs)
             parts.append(f"{a}/{b} of {len(rs)}")
         out.append(f"| {j} | " + " | ".join(parts) + " |")
-    sources = Counter(
-        "infeasible (" + r["bound_source"] + ")" if r["status"] == "infeasible" else r["bound_source"]
-        for r in rows
+    def source_of(r: dict) -> str:
+        infeasible = r["status"] == "infeasible"
+        return f"infeasible ({r['bound_source']})" if infeasible else r["bound_source"]
+
+    sources = Counter(source_of(r) for r in rows)
+    decided = Counter(
+        r["bound_source"] for r in rows if certified(r, 0.001) and r["status"] != "infeasible"
     )
-    decided = Counter(r["bound_source"] for r in rows if certified(r, 0.001) and r["status"] != "infeasible")
     out += ["", "| bound_source | instances | of them certified <= 0.1 % |", "|---|---|---|"]
     for source, n in sources.most_common():
         key = source.removeprefix("infeasible (").removesuffix(")")
-        out.append(f"| {source} | {n} ({n / len(rows):.1%}) | {decided.get(key, 0) if 'infeasible' not in source else n} |")
+        of_them = n if "infeasible" in source else decided.get(key, 0)
+        out.append(f"| {source} | {n} ({n / len(rows):.1%}) | {of_them} |")
     used = [r for r in rows if int(r["clp_calls"])]
     cpu_ratio = [float(r["cpu"]) / float(r["wall"]) for r in rows if float(r["wall"]) > 1.0]
+    clp = "-"
+    if used:
+        clp = (
+            f"{statistics.median(float(r['clp_wall']) for r in used):.2f} s wall, "
+            f"{statistics.median(float(r['clp_cpu']) for r in used):.2f} s CPU, max "
+            f"{max(float(r['clp_wall']) for r in used):.2f} s wall"
+        )
+    loads = [float(r["load"]) for r in rows]
     out += [
         "",
-        f"configuration LP run on {len(used)} of {len(rows)} instances; on those: median "
-        + (f"{statistics.median(float(r['clp_wall']) for r in used):.2f} s wall, "
-           f"{statistics.median(float(r['clp_cpu']) for r in used):.2f} s CPU, max "
-           f"{max(float(r['clp_wall']) for r in used):.2f} s wall" if used else "-"),
-        f"runs longer than 1 s: median CPU/wall {statistics.median(cpu_ratio):.2f}" if cpu_ratio else "",
-        f"load average (1 min) seen by the workers: median "
-        f"{statistics.median(float(r['load']) for r in rows):.1f}, max {max(float(r['load']) for r in rows):.1f}",
+        f"configuration LP run on {len(used)} of {len(rows)} instances; on those: median {clp}",
+        f"runs longer than 1 s: median CPU/wall {statistics.median(cpu_ratio):.2f}"
+        if cpu_ratio
+        else "",
+        f"load average (1 min) seen by the workers: median {statistics.median(loads):.1f}, "
+        f"max {max(loads):.1f}",
     ]
     return "\n".join(out)
 

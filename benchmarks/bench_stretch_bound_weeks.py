@@ -18,13 +18,12 @@ import statistics
 import time
 from pathlib import Path
 
+from allockit.instances.datasets import trace_path
 from allockit.instances.hpc2n import hpc2n_workload, split_weeks
 from allockit.instances.swf import read_swf
 from allockit.models.stretch_bound import stretch_bound
 
-DEFAULT = (
-    Path(__file__).resolve().parents[1].parent / "shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
-)
+DEFAULT = "hpc2n"  # the data directory's copy (allockit data fetch hpc2n), or a file
 
 
 def _weeks(text: str) -> list[int]:
@@ -34,7 +33,7 @@ def _weeks(text: str) -> list[int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", type=Path, default=DEFAULT)
+    parser.add_argument("--trace", default=DEFAULT)
     parser.add_argument("--weeks", default="0-180", help="A-B, indices of non-empty weeks")
     parser.add_argument("--method", default="exact", choices=["exact", "bisection"])
     parser.add_argument("--verbose", action="store_true", help="print each week as it ends")
@@ -46,7 +45,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     started = time.perf_counter()
-    weeks = split_weeks(hpc2n_workload(read_swf(args.trace)))
+    weeks = split_weeks(hpc2n_workload(read_swf(trace_path(args.trace))))
     print(f"read and split into {len(weeks)} weeks in {time.perf_counter() - started:.2f} s")
     rows, values = [], {}
     for k in _weeks(args.weeks):

@@ -59,7 +59,9 @@ def _row(name, got, model, se, target, fmt):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    default = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+    from allockit.instances.datasets import data_dir
+
+    default = data_dir() / "traces"  # allockit data fetch all
     parser.add_argument("--traces", type=Path, default=default)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)

@@ -1,6 +1,6 @@
 """Reading the HPC2N trace, and the stretch bound on 1,000-job workloads (exact vs bisection).
 
-    python benchmarks/bench_workloads.py [--traces ../shared/data/traces] [--seeds 3]
+    python benchmarks/bench_workloads.py [--traces DIR] [--seeds 3]
         [--unit nodes|cores]
 
 Prints the time to read (and convert) the full HPC2N trace and to run FCFS and EASY over
@@ -25,7 +25,9 @@ from allockit.models.stretch_bound import stretch_bound
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    default = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+    from allockit.instances.datasets import data_dir
+
+    default = data_dir() / "traces"  # allockit data fetch all
     parser.add_argument("--traces", type=Path, default=default)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument(

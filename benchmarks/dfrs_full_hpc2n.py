@@ -1,6 +1,6 @@
 """EASY and the best DFRS algorithm over the whole HPC2N trace (paper, Sec. 6.4.2).
 
-    python benchmarks/dfrs_full_hpc2n.py [--trace ../shared/data/traces/HPC2N-2002-2.2-cln.swf.gz]
+    python benchmarks/dfrs_full_hpc2n.py [--trace hpc2n|FILE]
 
 The paper reports a normalised underutilisation of 8 % for EASY and 10 % for its
 algorithms when the full trace is simulated at once (instead of week by week).
@@ -9,25 +9,23 @@ algorithms when the full trace is simulated at once (instead of week by week).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from allockit.instances.datasets import trace_path
 from allockit.instances.hpc2n import hpc2n_workload
 from allockit.instances.swf import read_swf
 from allockit.simulation.simulate import simulate
 
-DEFAULT = (
-    Path(__file__).resolve().parents[1].parent / "shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
-)
+DEFAULT = "hpc2n"  # the data directory's copy (allockit data fetch hpc2n), or a file
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", type=Path, default=DEFAULT)
+    parser.add_argument("--trace", default=DEFAULT)
     parser.add_argument(
         "--algorithms", default="EASY,GreedyPM */per/opt=min/minvt=600", help="comma-separated"
     )
     args = parser.parse_args()
-    workload = hpc2n_workload(read_swf(args.trace))
+    workload = hpc2n_workload(read_swf(trace_path(args.trace)))
     print(f"{workload.n_jobs} jobs on {workload.platform.nodes} nodes")
     for name in args.algorithms.split(","):
         r = simulate(workload, name.strip())

@@ -29,24 +29,22 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import os
 import sys
 import time
 
 import numpy as np
 
 BEST = "GreedyPM */per/opt=min/minvt=600"
-TRACE = os.path.join(
-    os.path.dirname(__file__), "..", "..", "shared", "data", "traces", "HPC2N-2002-2.2-cln.swf.gz"
-)
+TRACE = "hpc2n"  # the data directory's copy: allockit data fetch hpc2n
 CANDIDATES = ("base", "minyield", "penaltyfirst", "sticky", "hold1800", "hold3600")
 
 
 def _workload(weeks: str | None):
+    from allockit.instances.datasets import trace_path
     from allockit.instances.hpc2n import hpc2n_workload, join_weeks, split_weeks
     from allockit.instances.swf import read_swf
 
-    whole = hpc2n_workload(read_swf(TRACE))
+    whole = hpc2n_workload(read_swf(trace_path(TRACE)))
     if weeks is None:
         return whole.replace(submit=whole.submit - whole.submit[0])
     first, last = (int(x) for x in weeks.split("-"))

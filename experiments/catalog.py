@@ -13,8 +13,6 @@ from typing import Any
 
 __all__ = ["CATALOG", "Reproduction", "catalog_rows"]
 
-_HPC2N = "../shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
-
 
 @dataclass(frozen=True, slots=True)
 class Reproduction:
@@ -105,8 +103,8 @@ CATALOG: tuple[Reproduction, ...] = (
                  "python benchmarks/dfrs_thrashing.py --whole --runs easy,p3600,hold3600",
                  "RESULTS §14"),
     Reproduction(_F, "The stretch lower bound (Theorem 1) and the online bounds",
-                 f"allockit bound w.swf; allockit workload hpc2n {_HPC2N} --weeks 120 --out "
-                 "w120.swf", "RESULTS §4, §11"),
+                 "allockit bound w.swf; allockit workload hpc2n --weeks 120 --out "
+                 "w120.swf", "RESULTS §4, §11", "the HPC2N trace: allockit data fetch hpc2n"),
     Reproduction(_M, "FWload and JWload statistics (Sec. 3.1)",
                  "python benchmarks/bench_workload_models.py --seed 1", "RESULTS §8"),
     Reproduction(_M, "Figs 6-14 (response time, slowdown, migrations, CPU information, "

@@ -9,7 +9,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MethodSummary", "comparison_rows", "format_table", "summarize"]
+from allockit.results import Status
+
+__all__ = ["LEGEND", "OUTCOMES", "MethodSummary", "comparison_rows", "format_table", "summarize"]
 
 #: Methods that give a bound rather than a placement; excluded from "best".
 BOUND_METHODS = ("lp",)
@@ -19,12 +21,32 @@ _STEM = re.compile(
 )
 
 
+#: Outcomes of one (instance, method) row, in the order of the table's counts.
+OUTCOMES = ("solved", "infeasible", "no_solution", "error")
+
+#: What each column of ``format_table`` means (printed under the table).
+LEGEND = (
+    "n: instances; solved: a placement; infeas: proven infeasible; no sol: no placement "
+    "and no proof (a heuristic's rule failed, a user method returned None, a time limit "
+    "without incumbent); errors: the task failed (exception, invalid placement, overrun); "
+    "%deg: percent below the best minimum yield any method found on the instance "
+    "(solved instances; the lp bound is not a method's answer); paper avg/max: the "
+    "paper's average and maximum %deg where it has them (Table 1, small set); min/avg "
+    "yield: means over solved instances; %gap: certified gap 100 (bound - min yield) / "
+    "bound to the method's own bound (for a heuristic, the LP bound); mean/max s: per "
+    "task, without the one-time setup of the worker processes (setup s, summed)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class MethodSummary:
     """One line of the comparison table.
 
     ``seconds`` is the method's total run time over the instances; ``status`` is
-    ``completed``. ``mean_seconds`` and ``max_seconds`` are per-task times without the
+    ``completed``. ``instances`` is n; ``solved``, ``infeasible`` (proven),
+    ``no_solution`` and ``errors`` count the outcomes (``outcome`` of
+    ``comparison_rows``) and add up to n; ``failures`` is n minus ``solved``.
+    ``mean_seconds`` and ``max_seconds`` are per-task times without the
     one-time costs of the worker processes (numba kernels, solver start-up), which are
     summed apart in ``setup_seconds``. ``mean_gap`` and ``max_gap`` are the certified
     gaps, in percent, ``100 * (bound - min_yield) / bound`` with the method's own proven
@@ -49,8 +71,16 @@ class MethodSummary:
     mean_gap: float | None = None
     max_gap: float | None = None
     setup_seconds: float = 0.0
+    solved: int | None = None
+    infeasible: int = 0
+    no_solution: int = 0
+    errors: int = 0
 
-    status = "completed"
+    status = Status.COMPLETED
+
+    def __post_init__(self) -> None:
+        if self.solved is None:  # a line written before the outcomes were counted
+            object.__setattr__(self, "solved", self.instances - self.failures)
 
     @property
     def seconds(self) -> float:
@@ -76,6 +106,18 @@ def _solved(row: dict[str, Any]) -> bool:
     )
 
 
+def _outcome(row: dict[str, Any], solved: bool) -> str:
+    """``solved``, ``infeasible`` (proven), ``no_solution`` or ``error`` (see ``LEGEND``)."""
+    out = row["outputs"]
+    if not row["ok"] or out.get("status") == "error":
+        return "error"
+    if solved:
+        return "solved"
+    if out.get("status") == "infeasible" and out.get("solver") != "heuristic":
+        return "infeasible"  # a heuristic's "infeasible" is its rule failing, not a proof
+    return "no_solution"
+
+
 def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One flat row per (instance, method) with its % degradation from the best.
 
@@ -99,12 +141,14 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        Per row: ``instance``, ``method``, ``status``, ``min_yield`` and ``avg_yield``
-        (None unless solved), ``bound``, ``gap``, ``seconds`` (build + solve, or the
-        wall time), ``degradation`` (percent below the best, None for failures and
-        bounds), ``failed``, ``error``, ``incumbent_source``, ``bound_source``; plus
-        ``hosts``, ``jobs``, ``slack``,
-        ``cov_cpu``, ``cov_mem`` for paper-set stems.
+        Per row: ``instance``, ``method``, ``status``, ``outcome`` (``solved``,
+        ``infeasible``: proven, ``no_solution`` or ``error``), ``min_yield`` and
+        ``avg_yield`` (None unless solved), ``bound``, ``gap``, ``seconds`` (build +
+        solve, or the wall time), ``degradation`` (percent below the best, None for
+        failures and bounds), ``failed``, ``error``, ``incumbent_source``,
+        ``bound_source``; plus ``hosts``, ``jobs``, ``slack``, ``cov_cpu``, ``cov_mem``
+        for paper-set stems (``hosts``, ``jobs`` and ``slack`` from the outputs for
+        other instances, when recorded).
 
     Examples
     --------
@@ -134,6 +178,7 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "instance": row["instance"],
             "method": row["method"],
             "status": o.get("status", row.get("status")),
+            "outcome": _outcome(row, solved),
             "min_yield": o.get("min_yield") if solved else None,
             "avg_yield": o.get("avg_yield") if solved else None,
             "bound": o.get("bound"),
@@ -142,6 +187,7 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "setup_seconds": o.get("setup_seconds") or row.get("setup_seconds") or 0.0,
             "degradation": degradation,
             "failed": not solved,
+            "task_failed": not row["ok"],
             "error": row.get("error") or o.get("message") or "",
             "incumbent_source": o.get("incumbent_source", ""),
             "bound_source": o.get("bound_source", ""),
@@ -155,6 +201,10 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 cov_cpu=float(match["cc"]),
                 cov_mem=float(match["cm"]),
             )
+        else:
+            for key in ("hosts", "jobs", "slack"):
+                if o.get(key) is not None:
+                    flat[key] = o[key]
         out.append(flat)
     return out
 
@@ -207,6 +257,8 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
     for method in methods:
         rows = by_method.get(method, [])
         ok = [r for r in rows if not r["failed"]]
+        outcomes = [r.get("outcome", "error" if r["failed"] else "solved") for r in rows]
+        counts = {k: outcomes.count(k) for k in OUTCOMES}
         deg = [r["degradation"] for r in ok if r["degradation"] is not None]
         secs = [r["seconds"] for r in rows] or [0.0]
         gaps = [100.0 * r["gap"] for r in ok if r.get("gap") is not None]
@@ -224,27 +276,43 @@ def summarize(flat: list[dict[str, Any]], methods: list[str]) -> list[MethodSumm
                 mean_gap=statistics.fmean(gaps) if gaps else None,
                 max_gap=max(gaps) if gaps else None,
                 setup_seconds=sum(r.get("setup_seconds") or 0.0 for r in rows),
+                solved=counts["solved"],
+                infeasible=counts["infeasible"],
+                no_solution=counts["no_solution"],
+                errors=counts["error"],
             )
         )
     return summaries
 
 
-def format_table(summaries: list[MethodSummary]) -> str:
-    """The summaries as a fixed-width text table.
+def format_table(
+    summaries: list[MethodSummary],
+    paper: dict[str, tuple[float, float]] | None = None,
+    *,
+    legend: bool = True,
+) -> str:
+    """The summaries as a fixed-width text table, with a legend of the columns.
 
-    Degradations and certified gaps in percent (2 decimals), yields with 4 decimals,
-    seconds (per task, then ``setup s``: the one-time costs of the worker processes,
-    summed); ``-`` where a value is missing.
+    Counts of outcomes, degradations and certified gaps in percent (2 decimals), yields
+    with 4 decimals, seconds (per task, then ``setup s``: the one-time costs of the
+    worker processes, summed); ``-`` where a value is missing. The method column is as
+    wide as the longest name.
 
     Parameters
     ----------
     summaries : list of MethodSummary
         The lines, in order (from ``summarize``).
+    paper : dict of str to (float, float), optional
+        Method -> the paper's (average, maximum) % degradation (e.g.
+        ``allockit.experiments.vcsched_table1.PAPER_TABLE1``): adds a column ``paper
+        avg/max`` beside allockit's degradations (``-`` for methods it lacks).
+    legend : bool, default True
+        Add ``LEGEND`` (what each column means) under the table.
 
     Returns
     -------
     str
-        A header, a rule and one line per method.
+        A header, a rule, one line per method, then the legend.
 
     Examples
     --------
@@ -257,37 +325,50 @@ def format_table(summaries: list[MethodSummary]) -> str:
     ...    "outputs": {"status": "feasible", "min_yield": 0.6, "avg_yield": 0.85,
     ...                "solve_seconds": 0.002}},
     ...   {"instance": stem, "method": "gr", "ok": True,
-    ...    "outputs": {"status": "infeasible", "min_yield": None, "solve_seconds": 0.001}}]
+    ...    "outputs": {"status": "infeasible", "solver": "heuristic", "min_yield": None,
+    ...                "solve_seconds": 0.001}}]
     >>> summaries = summarize(comparison_rows(rows), ["milp", "mcb8", "gr"])
-    >>> print(format_table(summaries))
-    method          n  fail  avg %deg  max %deg  min yield  avg yield    mean s     max s  \
-mean %gap  max %gap   setup s
-    ----------------------------------------------------------------------------------------\
-----------------------------
-    milp            1     0      0.00      0.00     0.8000     0.9000    0.1500     0.150  \
-        -         -     0.000
-    mcb8            1     0     25.00     25.00     0.6000     0.8500    0.0020     0.002  \
-        -         -     0.000
-    gr              1     1         -         -          -          -    0.0010     0.001  \
-        -         -     0.000
+    >>> print(format_table(summaries, legend=False))
+    method   n  solved  infeas  no sol  errors  avg %deg  max %deg  min yield  avg yield  \
+mean %gap  max %gap    mean s     max s   setup s
+    -------------------------------------------------------------------------------------\
+--------------------------------------------------
+    milp     1       1       0       0       0      0.00      0.00     0.8000     0.9000  \
+        -         -    0.1500     0.150     0.000
+    mcb8     1       1       0       0       0     25.00     25.00     0.6000     0.8500  \
+        -         -    0.0020     0.002     0.000
+    gr       1       0       0       1       0         -         -          -          -  \
+        -         -    0.0010     0.001     0.000
     """
 
     def num(v: float | None, fmt: str) -> str:
         return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)
 
+    def theirs(method: str) -> str:
+        pair = (paper or {}).get(method)
+        return "-" if pair is None else f"{pair[0]:.2f} / {pair[1]:.2f}"
+
+    pw = 17 if paper is not None else 0
+    width = max([len("method"), *(len(s.method) for s in summaries)]) + 1
+    nw = max([2, *(len(str(s.instances)) for s in summaries)]) + 1
     head = (
-        f"{'method':<11}{'n':>6}{'fail':>6}{'avg %deg':>10}{'max %deg':>10}"
-        f"{'min yield':>11}{'avg yield':>11}{'mean s':>10}{'max s':>10}"
-        f"{'mean %gap':>11}{'max %gap':>10}{'setup s':>10}"
+        f"{'method':<{width}}{'n':>{nw}}{'solved':>8}{'infeas':>8}{'no sol':>8}{'errors':>8}"
+        f"{'avg %deg':>10}{'max %deg':>10}"
+        + (f"{'paper avg/max':>{pw}}" if pw else "")
+        + f"{'min yield':>11}{'avg yield':>11}"
+        f"{'mean %gap':>11}{'max %gap':>10}{'mean s':>10}{'max s':>10}{'setup s':>10}"
     )
     lines = [head, "-" * len(head)]
     for s in summaries:
         lines.append(
-            f"{s.method:<11}{s.instances:>6}{s.failures:>6}"
+            f"{s.method:<{width}}{s.instances:>{nw}}{s.solved:>8}{s.infeasible:>8}"
+            f"{s.no_solution:>8}{s.errors:>8}"
             f"{num(s.avg_degradation, '.2f'):>10}{num(s.max_degradation, '.2f'):>10}"
-            f"{num(s.mean_min_yield, '.4f'):>11}{num(s.mean_avg_yield, '.4f'):>11}"
-            f"{s.mean_seconds:>10.4f}{s.max_seconds:>10.3f}"
+            + (f"{theirs(s.method):>{pw}}" if pw else "")
+            + f"{num(s.mean_min_yield, '.4f'):>11}{num(s.mean_avg_yield, '.4f'):>11}"
             f"{num(s.mean_gap, '.2f'):>11}{num(s.max_gap, '.2f'):>10}"
-            f"{s.setup_seconds:>10.3f}"
+            f"{s.mean_seconds:>10.4f}{s.max_seconds:>10.3f}{s.setup_seconds:>10.3f}"
         )
+    if legend:
+        lines += ["", f"Columns. {LEGEND}."]
     return "\n".join(lines)

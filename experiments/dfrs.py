@@ -36,7 +36,6 @@ from allockit.tasks import Task, register_task_kind
 
 __all__ = [
     "EXPERIMENTS",
-    "HPC2N_DEFAULT",
     "PAPER_TABLE2",
     "PAPER_TABLE3",
     "PAPER_TABLE4",
@@ -382,30 +381,28 @@ class TraceSets:
         return out
 
 
-#: Where the HPC2N trace lies beside a checkout (``../shared`` next to the repository).
-HPC2N_DEFAULT = "../shared/data/traces/HPC2N-2002-2.2-cln.swf.gz"
-
-
 def resolve_hpc2n(path: str | None) -> str | None:
-    """The HPC2N trace to use: ``path``, else ``$ALLOCKIT_HPC2N``, else ``HPC2N_DEFAULT``.
+    """The HPC2N trace to use: ``path``, else ``$ALLOCKIT_HPC2N``, else the data directory's.
 
-    Returns None when none is given and the default does not exist (the real-world
-    column is then skipped).
+    ``path`` (and ``$ALLOCKIT_HPC2N``) may be a file or the trace name ``hpc2n``
+    (``allockit.instances.datasets.trace_path``). Returns None when none is given and
+    the data directory has no ``hpc2n`` trace (the real-world column cannot run).
 
     Parameters
     ----------
     path : str or None
-        An explicit path (the ``--hpc2n`` option), or None.
+        An explicit path or trace name (the ``--hpc2n`` option), or None.
 
     Returns
     -------
     str or None
-        The chosen path (the default made absolute), or None.
+        The chosen path (the data directory's made absolute), or None.
 
     Raises
     ------
     InvalidInputError
-        If an explicitly given path (or ``$ALLOCKIT_HPC2N``) does not exist.
+        If an explicitly given path (or ``$ALLOCKIT_HPC2N``) does not exist, or names a
+        trace missing from the data directory (the message says how to get it).
 
     Examples
     --------
@@ -421,10 +418,14 @@ def resolve_hpc2n(path: str | None) -> str | None:
     """
     import os
 
+    from allockit.instances.datasets import trace_location, trace_path
+
     chosen = path or os.environ.get("ALLOCKIT_HPC2N")
-    if chosen is None and os.path.exists(HPC2N_DEFAULT):
-        chosen = os.path.abspath(HPC2N_DEFAULT)
-    if chosen is not None and not os.path.exists(chosen):
+    if chosen is None:
+        default = trace_location("hpc2n")
+        return str(default) if default.is_file() else None
+    chosen = trace_path(chosen)
+    if not os.path.exists(chosen):
         raise InvalidInputError(f"--hpc2n: no such file {chosen!r}")
     return chosen
 
@@ -556,7 +557,13 @@ def _build(spec_json: str) -> Any:
         return dfrs_synthetic(
             int(spec["jobs"]), nodes=int(spec["nodes"]), load=load, seed=int(spec["seed"])
         )
-    raise InvalidInputError(f"trace spec 'set' must be real, scaled or unscaled; got {kind!r}")
+    if kind == "file":
+        from allockit.instances.workload_files import read_workload
+
+        return read_workload(spec["path"], nodes=spec.get("nodes"), cores=spec.get("cores"))
+    raise InvalidInputError(
+        f"trace spec 'set' must be real, scaled, unscaled or file; got {kind!r}"
+    )
 
 
 def build_workload(spec: dict[str, Any]) -> Any:
@@ -567,7 +574,8 @@ def build_workload(spec: dict[str, Any]) -> Any:
     spec : dict
         A trace spec from ``TraceSets.specs``: ``{"set": "scaled", "seed", "load",
         "jobs", "nodes"}``, ``{"set": "unscaled", "seed", "jobs", "nodes"}`` or
-        ``{"set": "real", "path", "week"}``.
+        ``{"set": "real", "path", "week"}``; or an SWF file, ``{"set": "file", "path"}``
+        (optional ``nodes`` and ``cores`` override its platform).
 
     Returns
     -------
@@ -578,7 +586,8 @@ def build_workload(spec: dict[str, Any]) -> Any:
     Raises
     ------
     InvalidInputError
-        For an unknown ``set`` or a week index outside the trace.
+        For an unknown ``set``, a week index outside the trace, or a file that cannot be
+        read.
 
     Examples
     --------
@@ -628,8 +637,11 @@ def run_dfrs_task(task: Task) -> dict[str, Any]:
         return {"status": "done", "bound": bound.value, "lps": bound.lps, **base}
     from allockit.simulation.simulate import simulate
 
-    if task.method in ("FCFS", "EASY"):
+    if task.spec or task.function is not None or _user_policy(task.method):
+        # a scheduler of the user's: the batch platform, whole nodes per task
         options: dict[str, Any] = {"unit": str(task.params.get("unit", "nodes"))}
+    elif task.method in ("FCFS", "EASY"):
+        options = {"unit": str(task.params.get("unit", "nodes"))}
         if "backfill_depth" in task.params:
             options["backfill_depth"] = task.params["backfill_depth"]
     else:
@@ -637,12 +649,19 @@ def run_dfrs_task(task: Task) -> dict[str, Any]:
             "penalty": float(task.params.get("penalty", PENALTY_SECONDS)),
             "period": float(task.params.get("period", PERIOD_SECONDS)),
         }
-    result = simulate(workload, task.method, **options)
+    result = simulate(workload, task.algorithm, **options)
     out = {**result.summary(), "status": "done", **base}
     calls = result.extra.get("mcb8_calls")
     if calls is not None and len(calls):
         out["mcb8_calls"] = _call_stats(np.asarray(calls))
     return out
+
+
+def _user_policy(name: str) -> bool:
+    """A name that is not a built-in scheduler (a plug-in's, or a spec)."""
+    from allockit.simulation.simulate import is_builtin
+
+    return name != "bound" and not is_builtin(name)
 
 
 def _call_stats(calls: np.ndarray) -> dict[str, Any]:
@@ -702,7 +721,10 @@ def experiment_tasks(
     sets_only : tuple of str, optional
         Keep only these of the experiment's trace sets (e.g. ``("real",)``).
     algorithms_only : tuple of str, optional
-        Keep only these of the experiment's algorithms (e.g. ``("EASY", "FCFS")``).
+        Keep only these of the experiment's algorithms (e.g. ``("EASY", "FCFS")``); a
+        scheduler of your own (``MODULE:CLASS``, ``PATH/TO/FILE.py:CLASS`` or a plug-in's
+        name, ``allockit.simulation.policy``) is added as one more algorithm, run on
+        whole nodes like the batch baselines.
 
     Returns
     -------
@@ -712,7 +734,8 @@ def experiment_tasks(
     Raises
     ------
     InvalidInputError
-        For an unknown experiment.
+        For an unknown experiment, or an algorithm that is neither the experiment's nor
+        a loadable scheduler of your own.
 
     Examples
     --------
@@ -739,11 +762,19 @@ def experiment_tasks(
                 f"sets must be among {list(set_names)} for {experiment}; got {unknown}"
             )
         set_names = tuple(s for s in set_names if s in sets_only)
+    mine: list[dict[str, Any]] = []
     if algorithms_only is not None:
+        from allockit.experiments.methods import method_fields
+
         unknown = sorted(set(algorithms_only) - set(algorithms))
-        if unknown:
+        for name in unknown:
+            if _user_policy(name) and (":" in name or _registered(name)):
+                mine.append(method_fields("scheduler", name, label="algorithm"))
+        others = sorted(set(unknown) - {m["method"] for m in mine})
+        if others:
             raise InvalidInputError(
-                f"algorithms must be among the {experiment} ones; got {unknown}"
+                f"algorithms must be among the {experiment} ones, or a scheduler of your own "
+                f"(MODULE:CLASS, PATH/TO/FILE.py:CLASS, a plug-in); got {others}"
             )
         algorithms = tuple(a for a in algorithms if a in algorithms_only)
     periods = PERIODS if experiment in PERIOD_SWEEPS else (float(period),)
@@ -770,7 +801,18 @@ def experiment_tasks(
                         params=params,
                     )
                 )
+        for fields in mine:  # the user's schedulers, on whole nodes like the baselines
+            tasks.append(
+                Task(kind="dfrs", instance_id=instance_id, instance=spec,
+                     params={"unit": "nodes"}, **fields)
+            )
     return tasks
+
+
+def _registered(name: str) -> bool:
+    from allockit.plugins import registered
+
+    return f"scheduler.{name}" in registered("scheduler")
 
 
 def _stats(values: list[float]) -> dict[str, float]:
@@ -844,7 +886,9 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
             label = _label(experiment, row["method"], row.get("params", {}))
             sims[(row["instance"], label)] = row["outputs"]
     table: dict[str, Any] = {"experiment": experiment, "failed_tasks": failed, "rows": {}}
-    for name in _labels(experiment):
+    builtin = _labels(experiment)
+    mine = [t.method for t in tasks if t.method != "bound" and _user_policy(t.method)]
+    for name in builtin + [m for m in dict.fromkeys(mine) if m not in builtin]:
         per_set: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for (instance, method), out in sims.items():
             if method == name and instance in bound:
@@ -875,7 +919,7 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
 
 def _label(experiment: str, method: str, params: dict[str, Any]) -> str:
     """A table row's name: the algorithm, and its period in a period sweep."""
-    if experiment in PERIOD_SWEEPS and method not in ("FCFS", "EASY"):
+    if experiment in PERIOD_SWEEPS and method not in ("FCFS", "EASY") and not _user_policy(method):
         return f"{method} @ {float(params.get('period', PERIOD_SECONDS)):g} s"
     return method
 
@@ -1001,9 +1045,9 @@ def to_markdown(table: dict[str, Any]) -> str:
             for k, set_name in enumerate(("real", "unscaled", "scaled")):
                 if set_name in entry:
                     s = entry[set_name]["underutilization"]
-                    paper = PAPER_TABLE4[name][k]
+                    paper = f"{PAPER_TABLE4[name][k]:.3f}" if name in PAPER_TABLE4 else "–"
                     lines.append(
-                        f"| {name} | {set_name} | {_fmt(s['avg'], 3)} | {paper:.3f} | {s['n']} |"
+                        f"| {name} | {set_name} | {_fmt(s['avg'], 3)} | {paper} | {s['n']} |"
                     )
     elif experiment == "table5":
         lines.append("| Algorithm | ours avg | std | max | paper avg | std | max | n |")
@@ -1012,10 +1056,11 @@ def to_markdown(table: dict[str, Any]) -> str:
             s = entry.get("real", {}).get("degradation")
             if not s:
                 continue
-            paper = PAPER_TABLE5[name]
+            paper = PAPER_TABLE5.get(name)
+            theirs = " | ".join(f"{v:,.1f}" for v in paper[:3]) if paper else "– | – | –"
             lines.append(
                 f"| {name} | {_fmt(s['avg'])} | {_fmt(s['std'])} | {_fmt(s['max'])} | "
-                f"{paper[0]:,.1f} | {paper[1]:,.1f} | {paper[2]:,.1f} | {s['n']} |"
+                f"{theirs} | {s['n']} |"
             )
     elif experiment in PERIOD_SWEEPS:
         metric = "underutilization" if experiment == "fig3" else "degradation"

@@ -42,7 +42,7 @@ def fig4_scenario(*, seed: int = 0, servers: int = 100, best: bool = True) -> Dy
     A small pool (10 servers) keeps the run to milliseconds:
 
     >>> trace = fig4_scenario(servers=10)
-    >>> trace.user_names, trace.shares.shape[1], trace.status
+    >>> trace.user_names, trace.shares.shape[1], str(trace.status)
     (('user1', 'user2', 'user3'), 3, 'completed')
     >>> sorted(trace.departures.items())
     [('user1', 14700.0), ('user2', 27100.0), ('user3', 27600.0)]

@@ -11,9 +11,9 @@ paper's rules (per-process CPU usage 100 % for one-process jobs, else uniform in
 - ``fig9`` / ``fig10``: no CPU-usage information (the scheduler sees 100 %);
 - ``fig11`` / ``fig12``: every process at 100 % CPU usage;
 - ``fig13`` / ``fig14``: MEASY's migration cost from 0 to 2,400 s against KEASY;
-- ``traces`` (beyond the paper): the same comparison on the real traces of
-  ``../shared/data/traces`` (one processor per SWF processor, the paper's CPU-usage
-  rule, the users' own runtime estimates).
+- ``traces`` (beyond the paper): the same comparison on the real traces of the data
+  directory (``allockit data fetch all``; one processor per SWF processor, the paper's
+  CPU-usage rule, the users' own runtime estimates).
 
 Every (workload, algorithm, options) triple is one runner task of kind ``measy``; rows
 go to a resumable store and figures share rows (EASY's do not depend on the two-tier
@@ -50,7 +50,6 @@ from allockit.tasks import Task, register_task_kind
 __all__ = [
     "FIGURES",
     "PAPER_CLAIMS",
-    "TRACES_DEFAULT",
     "MeasySets",
     "aggregate",
     "build_workload",
@@ -105,15 +104,13 @@ PAPER_CLAIMS: dict[str, Any] = {
     "crossovers": {"fwload": (900.0, 1500.0), "jwload": (480.0, 900.0)},
 }
 
-#: Where the real traces lie beside a checkout.
-TRACES_DEFAULT = "../shared/data/traces"
-#: The real traces and how many of their first jobs the full run uses (None: all).
-TRACE_FILES: dict[str, int | None] = {
-    "CTC-SP2-1996-3.1-cln.swf.gz": None,
-    "HPC2N-2002-2.2-cln.swf.gz": None,
-    "SDSC-BLUE-2000-4.2-cln.swf.gz": None,
-    "LLNL-Thunder-2007-1.1-cln.swf.gz": 50_000,
-    "CEA-Curie-2011-2.1-cln.swf.gz": 20_000,
+#: The real traces by name and how many of their first jobs the full run uses (None: all).
+TRACE_JOBS: dict[str, int | None] = {
+    "ctc-sp2": None,
+    "hpc2n": None,
+    "sdsc-blue": None,
+    "llnl-thunder": 50_000,
+    "cea-curie": 20_000,
 }
 PAPER_JOBS = {"fwload": 200_000, "jwload": 100_000}
 QUICK_JOBS = {"fwload": 10_000, "jwload": 5_000, "lublin": 2_000}
@@ -132,7 +129,10 @@ class MeasySets:
     ``"jwload"`` (the paper's), or ``"lublin"`` (the Lublin-Feitelson model with the
     paper's rules, a stand-in for tests and quick checks). ``jobs`` maps a model to its
     job count; ``cost_loads`` are the loads of Figs 13-14 (default: ``loads``);
-    ``traces`` the real trace files (absolute paths) with the job count used.
+    ``traces`` the real trace files (absolute paths) with the job count used;
+    ``reasy_extra`` and ``reasy_protect`` REASY's reading of Algorithm 3
+    (``simulate_two_tier``; only values other than the defaults enter REASY's task
+    options, so the default tasks keep their keys).
 
     Examples
     --------
@@ -148,6 +148,8 @@ class MeasySets:
     processors: int = 320
     seed: int = 0
     traces: tuple[tuple[str, int | None], ...] = ()
+    reasy_extra: str = "idle"
+    reasy_protect: bool = True
 
     def __post_init__(self) -> None:
         for model in self.models:
@@ -166,6 +168,14 @@ class MeasySets:
         bad = {k: v for k, v in self.jobs.items() if isinstance(v, bool) or int(v) < 1}
         if bad:
             raise InvalidInputError(f"MeasySets.jobs must be >= 1; got {bad}")
+        if self.reasy_extra not in ("idle", "line17"):
+            raise InvalidInputError(
+                f"MeasySets.reasy_extra must be idle or line17; got {self.reasy_extra!r}"
+            )
+        if not isinstance(self.reasy_protect, bool):
+            raise InvalidInputError(
+                f"MeasySets.reasy_protect must be True or False; got {self.reasy_protect!r}"
+            )
 
     @classmethod
     def quick(cls, **changes: Any) -> MeasySets:
@@ -202,37 +212,62 @@ class MeasySets:
         }
 
 
-def resolve_traces(path: str | None = None) -> str | None:
-    """The traces folder: ``path``, else ``$ALLOCKIT_TRACES``, else ``TRACES_DEFAULT``.
+def resolve_traces(traces: str | None = None) -> list[tuple[str, int | None]]:
+    """The real traces to run: names, files or a folder, with their full-run job counts.
+
+    ``traces`` is a comma-separated list of trace names (``hpc2n``, ``ctc-sp2``, ...)
+    and SWF files, or a folder holding the archive files of ``TRACE_JOBS``. None means
+    ``$ALLOCKIT_TRACES`` if set, else every named trace present in the data directory
+    (``allockit.instances.datasets``).
 
     Parameters
     ----------
-    path : str, optional
-        A folder given on the command line.
+    traces : str, optional
+        The ``--traces`` option.
 
     Returns
     -------
-    str or None
-        An absolute folder, or None when none is given and the default does not exist.
+    list of (str, int or None)
+        Absolute paths, each with the number of first jobs the full run uses (None:
+        all; a file of no known name: all).
 
     Raises
     ------
     InvalidInputError
-        If an explicitly given folder does not exist.
+        If an item is neither a trace name, a file nor a folder, or names a trace
+        missing from the data directory (the message says how to get it).
 
     Examples
     --------
     >>> resolve_traces("/nonexistent-folder")
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: --traces: no such folder '/nonexistent-folder'
+    allockit.errors.InvalidInputError: --traces: no such folder, file or trace name \
+'/nonexistent-folder' (names: cea-curie, ctc-sp2, hpc2n, llnl-thunder, sdsc-blue)
     """
-    chosen = path or os.environ.get("ALLOCKIT_TRACES")
+    from allockit.instances.datasets import TRACES, trace_location, trace_path
+
+    by_file = {TRACES[name].file: count for name, count in TRACE_JOBS.items()}
+    chosen = traces or os.environ.get("ALLOCKIT_TRACES")
     if chosen is None:
-        return os.path.abspath(TRACES_DEFAULT) if os.path.isdir(TRACES_DEFAULT) else None
-    if not os.path.isdir(chosen):
-        raise InvalidInputError(f"--traces: no such folder {chosen!r}")
-    return os.path.abspath(chosen)
+        found = [(str(trace_location(n)), c) for n, c in TRACE_JOBS.items()]
+        return [(path, count) for path, count in found if os.path.isfile(path)]
+    if os.path.isdir(chosen):
+        return [
+            (os.path.abspath(os.path.join(chosen, f)), count)
+            for f, count in by_file.items()
+            if os.path.isfile(os.path.join(chosen, f))
+        ]
+    picked = []
+    for item in (x.strip() for x in chosen.split(",") if x.strip()):
+        path = trace_path(item)
+        if not os.path.isfile(path):
+            raise InvalidInputError(
+                f"--traces: no such folder, file or trace name {item!r} (names: "
+                f"{', '.join(sorted(TRACES))})"
+            )
+        picked.append((os.path.abspath(path), TRACE_JOBS.get(item, by_file.get(Path(path).name))))
+    return picked
 
 
 def measy_sets(
@@ -246,6 +281,8 @@ def measy_sets(
     model: str | None = None,
     traces: str | None = None,
     trace_jobs: int | None = None,
+    reasy_extra: str | None = None,
+    reasy_protect: bool | None = None,
 ) -> MeasySets:
     """The sets of an experiment run: the paper's (or ``quick``) with overrides.
 
@@ -264,9 +301,13 @@ def measy_sets(
     model : {"paper", "lublin"}, optional
         ``"lublin"`` replaces FWload and JWload by the Lublin-Feitelson stand-in.
     traces : str, optional
-        Folder of the real traces (``resolve_traces``).
+        The real traces: names, files or a folder (``resolve_traces``).
     trace_jobs : int, optional
         First jobs of each trace (default: the full run's, 5,000 when quick).
+    reasy_extra : {"idle", "line17"}, optional
+        REASY's extra fg VMs (default ``"idle"``).
+    reasy_protect : bool, optional
+        REASY keeps extra-admitted jobs off the head's processors (default True).
 
     Returns
     -------
@@ -302,15 +343,14 @@ def measy_sets(
         changes["processors"] = processors
     if seed is not None:
         changes["seed"] = seed
-    folder = resolve_traces(traces)
-    if folder is not None:
-        picked = []
-        for name, count in TRACE_FILES.items():
-            path = os.path.join(folder, name)
-            if os.path.exists(path):
-                n = trace_jobs if trace_jobs is not None else (5_000 if quick else count)
-                picked.append((path, n))
-        changes["traces"] = tuple(picked)
+    if reasy_extra is not None:
+        changes["reasy_extra"] = reasy_extra
+    if reasy_protect is not None:
+        changes["reasy_protect"] = reasy_protect
+    changes["traces"] = tuple(
+        (path, trace_jobs if trace_jobs is not None else (5_000 if quick else count))
+        for path, count in resolve_traces(traces)
+    )
     return dataclasses.replace(sets, **changes)
 
 
@@ -435,8 +475,10 @@ def run_measy_task(task: Task) -> dict[str, Any]:
     workload = build_workload(task.instance)
     seed = 0 if task.seed is None else int(task.seed)
     params = dict(task.params)
-    if task.method == "EASY":
-        result = simulate_two_tier(workload, "MEASY", background=False, seed=seed)
+    if task.method == "EASY":  # MEASY without the background tier is EASY
+        result = simulate_two_tier(
+            workload, "MEASY", seed=seed, **{**params, "background": False}
+        )
     else:
         result = simulate_two_tier(workload, task.method, seed=seed, **params)
     summary = result.summary()
@@ -454,8 +496,11 @@ def run_measy_task(task: Task) -> dict[str, Any]:
 register_task_kind("measy", "allockit.experiments.measy:run_measy_task")
 
 
-def _params(method: str, *, cpu_info: str = "known", cost: float = 20.0) -> dict[str, Any]:
-    """Canonical options: EASY takes none; only MEASY takes the migration cost."""
+def _params(
+    method: str, *, cpu_info: str = "known", cost: float = 20.0, sets: MeasySets | None = None
+) -> dict[str, Any]:
+    """Canonical options: EASY takes none; only MEASY takes the migration cost, only
+    REASY its reading of Algorithm 3 (when not the default)."""
     if method == "EASY":
         return {}
     params: dict[str, Any] = {}
@@ -463,6 +508,11 @@ def _params(method: str, *, cpu_info: str = "known", cost: float = 20.0) -> dict
         params["cpu_info"] = cpu_info
     if method == "MEASY":
         params["migration_cost"] = float(cost)
+    if method == "REASY" and sets is not None:
+        if sets.reasy_extra != "idle":
+            params["reasy_extra"] = sets.reasy_extra
+        if not sets.reasy_protect:
+            params["reasy_protect"] = False
     return params
 
 
@@ -519,11 +569,14 @@ def experiment_tasks(figure: str, sets: MeasySets) -> list[Task]:
 
     if info["kind"] == "trace":
         if not sets.traces:
-            raise InvalidInputError("traces: no trace file found (--traces DIR or ALLOCKIT_TRACES)")
+            raise InvalidInputError(
+                "traces: no real trace in the data directory; get them with 'allockit data "
+                "fetch all' (or --traces NAMES,FILES or a folder)"
+            )
         for path, jobs in sets.traces:
             spec = {"set": "trace", "path": path, "jobs": jobs, "cpu": "paper", "seed": sets.seed}
             for method in info["algorithms"]:
-                add(spec, method, _params(method))
+                add(spec, method, _params(method, sets=sets))
         return tasks
     specs = sets.model_specs(info["model"], cpu=info.get("cpu", "paper"))
     if info["kind"] == "cost":
@@ -537,7 +590,7 @@ def experiment_tasks(figure: str, sets: MeasySets) -> list[Task]:
         return tasks
     for spec in specs:
         for method in info["algorithms"]:
-            add(spec, method, _params(method, cpu_info=info.get("cpu_info", "known")))
+            add(spec, method, _params(method, cpu_info=info.get("cpu_info", "known"), sets=sets))
     return tasks
 
 
@@ -552,6 +605,7 @@ _KEEP = (
     "kills",
     "swaps",
     "wasted_cpu_seconds",
+    "lost_progress_per_kill",
     "fg_utilization",
     "bg_utilization",
     "offered_load",
@@ -712,6 +766,12 @@ def _checks(table: dict[str, Any]) -> dict[str, Any]:
                 for x in xs
             }
     elif kind == "cost":
+        # the migration cost at which a move costs what a kill throws away: KEASY's
+        # progress lost per kill, weighted by the killed job's processes
+        checks["keasy_lost_progress_per_kill"] = {
+            x: point.get("lost_progress_per_kill")
+            for x, point in series.get("KEASY", {}).items()
+        }
         lines = [line for line in series if line.startswith("MEASY load ")]
         for key, short in (("response_vs_keasy", "response"), ("slowdown_vs_keasy",
                                                                 "slowdown")):  # fmt: skip

@@ -1,4 +1,11 @@
-"""VCSched sweeps described in a small TOML file: instances x methods x parameters x seeds."""
+"""Sweeps described in a small TOML file: instances x methods x parameters x seeds.
+
+The file's ``kind`` (default ``vcsched``) picks the family: ``vcsched``, ``drfh``,
+``simulate`` (also ``batch`` and ``dfrs``), ``measy``, ``reserves`` or ``cluster``; each
+kind's keys are checked by its schema (``allockit.instances.schemas.SWEEP_KINDS``) and
+its instances, methods and tasks are described in ``allockit.experiments.sweep_kinds``.
+Example files of every kind are in the repository's ``examples/`` folder.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,6 @@ from typing import Any
 
 from allockit.constants import RUNNER_GRACE_SECONDS
 from allockit.errors import InvalidInputError
-from allockit.experiments.vcsched import collect_instance_files, vcsched_tasks
 from allockit.tasks import Task
 
 __all__ = ["SweepSpec", "load_spec"]
@@ -29,17 +35,19 @@ class SweepSpec:
     output : Path
         The results store (SQLite), relative paths resolved against the file.
     methods : tuple of str
-        VCSched method names (``allockit.vcsched.METHOD_SPECS``).
+        The kind's methods as written: built-in names, plug-ins, ``MODULE:FUNCTION``
+        or ``PATH/TO/FILE.py:FUNCTION`` (a file relative to the sweep file's folder).
     instances : tuple of str
         Instance files, directories or glob patterns, relative to ``base``.
     generate : dict
-        ``[generate]`` table: ``set`` (``"small"`` or ``"large"``), optional ``seed``,
-        ``parallel`` and ``every`` (keep every k-th instance of the set).
+        ``[generate]`` table: the kind's generator parameters (VCSched: ``set`` of the
+        paper, with ``seed``, ``parallel`` and ``every``; or ``hosts``, ``jobs``,
+        ``slack``, ...). A list value is a dimension of the grid.
     params : dict of str to list
         Method options crossed into a grid (each value a list of choices); every
         option goes to every method.
     seeds : tuple of int or None
-        Seeds of the randomised methods (default ``(None,)``).
+        Seeds of the randomised methods and simulations (default ``(None,)``).
     time_limit : float or None
         Seconds per task.
     backend : str
@@ -52,6 +60,10 @@ class SweepSpec:
         Seconds past a task's time limit before it is stopped.
     base : Path
         Directory of the sweep file.
+    kind : str
+        The sweep's kind (``allockit.experiments.sweep_kinds.KINDS``).
+    extra : dict
+        The kind's own fields (``scenarios`` of a ``cluster`` sweep).
 
     Examples
     --------
@@ -79,52 +91,28 @@ class SweepSpec:
     scheduler: str | None = None
     grace: float = RUNNER_GRACE_SECONDS
     base: Path = Path(".")
+    kind: str = "vcsched"
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def tasks(self) -> list[Task]:
         """Every task of the grid, in a deterministic order."""
-        return vcsched_tasks(
-            self._instance_items(),
-            methods=self.methods,
-            params=self.params,
-            seeds=self.seeds,
-            time_limit=self.time_limit,
-        )
+        from allockit.experiments.sweep_kinds import sweep_tasks
 
-    def _instance_items(self) -> list[tuple[str, dict[str, Any]]]:
-        from allockit.instances.io import read_instance
-
-        items = []
-        for path in collect_instance_files([self.base / p for p in self.instances]):
-            items.append((path.stem, read_instance(path).to_dict()))
-        if self.generate:
-            from allockit.instances.generators import iter_vcsched_set
-            from allockit.instances.schemas import SweepGenerate, validate
-
-            gen = validate(SweepGenerate, dict(self.generate), where="[generate] ")
-            every = gen.get("every", 1)
-            set_name = gen["set"]
-            seed = gen.get("seed", 0)
-            parallel = gen.get("parallel", False)
-            for k, (stem, inst) in enumerate(
-                iter_vcsched_set(set_name, seed=seed, parallel=parallel)
-            ):
-                if k % every == 0:
-                    items.append((stem, inst.to_dict()))
-        if not items:
-            raise InvalidInputError("the sweep has no instances (instances = [...] or [generate])")
-        return items
+        return sweep_tasks(self)
 
 
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and check a sweep TOML file; relative paths are relative to the file.
 
-    Fields: ``methods`` and ``output`` (required), ``name``, ``instances``,
-    ``[generate]``, ``[params]``, ``seeds``, ``time_limit``, ``backend``, ``workers``,
-    ``scheduler``, ``grace``. The file is checked as a whole before anything runs: the
-    schema ``allockit.instances.schemas.SWEEP`` (types, ranges, unknown fields), then
-    the method names, the ``[params]`` every method must accept (with their ranges,
-    ``allockit.vcsched.METHOD_SPECS``), unique methods and seeds, and that the
-    instance files exist. The instances themselves are read by ``tasks()``.
+    Fields: ``methods`` and ``output`` (required), ``kind`` (default ``vcsched``),
+    ``name``, ``instances``, ``[generate]`` (``scenarios`` for ``cluster``),
+    ``[params]``, ``seeds``, ``time_limit``, ``backend``, ``workers``, ``scheduler``,
+    ``grace``. The file is checked as a whole before anything runs: the kind's schema
+    (``allockit.instances.schemas.SWEEP_KINDS``: types, ranges, unknown fields), then
+    the methods (built-in names, plug-ins or specs that load), the ``[params]`` every
+    method must accept (with their ranges, the methods' ``MethodSpec``), unique
+    methods and seeds, and that the instance files exist. The instances themselves
+    are read by ``tasks()``.
 
     Parameters
     ----------
@@ -187,11 +175,26 @@ not accept option 'tol'; accepted: seed, threads, time_limit
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInputError(f"{where}malformed TOML: {exc}") from None
-    from allockit.instances.schemas import SWEEP
+    from allockit.experiments.sweep_kinds import KINDS, check_methods
+    from allockit.instances.schemas import SWEEP_KIND_NAMES, SWEEP_KINDS
 
-    doc = validate(SWEEP, data, where=where, name="the sweep file")
+    kind = data.get("kind", "vcsched") if isinstance(data, dict) else "vcsched"
+    if kind not in SWEEP_KIND_NAMES:
+        raise InvalidInputError(
+            f"{where}kind must be one of {', '.join(SWEEP_KIND_NAMES)}; got {kind!r}"
+        )
+    doc = validate(SWEEP_KINDS[kind], data, where=where, name="the sweep file")
     methods = tuple(doc["methods"])
-    _check_methods(methods, doc.get("params", {}), where)
+    params = doc.get("params", {})
+    for name in params:
+        if name in ("seed", "time_limit"):
+            top = "seeds" if name == "seed" else "time_limit"
+            raise InvalidInputError(
+                f"{where}[params] {name}: give it as the top-level field {top!r}"
+            )
+    check_methods(KINDS[kind], methods, params, where, path.parent)
+    if kind == "vcsched":
+        _check_vcsched_generate(dict(doc.get("generate", {})), where)
     seeds = doc.get("seeds")
     if seeds is not None and len(set(seeds)) != len(seeds):
         raise InvalidInputError(f"{where}seeds must be distinct; got {seeds}")
@@ -206,14 +209,19 @@ not accept option 'tol'; accepted: seed, threads, time_limit
     base = path.parent
     instances = tuple(doc.get("instances", []))
     if instances:
+        from allockit.experiments.sweep_kinds import _files
+
         try:
-            collect_instance_files([base / p for p in instances])
+            _files(instances, base, (".json", ".swf", ".swf.gz"))
         except InvalidInputError as exc:
             raise InvalidInputError(f"{where}instances: {exc}") from None
-    elif "generate" not in doc:
+    elif "generate" not in doc and kind != "cluster":
         raise InvalidInputError(
             f"{where}the sweep has no instances: give instances = [...] or a [generate] table"
         )
+    extra = {"scenarios": tuple(doc["scenarios"])} if kind == "cluster" else {}
+    if kind == "cluster":
+        _check_cluster(extra["scenarios"], methods, params, where)
     return SweepSpec(
         name=doc.get("name", path.stem),
         output=base / doc["output"],
@@ -228,30 +236,55 @@ not accept option 'tol'; accepted: seed, threads, time_limit
         scheduler=doc.get("scheduler"),
         grace=float(doc.get("grace", RUNNER_GRACE_SECONDS)),
         base=base,
+        kind=kind,
+        extra=extra,
     )
 
 
-def _check_methods(methods: tuple[str, ...], params: dict[str, Any], where: str) -> None:
-    """Known, distinct methods that all accept every ``[params]`` option and value."""
-    from allockit.options import check_options
-    from allockit.vcsched import METHOD_SPECS
+def _check_vcsched_generate(gen: dict[str, Any], where: str) -> None:
+    """A VCSched ``[generate]``: a paper set, or ``hosts``, ``jobs`` and ``slack``."""
+    params = {"hosts", "jobs", "slack", "cov_cpu", "cov_mem", "count"} & set(gen)
+    if "set" in gen and params:
+        raise InvalidInputError(
+            f"{where}[generate] takes either set (a paper set) or generator parameters "
+            f"({', '.join(sorted(params))}), not both"
+        )
+    if "set" not in gen and gen:
+        missing = [k for k in ("hosts", "jobs", "slack") if k not in gen]
+        if missing:
+            raise InvalidInputError(
+                f"{where}[generate] needs set, or hosts, jobs and slack; missing "
+                f"{', '.join(missing)}"
+            )
+        if "every" in gen:
+            raise InvalidInputError(f"{where}[generate] every applies to a paper set only")
 
-    for k, method in enumerate(methods):
-        if method not in METHOD_SPECS:
+
+def _check_cluster(
+    scenarios: tuple[str, ...], methods: tuple[str, ...], params: dict[str, Any], where: str
+) -> None:
+    """Every (scenario, algorithm, overrides) of a cluster sweep builds a configuration."""
+    from allockit.experiments.reserves import _tuples
+    from allockit.experiments.sweep_kinds import grid
+    from allockit.simulation.cluster_scenarios import SCENARIOS, scaled, scenario
+
+    for k, name in enumerate(scenarios):
+        if name not in SCENARIOS and name != "scaled":
             raise InvalidInputError(
-                f"{where}methods[{k}] must be one of {sorted(METHOD_SPECS)}; got {method!r}"
+                f"{where}scenarios[{k}] must be one of {sorted([*SCENARIOS, 'scaled'])}; "
+                f"got {name!r}"
             )
-        if method in methods[:k]:
-            raise InvalidInputError(f"{where}methods lists {method!r} twice")
-    for name, values in params.items():
-        if name in ("seed", "time_limit"):
-            top = "seeds" if name == "seed" else "time_limit"
-            raise InvalidInputError(
-                f"{where}[params] {name}: give it as the top-level field {top!r}"
-            )
-        for value in values if isinstance(values, list) else [values]:
-            for method in methods:
+        for method in methods:
+            for combo in grid(params)[:100]:
+                overrides = {key: _tuples(value) for key, value in combo.items()}
                 try:
-                    check_options("VCSched method", METHOD_SPECS[method], {name: value})
-                except InvalidInputError as exc:
-                    raise InvalidInputError(f"{where}[params] {name}: {exc}") from None
+                    if name == "scaled":
+                        if "n_nodes" not in overrides:
+                            raise InvalidInputError("scenario 'scaled' needs [params] n_nodes")
+                        scaled(int(overrides.pop("n_nodes")), algorithm=method, **overrides)
+                    else:
+                        scenario(name, algorithm=method, **overrides)
+                except (InvalidInputError, TypeError) as exc:
+                    raise InvalidInputError(
+                        f"{where}scenario {name!r} with {method!r} and {combo}: {exc}"
+                    ) from None

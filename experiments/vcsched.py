@@ -84,7 +84,7 @@ def run_vcsched_task(task: Task) -> dict[str, Any]:
     ----------
     task : Task
         ``instance`` is a VCSched instance's JSON object (``VCInstance.to_dict``),
-        ``method`` a VCSched method name.
+        ``method`` a VCSched method name (a user's method: ``Task.algorithm``).
 
     Returns
     -------
@@ -94,8 +94,8 @@ def run_vcsched_task(task: Task) -> dict[str, Any]:
         worker process, apart from the task's time: the method's numba kernels and its
         solver's start-up, ``solver_start_up``), ``solver``, ``message``,
         ``incumbent_source`` and ``bound_source`` (the components that
-        produced the placement and the bound), and the instance's ``hosts``, ``jobs``
-        and ``tasks``.
+        produced the placement and the bound), and the instance's ``hosts``, ``jobs``,
+        ``tasks`` and memory ``slack`` (1 - total memory / hosts, 4 decimals).
 
     Examples
     --------
@@ -111,7 +111,9 @@ def run_vcsched_task(task: Task) -> dict[str, Any]:
 
     start_up = solver_start_up(task.method)
     instance = VCInstance.from_dict(task.instance)
-    result = solve(instance, task.method, time_limit=task.time_limit, seed=task.seed, **task.params)
+    result = solve(
+        instance, task.algorithm, time_limit=task.time_limit, seed=task.seed, **task.params
+    )
     return {
         "status": str(result.status),
         "min_yield": result.min_yield,
@@ -128,6 +130,7 @@ def run_vcsched_task(task: Task) -> dict[str, Any]:
         "hosts": instance.hosts,
         "jobs": instance.n_jobs,
         "tasks": instance.n_tasks,
+        "slack": round(1.0 - float((instance.mem * instance.tasks).sum()) / instance.hosts, 4),
     }
 
 
@@ -199,8 +202,10 @@ def vcsched_tasks(
     ----------
     items : list of tuple (str, dict)
         ``(instance id, instance JSON object)`` pairs.
-    methods : sequence of str
-        VCSched method names.
+    methods : sequence of str or callable
+        VCSched methods: built-in names, plug-ins, ``MODULE:FUNCTION`` or
+        ``PATH/TO/FILE.py:FUNCTION`` specs, or callables (see
+        ``allockit.experiments.methods.method_fields``).
     params : dict of str to list, optional
         Option name -> the values to try (a single value counts as a list of one).
     seeds : sequence of int or None, default (None,)
@@ -216,7 +221,8 @@ def vcsched_tasks(
     Raises
     ------
     InvalidInputError
-        For an unknown method name (or a ``time_limit`` that is not > 0, from ``Task``).
+        For an unknown method name or a spec that cannot be loaded (or a ``time_limit``
+        that is not > 0, from ``Task``).
 
     Examples
     --------
@@ -228,27 +234,25 @@ def vcsched_tasks(
     ...                                  params={"tol": [0.01, 0.001]})]
     [{'tol': 0.01}, {'tol': 0.001}]
     """
-    from allockit.vcsched import METHODS
+    from allockit.experiments.methods import method_fields
 
-    for method in methods:
-        if method not in METHODS:
-            raise InvalidInputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+    named = [method_fields("vcsched", method) for method in methods]
     params = params or {}
     names = sorted(params)
     grids = [params[n] if isinstance(params[n], list) else [params[n]] for n in names]
     tasks = []
-    for (stem, inst), method, values, seed in itertools.product(
-        items, methods, itertools.product(*grids), seeds
+    for (stem, inst), fields, values, seed in itertools.product(
+        items, named, itertools.product(*grids), seeds
     ):
         tasks.append(
             Task(
                 kind="vcsched",
                 instance_id=stem,
                 instance=inst,
-                method=method,
                 params=dict(zip(names, values, strict=True)),
                 seed=seed,
                 time_limit=time_limit,
+                **fields,
             )
         )
     return tasks

@@ -93,8 +93,11 @@ def finish(
     """Package a heuristic's placement (or its failure) as a ``VCResult``.
 
     The status is ``optimal`` when the placement reaches the LP bound (then it is proven
-    optimal), ``feasible`` otherwise, and ``infeasible`` with ``reason`` when the
-    heuristic's rule failed.
+    optimal) and ``feasible`` otherwise. A heuristic that found no placement proved
+    nothing by itself: the status is ``no_solution`` with ``reason``, unless memory
+    alone proves the instance infeasible (``allockit.evaluation.bounds.
+    infeasibility_proof``: a task above a host, the memory total, the bin-packing
+    bound), then ``infeasible`` with that proof.
 
     Parameters
     ----------
@@ -117,7 +120,7 @@ def finish(
     -------
     VCResult
         Scored by ``allockit.evaluation.result_from_placement`` (solver
-        ``"heuristic"``), or an empty ``infeasible`` result.
+        ``"heuristic"``), or an empty ``no_solution`` or ``infeasible`` result.
 
     Examples
     --------
@@ -129,18 +132,31 @@ def finish(
     >>> r = finish(inst, None, method="demo", started=time.perf_counter(),
     ...            reason="demo: memory does not fit")
     >>> str(r.status), r.message
-    ('infeasible', 'demo: memory does not fit')
+    ('no_solution', 'demo: memory does not fit; infeasibility not proven')
+    >>> tight = VCInstance.from_lists(hosts=1, cpu=[0.5, 0.5], mem=[0.6, 0.6])
+    >>> r = finish(tight, None, method="demo", started=time.perf_counter(), reason="demo")
+    >>> str(r.status), r.bound_source, r.message
+    ('infeasible', 'memory', 'demo; proven infeasible by memory: the total memory 1.2 \
+exceeds the 1 hosts')
     """
     seconds = time.perf_counter() - started
     if task_hosts is None:
+        from allockit.evaluation.bounds import infeasibility_proof
+
+        proof = infeasibility_proof(instance)
+        if proof is None:
+            status, note, source = SolveStatus.NO_SOLUTION, "infeasibility not proven", ""
+        else:
+            status, note, source = SolveStatus.INFEASIBLE, f"proven infeasible by {proof}", "memory"
         return empty_result(
             instance,
             method=method,
-            status=SolveStatus.INFEASIBLE,
+            status=status,
             solver="heuristic",
             solve_seconds=seconds,
-            message=reason,
+            message=f"{reason}; {note}" if reason else note,
             setup_seconds=setup_seconds,
+            bound_source=source,
         )
     result = result_from_placement(
         instance,

@@ -1,6 +1,6 @@
 """DRFH with indivisible tasks: First-Fit, Best-Fit, naive per-server DRF and slots.
 
-Wang, Li, Liang (2014), Sec. V-B and VI; FORMULAS §2. Servers of a class are expanded
+Wang, Li, Liang (2014), Sec. V-B and VI; user guide (DRFH). Servers of a class are expanded
 into individual machines (a task runs on one machine); results are reported per class
 entry of the instance. An instance these heuristics cannot place in memory and time
 (machines x users above 20 million, or more than ``MAX_DRFH_PLACEMENTS`` possible tasks,
@@ -52,20 +52,31 @@ def _refuse_large(instance: DRFHInstance, method: str) -> None:
 
 
 def _result(
-    instance: DRFHInstance, placed: np.ndarray, *, method: str, started: float, message: str = ""
+    instance: DRFHInstance,
+    placed: np.ndarray,
+    *,
+    method: str,
+    started: float,
+    message: str = "",
+    split: bool = False,
 ) -> DRFHResult:
-    """Tasks placed per (user, machine) -> a DRFHResult per class entry."""
-    class_of = np.repeat(np.arange(instance.n_classes), instance.count)
-    per_class = np.zeros((instance.n_users, instance.n_classes))
-    np.add.at(per_class.T, class_of, placed.T)
+    """Tasks placed per (user, machine) -> a DRFHResult per class entry (or per machine)."""
+    names = instance.server_names
+    if split:
+        per_entry = placed
+        names = instance.expanded().server_names
+    else:
+        class_of = np.repeat(np.arange(instance.n_classes), instance.count)
+        per_entry = np.zeros((instance.n_users, instance.n_classes))
+        np.add.at(per_entry.T, class_of, placed.T)
     tasks = placed.sum(axis=1)
-    alloc = per_class[:, :, None] * instance.demand[:, None, :]
+    alloc = per_entry[:, :, None] * instance.demand[:, None, :]
     used = (tasks[:, None] * instance.demand).sum(axis=0) / instance.total
     return DRFHResult(
         method=method,
         status=SolveStatus.FEASIBLE,
         user_names=instance.user_names,
-        server_names=instance.server_names,
+        server_names=names,
         resources=instance.resources,
         tasks=tasks,
         dominant_share=tasks * instance.dominant,
@@ -76,7 +87,7 @@ def _result(
     )
 
 
-def _drfh_tasks(instance: DRFHInstance, best: bool, method: str) -> DRFHResult:
+def _drfh_tasks(instance: DRFHInstance, best: bool, method: str, split: bool) -> DRFHResult:
     """Serve the user with the lowest G_i / w_i, one task at a time, on FF or BF's server.
 
     The loop is compiled (``heuristics.kernels.drfh_tasks_kernel``); a user whose task
@@ -96,10 +107,10 @@ def _drfh_tasks(instance: DRFHInstance, best: bool, method: str) -> DRFHResult:
         best,
         np.zeros(instance.n_users),
     )
-    return _result(instance, placed, method=method, started=started)
+    return _result(instance, placed, method=method, started=started, split=split)
 
 
-def first_fit(instance: DRFHInstance) -> DRFHResult:
+def first_fit(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     """First-Fit DRFH: serve the user with the lowest ``G_i / w_i``; first fitting server.
 
     Tasks are indivisible: one task at a time goes to the active user with the lowest
@@ -112,6 +123,9 @@ def first_fit(instance: DRFHInstance) -> DRFHResult:
     instance : DRFHInstance
         Server classes (capacity per resource, count) and users (demand per task in
         the same units, weight, optional task cap; uncapped users take all they can).
+    split : bool, default False
+        Report the allocation per server (classes expanded, servers named ``name#k``
+        as ``allockit.drfh.allocate`` does for ``lp``) instead of per class entry.
 
     Returns
     -------
@@ -127,24 +141,36 @@ def first_fit(instance: DRFHInstance) -> DRFHResult:
     ...     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]})
     >>> first_fit(inst).tasks.tolist()
     [6.0, 6.0]
+
+    Per server (``split=True``): three tasks of 0.3 on each of two unit servers.
+
+    >>> two = DRFHInstance.from_dict({"resources": ["cpu"],
+    ...     "servers": [{"name": "s", "capacity": [1], "count": 2}],
+    ...     "users": [{"name": "u", "demand": [0.3]}]})
+    >>> r = first_fit(two, split=True)
+    >>> r.server_names, r.allocation[0, :, 0].round(6).tolist()
+    (('s#0', 's#1'), [0.9, 0.9])
     """
-    return _drfh_tasks(instance, best=False, method="first-fit")
+    return _drfh_tasks(instance, best=False, method="first-fit", split=split)
 
 
-def best_fit(instance: DRFHInstance) -> DRFHResult:
+def best_fit(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     """Best-Fit DRFH: like First-Fit, on the fitting server minimising
     ``H(i, l) = || D_i / D_i1 - c_l / c_l1 ||_1`` (``c_l`` the server's free resources).
 
     ``H`` compares the shape of the task's demand with the shape of the machine's free
     capacity (both normalised by the first resource); the best fit keeps the
     machines' leftovers balanced and typically packs more tasks than First-Fit on
-    heterogeneous servers (Wang, Li, Liang 2014, Sec. V-B; FORMULAS §2).
+    heterogeneous servers (Wang, Li, Liang 2014, Sec. V-B; user guide (DRFH)).
 
     Parameters
     ----------
     instance : DRFHInstance
         Server classes (capacity per resource, count) and users (demand per task in
         the same units, weight, optional task cap; uncapped users take all they can).
+    split : bool, default False
+        Report the allocation per server (classes expanded, servers named ``name#k``
+        as ``allockit.drfh.allocate`` does for ``lp``) instead of per class entry.
 
     Returns
     -------
@@ -161,10 +187,10 @@ def best_fit(instance: DRFHInstance) -> DRFHResult:
     >>> best_fit(inst).tasks.tolist()
     [10.0, 10.0]
     """
-    return _drfh_tasks(instance, best=True, method="best-fit")
+    return _drfh_tasks(instance, best=True, method="best-fit", split=split)
 
 
-def per_server_drf(instance: DRFHInstance) -> DRFHResult:
+def per_server_drf(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     """Naive DRF applied to each server separately (the paper's Fig. 2 strawman).
 
     On each machine, tasks go one at a time to the user with the lowest weighted
@@ -178,6 +204,9 @@ def per_server_drf(instance: DRFHInstance) -> DRFHResult:
     instance : DRFHInstance
         Server classes (capacity per resource, count) and users (demand per task in
         the same units, weight, optional task cap; uncapped users take all they can).
+    split : bool, default False
+        Report the allocation per server (classes expanded, servers named ``name#k``
+        as ``allockit.drfh.allocate`` does for ``lp``) instead of per class entry.
 
     Returns
     -------
@@ -216,10 +245,12 @@ def per_server_drf(instance: DRFHInstance) -> DRFHResult:
                 active[i] = remaining[i] > 0
             else:
                 active[i] = False
-    return _result(instance, placed, method="per-server-drf", started=started)
+    return _result(instance, placed, method="per-server-drf", started=started, split=split)
 
 
-def slots(instance: DRFHInstance, *, per_largest: int = 14) -> DRFHResult:
+def slots(
+    instance: DRFHInstance, *, per_largest: int = 14, split: bool = False
+) -> DRFHResult:
     """The slot scheduler: machines cut into slots of 1/``per_largest`` of the largest one.
 
     A machine of capacity ``c`` holds ``floor(min_r c_r / slot_r)`` slots; a task needs a
@@ -236,6 +267,9 @@ def slots(instance: DRFHInstance, *, per_largest: int = 14) -> DRFHResult:
     per_largest : int, default 14
         Slots per largest server (>= 1); the slot size is the largest capacity of each
         resource divided by it.
+    split : bool, default False
+        Report the allocation per server (classes expanded, servers named ``name#k``
+        as ``allockit.drfh.allocate`` does for ``lp``) instead of per class entry.
 
     Returns
     -------
@@ -282,4 +316,4 @@ def slots(instance: DRFHInstance, *, per_largest: int = 14) -> DRFHResult:
         held[i] += 1
         remaining[i] -= 1
     note = "" if fits.all() else "users whose task exceeds a slot get nothing"
-    return _result(instance, placed, method="slots", started=started, message=note)
+    return _result(instance, placed, method="slots", started=started, message=note, split=split)

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.evaluation.placement import host_loads, placement_violation
 from allockit.heuristics.common import load_kernels
@@ -22,7 +23,7 @@ def improve_placement(
     task_hosts: np.ndarray,
     *,
     stop_load: float = 0.0,
-    time_limit: float = 1.0,
+    time_limit: float | Deadline = 1.0,
     max_steps: int = 1_000_000,
     kicks: int = 200,
     kick_size: int = 3,
@@ -52,9 +53,9 @@ def improve_placement(
         A valid starting placement (host per task); not modified.
     stop_load : float, default 0.0
         Stop as soon as the largest load is at most this (e.g. ``1`` or ``1 / bound``).
-    time_limit : float, default 1.0
-        Seconds (> 0) of search, checked between chunks (a chunk is a few
-        milliseconds on the paper's large set).
+    time_limit : float or Deadline, default 1.0
+        Seconds (> 0) of search, or the caller's deadline, checked between chunks
+        (a chunk is a few milliseconds on the paper's large set).
     max_steps : int, default 1,000,000
         Cap on host scans per chunk (each scan looks at the bottleneck host against
         every other; the chunk's budget also follows the measured time per scan, so a
@@ -90,8 +91,7 @@ def improve_placement(
     violation = placement_violation(instance, task_hosts)
     if violation is not None:
         raise InvalidInputError(f"task_hosts is not a valid placement: {violation}")
-    if not (time_limit > 0):
-        raise InvalidInputError(f"time_limit must be > 0; got {time_limit!r}")
+    deadline = Deadline.of(time_limit)
     if not 2 <= int(pair_limit) <= 24:
         raise InvalidInputError(f"pair_limit must be in [2, 24]; got {pair_limit!r}")
     if int(max_steps) < 1 or int(kicks) < 0 or int(kick_size) < 1:
@@ -99,8 +99,6 @@ def improve_placement(
     load_kernels("local_search_kernel")
     from allockit.heuristics.kernels import local_search_kernel
 
-    started = time.perf_counter()
-    deadline = started + float(time_limit)
     job = instance.task_job
     cpu = np.ascontiguousarray(instance.cpu[job], dtype=float)
     mem = np.ascontiguousarray(instance.mem[job], dtype=float)
@@ -113,11 +111,12 @@ def improve_placement(
     budget = 1
     per_scan = None
     while stale < 3 and best > stop_load:
-        left = deadline - time.perf_counter()
-        if left <= 0:
+        left = deadline.left()
+        if left is not None and left <= 0:
             break
         if per_scan is not None:
-            budget = int(min(max_steps, max(1, 0.25 * left / per_scan)))
+            room = max_steps if left is None else 0.25 * left / per_scan
+            budget = int(min(max_steps, max(1, room)))
         t0 = time.perf_counter()
         top, scans = local_search_kernel(
             cpu,

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.heuristics.common import finish
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
@@ -20,7 +21,7 @@ def randomized_rounding(
     epsilon: float = 0.0,
     seed: int | np.random.Generator | None = None,
     method: str | None = None,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     threads: int = 1,
 ) -> VCResult:
     """Round the LP relaxation's solution at random, task by task.
@@ -40,9 +41,9 @@ def randomized_rounding(
         Seed of the rounding.
     method : str, optional
         Name recorded in the result (default ``rrnd`` or ``rrnz``).
-    time_limit : float, optional
-        Seconds for the LP relaxation; when it runs out the result has status
-        ``time_limit`` and no placement.
+    time_limit : float or Deadline, optional
+        Seconds (or the caller's deadline) for the LP relaxation; when it runs out
+        the result has status ``time_limit`` and no placement.
     threads : int, default 1
         HiGHS threads for the relaxation.
 

@@ -64,7 +64,7 @@ class DRFHInstance:
     how many there are; ``demand[i]`` the per-task demand of user ``i`` in the same
     units, ``weight[i]`` its weight and ``tasks[i]`` its number of tasks (``inf`` when
     unbounded). Shares are computed inside: ``share_capacity`` and ``share_demand`` divide
-    by the pool's total of each resource (Wang, Li, Liang 2014; FORMULAS §2).
+    by the pool's total of each resource (Wang, Li, Liang 2014; user guide (DRFH)).
 
     Examples
     --------

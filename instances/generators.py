@@ -92,7 +92,7 @@ def generate_vcsched(
 
     CPU needs are Normal(0.5, 0.5 * cov_cpu) and memory Normal(mu, mu * cov_mem) with
     ``mu = (1 - slack) * hosts / tasks``, both truncated to (0, 1] by resampling
-    (FORMULAS §1, choice). With ``parallel``, task counts come from the
+    (user guide (VCSched), choice). With ``parallel``, task counts come from the
     Lublin-Feitelson size model (1..``max_tasks``) and ``tasks`` in ``mu`` is the total
     task count, so the slack keeps its meaning (a documented choice).
 

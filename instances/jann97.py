@@ -536,8 +536,9 @@ def fit_jann97(
 
     For each range, the jobs whose size is in it are taken in submission order; the
     interarrival times between consecutive ones and their runtimes are each fitted by
-    :func:`fit_hyper_erlang_sample` (lowest common order matching the first three raw
-    moments). The observed sizes in the range and their counts are kept.
+    :func:`~allockit.instances.hyper_erlang.fit_hyper_erlang_sample` (lowest common
+    order matching the first three raw moments). The observed sizes in the range and
+    their counts are kept.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """The Lublin-Feitelson (2003) rigid-job workload model, and the DFRS synthetic workloads.
 
-Parameters and generation steps follow ``shared/docs/LUBLIN_TSAFRIR_MODELS.md`` (read off
-the reference C program ``m_lublin99.c``); numpy's gamma sampler replaces the C one, so
+Parameters and generation steps follow the reference C program ``m_lublin99.c`` (restated
+in the documentation's workload-model page); numpy's gamma sampler replaces the C one, so
 the output is statistically, not bit-for-bit, equivalent.
 """
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["NODE_TOL", "ReservesInstance"]
+__all__ = ["NODE_TOL", "ReservesInstance", "random_reserves"]
 
 #: Slack (percentage points) on "a node holds at most 100 %" and "targets sum to at most
 #: 100 %": measured usage summed over classes may exceed 100 by float round-off.
@@ -254,3 +254,53 @@ class ReservesInstance:
             "usage": self.usage.tolist(),
         }
 
+
+
+def random_reserves(
+    nodes: int, classes: int, *, seed: int | np.random.Generator | None = None
+) -> ReservesInstance:
+    """A random round: targets, last allocation and usage of ``classes`` on ``nodes``.
+
+    Targets are a uniform random split of 100 % (Dirichlet(1, ..., 1), rounded to 0.01
+    with the rounding put on the last class); every node starts at the targets, and
+    each node's usage is another random split of a load drawn uniformly in [50, 100] %
+    (classes use more or less than they hold, as in Li and Parker's rounds).
+
+    Parameters
+    ----------
+    nodes : int
+        Nodes, >= 1.
+    classes : int
+        Service classes, >= 1.
+    seed : int, numpy.random.Generator or None
+        Randomness of the draw.
+
+    Returns
+    -------
+    ReservesInstance
+
+    Raises
+    ------
+    InvalidInputError
+        If ``nodes`` or ``classes`` is not an integer >= 1.
+
+    Examples
+    --------
+    >>> inst = random_reserves(3, 2, seed=0)
+    >>> inst.allocation.shape, round(float(inst.targets.sum()), 6)
+    ((3, 2), 100.0)
+    >>> bool((inst.usage.sum(axis=1) <= 100).all())
+    True
+    """
+    from allockit.rng import as_generator
+
+    for name, value in (("nodes", nodes), ("classes", classes)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise InvalidInputError(f"{name} must be an integer >= 1; got {value!r}")
+    rng = as_generator(seed)
+    targets = np.round(rng.dirichlet(np.ones(classes)) * 100.0, 2)
+    targets[-1] = max(0.0, round(100.0 - float(targets[:-1].sum()), 2))
+    allocation = np.tile(targets, (nodes, 1))
+    load = rng.uniform(50.0, 100.0, size=(nodes, 1))
+    usage = np.floor(rng.dirichlet(np.ones(classes), size=nodes) * load * 100.0) / 100.0
+    return ReservesInstance(targets=targets, allocation=allocation, usage=usage)

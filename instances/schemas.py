@@ -50,10 +50,17 @@ from allockit.errors import InvalidInputError
 __all__ = [
     "DRFH",
     "SWEEP",
+    "SWEEP_KINDS",
+    "SWEEP_KIND_NAMES",
     "SWF_FIELDS_SCHEMA",
     "SWF_HEADER",
     "SWF_PLATFORM",
     "VCSCHED",
+    "DRFHDocument",
+    "SWFHeaderValues",
+    "SWFPlatform",
+    "SweepDocument",
+    "VCDocument",
     "describe_error",
     "number",
     "validate",
@@ -290,21 +297,63 @@ SWF_FIELDS_SCHEMA: tuple[tuple[str, type, float, float], ...] = (
 # ---------------------------------------------------------------------- sweep TOML
 _SEED = number(int, ge=0, le=MAX_SEED)
 _SCALAR = bool | number(int, ge=-MAX_SEED, le=MAX_SEED) | number(float) | _text("a string")
+#: The kinds of sweep a TOML file describes (``kind = "..."``; default ``vcsched``).
+SWEEP_KIND_NAMES = ("vcsched", "drfh", "simulate", "batch", "dfrs", "measy", "reserves", "cluster")
+
+
+def _grid(tp: Any) -> Any:
+    """A value or a non-empty list of values (the list forms a grid)."""
+    what = tp.__metadata__[-1].description
+    return _described(
+        tp | Annotated[list[tp], Field(min_length=1, max_length=10_000)],
+        f"{what}, or a non-empty list of them",
+    )
+
+
+_COUNT = number(int, ge=1, le=10_000, what="an integer in [1, 10000] (instances per point)")
+_KIND = _described(Literal[SWEEP_KIND_NAMES], "one of " + ", ".join(SWEEP_KIND_NAMES))
 
 
 @with_config(_STRICT)
 class SweepGenerate(TypedDict):
-    """``[generate]``: one of the paper's sets."""
+    """``[generate]`` of a VCSched sweep: one of the paper's sets, or generator parameters.
 
-    set: _described(Literal["small", "large"], "'small' or 'large'")
+    Either ``set`` (with ``every``, ``seed``, ``parallel``), or ``hosts``, ``jobs`` and
+    ``slack`` (each a value or a list: a grid) with ``cov_cpu``, ``cov_mem``,
+    ``count`` instances per point, ``seed`` and ``parallel``.
+    """
+
+    set: NotRequired[_described(Literal["small", "large"], "'small' or 'large'")]
     every: NotRequired[number(int, ge=1, le=10_800)]
     seed: NotRequired[_SEED]
     parallel: NotRequired[_described(bool, "true or false")]
+    hosts: NotRequired[_grid(number(int, ge=1, le=MAX_HOSTS))]
+    jobs: NotRequired[_grid(number(int, ge=1, le=MAX_TASKS))]
+    slack: NotRequired[_grid(number(float, ge=0, lt=1))]
+    cov_cpu: NotRequired[_grid(number(float, ge=0, le=10))]
+    cov_mem: NotRequired[_grid(number(float, ge=0, le=10))]
+    count: NotRequired[_COUNT]
+
+
+_PARAMS = _described(
+    dict[
+        _text("an option name", max_length=100),
+        _described(
+            _SCALAR | list[_SCALAR],
+            "a finite number, a bool or a string, or a list of them",
+        ),
+    ],
+    "a table of option = value or option = [values]",
+)
 
 
 @with_config(_STRICT)
 class SweepDocument(TypedDict):
-    """A sweep TOML file (the README's "Sweeps" section).
+    """A sweep TOML file of kind ``vcsched`` (the README's "Sweeps" section).
+
+    The fields every kind has: ``kind``, ``name``, ``output``, ``methods``, ``[params]``,
+    ``seeds``, ``time_limit``, ``backend``, ``workers``, ``scheduler``, ``grace``; then
+    the kind's instance source (here ``instances`` and ``[generate]``).
 
     Examples
     --------
@@ -314,28 +363,121 @@ class SweepDocument(TypedDict):
     allockit.errors.InvalidInputError: grace must be a number of seconds in [0, 86400]; got -100
     """
 
+    kind: NotRequired[_KIND]
     name: NotRequired[_text("a non-empty string", max_length=200)]
     output: _text("a file path (the results store)")
     methods: Annotated[
-        list[_text("a method name", max_length=100)],
+        list[_text("a method name or spec", max_length=1000)],
         Field(min_length=1, max_length=100, description="a non-empty list of method names"),
     ]
+    params: NotRequired[_PARAMS]
+    seeds: NotRequired[
+        Annotated[
+            list[_SEED],
+            Field(min_length=1, max_length=10_000, description="a non-empty list of seeds"),
+        ]
+    ]
+    time_limit: NotRequired[number(float, gt=0, le=MAX_SECONDS, what="a number of seconds > 0")]
+    backend: NotRequired[
+        _described(Literal[RUNNER_BACKENDS], f"one of {', '.join(RUNNER_BACKENDS)}")
+    ]
+    workers: NotRequired[number(int, ge=1)]
+    scheduler: NotRequired[_text("a Dask scheduler address")]
+    grace: NotRequired[number(float, ge=0, le=86_400, what="a number of seconds in [0, 86400]")]
     instances: NotRequired[
         Annotated[list[_text("a path or a glob pattern")], Field(description="a list of paths")]
     ]
     generate: NotRequired[SweepGenerate]
-    params: NotRequired[
-        _described(
-            dict[
-                _text("an option name", max_length=100),
-                _described(
-                    _SCALAR | list[_SCALAR],
-                    "a finite number, a bool or a string, or a list of them",
-                ),
-            ],
-            "a table of option = value or option = [values]",
-        )
+
+
+@with_config(_STRICT)
+class SweepDRFHGenerate(TypedDict):
+    """``[generate]`` of a DRFH sweep: servers of the Google mix and random users."""
+
+    servers: _grid(number(int, ge=1, le=MAX_NODES))
+    users: _grid(number(int, ge=1, le=100_000))
+    count: NotRequired[_COUNT]
+    seed: NotRequired[_SEED]
+    unbounded: NotRequired[_described(bool, "true or false")]
+
+
+@with_config(_STRICT)
+class SweepDRFHDocument(SweepDocument):
+    """A sweep of kind ``drfh``: DRFH instance files and/or ``[generate]``."""
+
+    generate: NotRequired[SweepDRFHGenerate]  # type: ignore[misc]
+
+
+@with_config(_STRICT)
+class SweepSimulateGenerate(TypedDict):
+    """``[generate]`` of a simulation sweep: Lublin-Feitelson workloads (the DFRS set)."""
+
+    jobs: _grid(number(int, ge=1, le=1_000_000))
+    nodes: _grid(number(int, ge=1, le=MAX_NODES))
+    load: NotRequired[_grid(number(float, gt=0, le=10))]
+    count: NotRequired[_COUNT]
+    seed: NotRequired[_SEED]
+
+
+@with_config(_STRICT)
+class SweepSimulateDocument(SweepDocument):
+    """A sweep of kind ``simulate`` (or ``batch``, ``dfrs``): SWF files and/or ``[generate]``."""
+
+    generate: NotRequired[SweepSimulateGenerate]  # type: ignore[misc]
+
+
+@with_config(_STRICT)
+class SweepMeasyGenerate(TypedDict):
+    """``[generate]`` of a MEASY sweep: the Feitelson 1996 / Jann 1997 / Lublin models."""
+
+    model: _grid(_described(Literal["fwload", "jwload", "lublin"], "fwload, jwload or lublin"))
+    jobs: number(int, ge=1, le=1_000_000)
+    load: _grid(number(float, gt=0, le=10))
+    processors: NotRequired[number(int, ge=1, le=MAX_CORES)]
+    cpu: NotRequired[_described(Literal["paper", "full"], "'paper' or 'full'")]
+    seed: NotRequired[_SEED]
+
+
+@with_config(_STRICT)
+class SweepMeasyDocument(SweepDocument):
+    """A sweep of kind ``measy``: SWF traces and/or ``[generate]``."""
+
+    generate: NotRequired[SweepMeasyGenerate]  # type: ignore[misc]
+
+
+@with_config(_STRICT)
+class SweepReservesGenerate(TypedDict):
+    """``[generate]`` of a reserves sweep: random rounds (targets, allocation, usage)."""
+
+    nodes: _grid(number(int, ge=1, le=MAX_NODES))
+    classes: _grid(number(int, ge=1, le=100))
+    count: NotRequired[_COUNT]
+    seed: NotRequired[_SEED]
+
+
+@with_config(_STRICT)
+class SweepReservesDocument(SweepDocument):
+    """A sweep of kind ``reserves``: round files (JSON) and/or ``[generate]``."""
+
+    generate: NotRequired[SweepReservesGenerate]  # type: ignore[misc]
+
+
+@with_config(_STRICT)
+class SweepClusterDocument(TypedDict):
+    """A sweep of kind ``cluster``: Li and Parker's scenarios, ``[params]`` as overrides."""
+
+    kind: Literal["cluster"]
+    name: NotRequired[_text("a non-empty string", max_length=200)]
+    output: _text("a file path (the results store)")
+    methods: Annotated[
+        list[_text("an algorithm name", max_length=100)],
+        Field(min_length=1, max_length=100, description="a non-empty list of algorithms"),
     ]
+    scenarios: Annotated[
+        list[_text("a scenario name", max_length=100)],
+        Field(min_length=1, max_length=100, description="a non-empty list of scenarios"),
+    ]
+    params: NotRequired[_PARAMS]
     seeds: NotRequired[
         Annotated[
             list[_SEED],
@@ -356,6 +498,17 @@ DRFH = DRFHDocument
 SWF_HEADER = SWFHeaderValues
 SWF_PLATFORM = SWFPlatform
 SWEEP = SweepDocument
+#: Sweep kind -> the schema of its TOML file.
+SWEEP_KINDS: dict[str, Any] = {
+    "vcsched": SweepDocument,
+    "drfh": SweepDRFHDocument,
+    "simulate": SweepSimulateDocument,
+    "batch": SweepSimulateDocument,
+    "dfrs": SweepSimulateDocument,
+    "measy": SweepMeasyDocument,
+    "reserves": SweepReservesDocument,
+    "cluster": SweepClusterDocument,
+}
 
 _ADAPTERS: dict[Any, TypeAdapter] = {}
 #: Path element of a list -> the noun of its items, to name the entry in messages.

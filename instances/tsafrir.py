@@ -1,6 +1,7 @@
 """User runtime estimates (requested times) from Tsafrir's 2005 model.
 
-Steps follow ``shared/docs/LUBLIN_TSAFRIR_MODELS.md`` §4 (read off ``est_model.cc``):
+Steps follow the reference program ``est_model.cc`` (restated in the documentation's
+workload-model page):
 a histogram of popular "round" estimates (20 head bins holding 89 % of the jobs, a tail
 of rarer ones), then each job draws, uniformly, one of the remaining estimates that is at
 least its runtime. One simplification, documented: the histogram's counts are made to add

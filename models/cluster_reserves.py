@@ -1,6 +1,6 @@
 """Aron et al.'s cluster reserves: step 1 (LP), step 2 (convex QP), step 3 (redistribution).
 
-Notation (Li and Parker, Sec. 3.2; FORMULAS §5): ``N`` nodes (rows), ``S`` service
+Notation (Li and Parker, Sec. 3.2; user guide (reserves)): ``N`` nodes (rows), ``S`` service
 classes, previous allocation ``r``, usage ``u`` and new allocation ``R`` in percent of a
 node, cluster-wide targets ``D`` in percent. A row may stand for a group of ``w_i``
 nodes (a manager's child in the hierarchy, ``allockit.simulation.cluster``); then class
@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.instances.reserves import NODE_TOL, ReservesInstance
 from allockit.models.cluster_reserves_problem import (
@@ -348,14 +349,14 @@ class CRSolution:
 
 
 def _pyomo_steps(
-    problem: CRProblem, time_limit: float | None, threads: int | None
+    problem: CRProblem, deadline: Deadline, threads: int | None, solver: str
 ) -> tuple[float | None, np.ndarray | None, SolveStatus, float, float, str]:
     from allockit.solver import solve_pyomo
 
     t0 = time.perf_counter()
     m1 = build_step1(problem)
     build = time.perf_counter() - t0
-    rep = solve_pyomo(m1, time_limit=time_limit, threads=threads)
+    rep = solve_pyomo(m1, solver=solver, time_limit=deadline, threads=threads)
     solve = rep.seconds
     if rep.status != SolveStatus.OPTIMAL or rep.objective is None:
         return None, None, rep.status, build, solve, f"step 1: {rep.message}"
@@ -365,8 +366,7 @@ def _pyomo_steps(
         t0 = time.perf_counter()
         m2 = build_step2(problem, V, penalty=penalty)
         build += time.perf_counter() - t0
-        left = None if time_limit is None else max(time_limit - build - solve, 1e-3)
-        rep = solve_pyomo(m2, time_limit=left, threads=threads)
+        rep = solve_pyomo(m2, solver=solver, time_limit=deadline, threads=threads)
         solve += rep.seconds
         status, message = rep.status, f"step 2: {rep.message}"
         if rep.status == SolveStatus.TIME_LIMIT:
@@ -390,9 +390,10 @@ def solve_cluster_reserves(
     floor: float = 1.0,
     backend: str = "fast",
     step3: bool = True,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     threads: int | None = None,
     idle: Any = None,
+    solver: str = "highs",
 ) -> CRSolution:
     """Run steps 1-3 on arrays (the simulator's entry point; no instance checks).
 
@@ -410,13 +411,16 @@ def solve_cluster_reserves(
         See the module docstring.
     step3 : bool
         Apply step 3 (``redistribute``); False returns step 2's allocation.
-    time_limit : float, optional
-        Seconds for both steps together.
+    time_limit : float or Deadline, optional
+        Seconds (or the caller's deadline) for both steps together.
     threads : int, optional
         HiGHS threads (``"highspy"``, ``"pyomo"``).
     idle : array (N, S) of bool, optional
         Overrides the marks ``r > u`` that cap a class at its usage (step 1) and let
         step 3 give to it (``CRProblem.from_arrays``).
+    solver : str, default "highs"
+        The solver of the ``"pyomo"`` backend's LP and QP (``allockit.solver.SOLVERS``;
+        step 2 needs one that takes a quadratic objective, e.g. HiGHS, SCIP, Gurobi).
 
     Returns
     -------
@@ -436,6 +440,7 @@ def solve_cluster_reserves(
     """
     if backend not in BACKENDS:
         raise InvalidInputError(f"backend must be one of {list(BACKENDS)}; got {backend!r}")
+    deadline = Deadline.of(time_limit)
     t0 = time.perf_counter()
     problem = CRProblem.from_arrays(
         allocation, usage, targets, weights=weights, floor=floor, idle=idle
@@ -443,7 +448,7 @@ def solve_cluster_reserves(
     build = time.perf_counter() - t0
     previous = np.asarray(allocation, dtype=float)
     if backend == "pyomo":
-        V, R, status, b, solve, message = _pyomo_steps(problem, time_limit, threads)
+        V, R, status, b, solve, message = _pyomo_steps(problem, deadline, threads, solver)
         build += b
     else:
         from allockit.models import cluster_reserves_fast as fast
@@ -454,18 +459,16 @@ def solve_cluster_reserves(
         if cut is not None:
             V, status, message = cut.V, SolveStatus.OPTIMAL, ""
         else:  # the highspy backend, or too many classes for the min-cut formula
-            V, status, message = highs.step1_highspy(problem, time_limit=time_limit,
-                                                     threads=threads)
+            V, status, message = highs.step1_highspy(
+                problem, time_limit=deadline.seconds(), threads=threads
+            )
         R = None
         if status == SolveStatus.OPTIMAL and V is not None:
-            left = None
-            if time_limit is not None:
-                left = max(time_limit - (time.perf_counter() - t0), 1e-3)
             if cut is not None:
-                R, status, message = fast.step2_fast(problem, cut, time_limit=left)
+                R, status, message = fast.step2_fast(problem, cut, time_limit=deadline)
             else:
                 R, status, message = highs.step2_highspy(
-                    problem, V, time_limit=left, threads=threads
+                    problem, V, time_limit=deadline.seconds(), threads=threads
                 )
         solve = time.perf_counter() - t1
     if R is None:
@@ -483,8 +486,9 @@ def cluster_reserves(
     backend: str = "fast",
     floor: float = 1.0,
     redistribute: bool = True,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     threads: int | None = None,
+    solver: str = "highs",
 ) -> ReservesResult:
     """Aron et al.'s cluster reserves on one instance: steps 1-3.
 
@@ -499,10 +503,13 @@ def cluster_reserves(
         Lower bound on every ``R_ij`` (1 in the paper).
     redistribute : bool
         Apply step 3 (default True).
-    time_limit : float, optional
-        Seconds for both steps.
+    time_limit : float or Deadline, optional
+        Seconds (or the caller's deadline) for both steps.
     threads : int, optional
         HiGHS threads.
+    solver : str, default "highs"
+        The solver of the ``"pyomo"`` backend (``allockit.solver.SOLVERS``; step 2's QP
+        needs one that takes a quadratic objective: HiGHS, SCIP, Gurobi, ...).
 
     Returns
     -------
@@ -541,6 +548,7 @@ def cluster_reserves(
         step3=redistribute,
         time_limit=time_limit,
         threads=threads,
+        solver=solver,
     )
     totals = class_totals(sol.allocation)
     over = sol.allocation.sum(axis=1).max() - CAPACITY

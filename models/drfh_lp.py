@@ -1,6 +1,6 @@
 """The DRFH LP (7) with weights and server classes, and progressive filling for finite tasks.
 
-Wang, Li, Liang (2014), Sec. IV-V; FORMULAS §2. Servers of a class are aggregated
+Wang, Li, Liang (2014), Sec. IV-V; user guide (DRFH). Servers of a class are aggregated
 (capacity x count); the optimum does not change (checked by the tests).
 """
 
@@ -455,7 +455,83 @@ def _refuse_large(instance: DRFHInstance, split: bool) -> None:
         )
 
 
-def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
+class _PyomoDRFHLP:
+    """``_DRFHLP``'s LP as a Pyomo model solved by any solver (``solver=``).
+
+    The same rows: class capacities, then ``sum_l g_il - alpha_i g = beta_i``; ``g`` in
+    ``[lower, upper]`` (mutable parameters changed by ``targets``), maximised.
+    """
+
+    def __init__(self, instance: DRFHInstance, solver: str) -> None:
+        import pyomo.environ as pyo
+
+        _, d, cap = _normalised(instance)
+        n, k, r = instance.n_users, instance.n_classes, len(instance.resources)
+        self.solver, self.rounds = solver, 0
+        self.col_user = np.repeat(np.arange(n), k)  # every column, as in the full LP
+        m = pyo.ConcreteModel(name="drfh_targets")
+        m.U, m.L, m.R = range(n), range(k), range(r)
+        m.alpha = pyo.Param(m.U, initialize=lambda m, i: float(instance.weight[i]), mutable=True)
+        m.beta = pyo.Param(m.U, initialize=0.0, mutable=True)
+        m.lower = pyo.Param(initialize=0.0, mutable=True)
+        m.gil = pyo.Var(m.U, m.L, domain=pyo.NonNegativeReals)
+        m.g = pyo.Var(domain=pyo.NonNegativeReals)
+        m.capacity = pyo.Constraint(
+            m.L, m.R, rule=lambda m, c, s: sum(float(d[i, s]) * m.gil[i, c] for i in m.U)
+            <= float(cap[c, s]),
+        )
+        m.share = pyo.Constraint(
+            m.U, rule=lambda m, i: sum(m.gil[i, c] for c in m.L) - m.alpha[i] * m.g == m.beta[i]
+        )
+        m.floor = pyo.Constraint(expr=m.g >= m.lower)
+        m.objective = pyo.Objective(expr=m.g, sense=pyo.maximize)
+        self.m = m
+
+    def targets(
+        self, alpha: np.ndarray, beta: np.ndarray, lower: float = 0.0, upper: float = np.inf
+    ) -> None:
+        """User ``i`` gets ``alpha_i g + beta_i``; ``g`` within ``[lower, upper]``."""
+        for i in self.m.U:
+            self.m.alpha[i] = float(alpha[i])
+            self.m.beta[i] = float(beta[i])
+        self.m.lower = float(lower)
+        self.m.g.setub(None if not np.isfinite(upper) else float(upper))
+
+    def solve(self) -> tuple[float, np.ndarray] | None:
+        """Maximise ``g``; ``g`` and ``g[i, l]``, or None if the LP is infeasible."""
+        from allockit.solver import solve_pyomo
+
+        report = solve_pyomo(self.m, solver=self.solver)
+        self.rounds += 1
+        if report.status is SolveStatus.INFEASIBLE:
+            return None
+        if report.status is not SolveStatus.OPTIMAL:
+            raise RuntimeError(
+                f"solver {self.solver!r} did not solve the DRFH LP: {report.message}"
+            )
+        m = self.m
+        shares = np.array(
+            [[max(0.0, float(m.gil[i, c].value or 0.0)) for c in m.L] for i in m.U], dtype=float
+        )
+        return float(m.g.value), shares
+
+
+def _pyomo_shares(instance: DRFHInstance, solver: str) -> np.ndarray:
+    """The dominant shares ``g[i, l]`` of LP (7) solved as the Pyomo model by ``solver``."""
+    from allockit.solver import solve_pyomo
+
+    m = build_drfh_lp(instance)
+    report = solve_pyomo(m, solver=solver)
+    if report.status is not SolveStatus.OPTIMAL:
+        raise RuntimeError(f"solver {solver!r} did not solve the DRFH LP: {report.message}")
+    return np.array(
+        [[max(0.0, float(m.gil[i, c].value or 0.0)) for c in m.L] for i in m.U], dtype=float
+    )
+
+
+def drfh_lp(
+    instance: DRFHInstance, *, split: bool = False, solver: str | None = None
+) -> DRFHResult:
     """The DRFH allocation for users with unbounded tasks: the LP (7), weighted.
 
     Every user gets global dominant share ``w_i g`` with ``g`` as large as the servers
@@ -478,6 +554,10 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
     split : bool, default False
         Report the allocation per server (each class entry split evenly into its
         ``count`` servers, named ``name#k``) instead of per class.
+    solver : str, optional
+        Solve the Pyomo model ``build_drfh_lp`` with this solver
+        (``allockit.solver.SOLVERS``: ``"highs"``, ``"scip"``, ...) instead of the
+        exact cuts or HiGHS's matrices.
 
     Returns
     -------
@@ -492,8 +572,8 @@ def drfh_lp(instance: DRFHInstance, *, split: bool = False) -> DRFHResult:
         (the message names the user and suggests ``progressive``), or would hold more
         than 1e8 values (users x classes x resources; refused at once).
     RuntimeError
-        If HiGHS does not reach an optimum (not expected: ``g = 0`` is feasible and
-        the LP is bounded).
+        If the solver does not reach an optimum (not expected: ``g = 0`` is feasible
+        and the LP is bounded).
 
     Examples
     --------
@@ -521,8 +601,11 @@ honours task caps)
     start = time.perf_counter()
     n = instance.n_users
     weight = instance.weight.astype(float)
-    solved = _two_resource_shares(instance, np.zeros(n), weight, 0.0, np.inf)
-    how = "exact cuts (two resources)"
+    if solver is not None:
+        solved, how = (None, _pyomo_shares(instance, solver)), f"the Pyomo model, by {solver}"
+    else:
+        solved = _two_resource_shares(instance, np.zeros(n), weight, 0.0, np.inf)
+        how = "exact cuts (two resources)"
     if solved is None:
         lp = _DRFHLP(instance)
         solved = lp.solve()
@@ -553,7 +636,7 @@ honours task caps)
 
 
 def progressive_filling(
-    instance: DRFHInstance, *, split: bool = False, tol: float = 1e-9
+    instance: DRFHInstance, *, split: bool = False, tol: float = 1e-9, solver: str | None = None
 ) -> DRFHResult:
     """DRFH with finite tasks: raise all users' ``G_i / w_i`` together (Sec. V-A).
 
@@ -577,6 +660,9 @@ def progressive_filling(
         ``count`` servers, named ``name#k``) instead of per class.
     tol : float, default 1e-9
         Relative tolerance of "feasible" for the LP path (``lambda >= 1 - tol``).
+    solver : str, optional
+        Solve the LPs as a Pyomo model with this solver (``allockit.solver.SOLVERS``:
+        ``"highs"``, ``"scip"``, ...) instead of the exact cuts or HiGHS's matrices.
 
     Returns
     -------
@@ -614,9 +700,12 @@ def progressive_filling(
     finite = np.isfinite(cap)
     levels = np.unique(cap[finite] / weight[finite])
     zero = np.zeros(n)
-    two = len(instance.resources) <= 2
-    lp: _DRFHLP | None = None
+    two = len(instance.resources) <= 2 and solver is None
+    lp: _DRFHLP | _PyomoDRFHLP | None = None
     solves = 0
+
+    def new_lp() -> _DRFHLP | _PyomoDRFHLP:
+        return _DRFHLP(instance) if solver is None else _PyomoDRFHLP(instance, solver)
 
     def fits(level: float) -> bool:
         nonlocal lp, solves
@@ -626,7 +715,7 @@ def progressive_filling(
             if d.shape[1] == 1:
                 d, caps = np.repeat(d, 2, axis=1), np.repeat(caps, 2, axis=1)
             return _two_resource_level(caps, d, shares, zero) > -np.inf
-        lp = lp or _DRFHLP(instance)
+        lp = lp or new_lp()
         lp.targets(shares, zero, 0.0, 1.0)
         solves += 1
         solved = lp.solve()
@@ -651,7 +740,7 @@ def progressive_filling(
     solved = _two_resource_shares(instance, fixed, rate, 0.0, ceiling) if two else None
     how = "exact cuts (two resources)"
     if solved is None:
-        lp = lp or _DRFHLP(instance)
+        lp = lp or new_lp()
         if rate.any():
             lp.targets(rate, fixed, floor, ceiling)
         else:

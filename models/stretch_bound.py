@@ -2,7 +2,8 @@
 
 For a target stretch ``S`` every job gets the deadline ``d_j = r_j + S max(p_j, tau)``;
 the sorted distinct release dates and deadlines cut time into intervals ``t``, and
-``alpha[j, t]`` is the fraction of job ``j`` done in ``t`` (FORMULAS §3, memory ignored):
+``alpha[j, t]`` is the fraction of job ``j`` done in ``t`` (memory ignored; the user
+guide's DFRS page, ``docs/user_guide/dfrs.rst``, states the model)::
 
     sum_t alpha[j, t] = 1;  alpha[j, t] = 0 outside [r_j, d_j];
     alpha[j, t] p_j <= len(t);  sum_j alpha[j, t] p_j c_j |T_j| <= |P| len(t).
@@ -27,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from allockit.constants import TAU
-from allockit.errors import InvalidInputError
+from allockit.errors import InvalidInputError, SolverFailedError
 from allockit.instances.workload import Workload
+from allockit.results.base import Status
 
 __all__ = [
     "TAU",
@@ -62,14 +64,17 @@ class StretchBound:
     seconds: float
     lower: float
     upper: float
-    status: str = "optimal"
+    status: Status = Status.OPTIMAL
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (``bound`` is ``value``, the name the CLI has always printed)."""
         return {
             "bound": self.value,
             "method": self.method,
-            "status": self.status,
+            "status": str(self.status),
             "lps": self.lps,
             "seconds": self.seconds,
             "lower": self.lower,
@@ -261,7 +266,9 @@ def stretch_lp_solution(
     return ends, alpha
 
 
-def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) -> bool:
+def stretch_feasible(
+    workload: Workload, stretch: float, *, tau: float = TAU, solver: str | None = None
+) -> bool:
     """Whether the Theorem 1 system has a solution for maximum stretch ``stretch``.
 
     By Theorem 1, a solution exists if and only if some schedule (with free
@@ -279,11 +286,21 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
         The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
     tau : float, default TAU (10 s)
         Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+    solver : str, optional
+        Solve the Pyomo model ``build_stretch_lp`` with this solver
+        (``allockit.solver.SOLVERS``: ``"highs"``, ``"scip"``, ...) instead of the
+        built-in HiGHS matrices.
 
     Returns
     -------
     bool
         False for ``stretch < 1`` (or NaN) without solving.
+
+    Raises
+    ------
+    SolverFailedError
+        If ``solver`` ends without deciding (neither a solution nor a proof of
+        infeasibility).
 
     Examples
     --------
@@ -291,6 +308,8 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
     >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
     >>> stretch_feasible(w, 1.99), stretch_feasible(w, 2.0)
+    (False, True)
+    >>> stretch_feasible(w, 1.99, solver="highs"), stretch_feasible(w, 2.0, solver="highs")
     (False, True)
 
     References
@@ -300,7 +319,20 @@ def stretch_feasible(workload: Workload, stretch: float, *, tau: float = TAU) ->
     """
     if not stretch >= 1:
         return False
-    return _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False) is not None
+    if solver is None:
+        return _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False) is not None
+    from allockit.results import SolveStatus
+    from allockit.solver import solve_pyomo
+
+    report = solve_pyomo(build_stretch_lp(workload, stretch, tau=tau), solver=solver)
+    if report.status is SolveStatus.INFEASIBLE:
+        return False
+    if report.has_solution:
+        return True
+    raise SolverFailedError(
+        f"solver {solver!r} did not decide the stretch LP at stretch {stretch!r}: "
+        f"{report.message}"
+    )
 
 
 #: Sum of the scaled source capacities of the max-flow check (int64 arithmetic).
@@ -422,19 +454,24 @@ def _max_flow(
     return int(solver.optimal_flow()), solver
 
 
-def _feasible(workload: Workload, stretch: float, tau: float) -> bool:
-    """Feasibility of the Theorem 1 system: the max-flow check, the LP when it is unsure."""
+def _feasible(workload: Workload, stretch: float, tau: float, solver: str | None = None) -> bool:
+    """Feasibility of the Theorem 1 system: the max-flow check, the LP when it is unsure.
+
+    With ``solver`` the check is the Pyomo LP solved by that solver.
+    """
     if not stretch >= 1:
         return False
+    if solver is not None:
+        return stretch_feasible(workload, stretch, tau=tau, solver=solver)
     answer = _flow_check(workload, stretch, tau)
     if answer is None:
         return stretch_feasible(workload, stretch, tau=tau)
     return answer
 
 
-def _upper_start(workload: Workload, tau: float) -> float:
+def _upper_start(workload: Workload, tau: float, solver: str | None = None) -> float:
     hi = 2.0
-    while not _feasible(workload, hi, tau):
+    while not _feasible(workload, hi, tau, solver):
         hi *= 2
         if hi > 1e12:
             raise InvalidInputError("no finite stretch is feasible (check the workload)")
@@ -589,6 +626,7 @@ def stretch_bound(
     method: str = "exact",
     tol: float = 1e-4,
     tau: float = TAU,
+    solver: str | None = None,
 ) -> StretchBound:
     """The least maximum bounded stretch allowed by Theorem 1: a lower bound on the optimum.
 
@@ -619,6 +657,12 @@ def stretch_bound(
         Relative tolerance of the bisection.
     tau : float
         Bounded-stretch threshold in seconds.
+    solver : str, optional
+        Decide every feasibility question of the bisection with the Pyomo model
+        ``build_stretch_lp`` solved by this solver (``allockit.solver.SOLVERS``:
+        ``"highs"``, ``"scip"``, ...) instead of the max-flow check: one LP per step,
+        much slower, for checking the bound with a solver of one's choice. Only with
+        ``method="bisection"``; ``None`` (default) uses the max flow and HiGHS.
 
     Returns
     -------
@@ -630,8 +674,13 @@ def stretch_bound(
     Raises
     ------
     InvalidInputError
-        For an unknown method, an empty workload, ``tol`` outside (0, 1), or a
-        workload for which no stretch up to 1e12 is feasible.
+        For an unknown method, an empty workload, ``tol`` outside (0, 1), a
+        ``solver`` with ``method="exact"``, or a workload for which no stretch up to
+        1e12 is feasible.
+    SolverUnavailableError
+        If ``solver`` is not installed.
+    SolverFailedError
+        If ``solver`` ends a feasibility LP without deciding it (nothing is guessed).
 
     Examples
     --------
@@ -640,6 +689,8 @@ def stretch_bound(
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
     >>> round(stretch_bound(w).value, 9), round(stretch_bound(w, method="bisection").value, 3)
     (2.0, 2.0)
+    >>> round(stretch_bound(w, method="bisection", solver="highs").value, 3)
+    2.0
 
     References
     ----------
@@ -652,17 +703,22 @@ def stretch_bound(
         raise InvalidInputError("the workload has no jobs")
     if not 0 < tol < 1:
         raise InvalidInputError(f"tol must be in (0, 1); got {tol!r}")
+    if solver is not None and method != "bisection":
+        raise InvalidInputError(
+            f"solver={solver!r} applies to method='bisection' only (the exact method "
+            f"decides feasibility by max flow); got method={method!r}"
+        )
     start = time.perf_counter()
     lps = 0
-    if _feasible(workload, 1.0, tau):
+    if _feasible(workload, 1.0, tau, solver):
         return StretchBound(1.0, method, 1, time.perf_counter() - start, 1.0, 1.0)
-    lo, hi = 1.0, _upper_start(workload, tau)
+    lo, hi = 1.0, _upper_start(workload, tau, solver)
     lps += 2 + int(np.log2(hi))
     if method == "bisection":
         while (hi - lo) / hi > tol:
             mid = 0.5 * (lo + hi)
             lps += 1
-            if _feasible(workload, mid, tau):
+            if _feasible(workload, mid, tau, solver):
                 hi = mid
             else:
                 lo = mid

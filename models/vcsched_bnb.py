@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from allockit.clock import Deadline
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
@@ -142,7 +143,7 @@ def branch_and_bound(
     *,
     incumbent_load: float | None = None,
     stop_load: float = 1.0,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     max_nodes: int = 200_000_000,
 ) -> BnbOutcome:
     """Minimise the largest host CPU load by a complete depth-first search (numba).
@@ -166,8 +167,9 @@ def branch_and_bound(
         Largest load of a known placement: only better ones are searched.
     stop_load : float, default 1.0
         A proven lower bound on the optimal largest load (e.g. ``max(1, sum a / H)``).
-    time_limit : float, optional
-        Seconds (> 0); turned into a node budget of ``NODES_PER_SECOND`` per second.
+    time_limit : float or Deadline, optional
+        Seconds (> 0), or the caller's deadline; the seconds left become a node budget
+        of ``NODES_PER_SECOND`` per second.
     max_nodes : int, default 200,000,000
         Cap on search nodes.
 
@@ -194,13 +196,13 @@ def branch_and_bound(
     """
     if instance.is_adaptation:
         raise InvalidInputError("branch_and_bound does not model migration limits")
-    if time_limit is not None and not time_limit > 0:
-        raise InvalidInputError(f"time_limit must be > 0; got {time_limit!r}")
+    deadline = Deadline.of(time_limit)
     if int(max_nodes) < 1:
         raise InvalidInputError(f"max_nodes must be >= 1; got {max_nodes!r}")
     budget = int(max_nodes)
-    if time_limit is not None:
-        budget = max(1, min(budget, int(time_limit * NODES_PER_SECOND)))
+    left = deadline.left()
+    if left is not None:
+        budget = max(1, min(budget, int(left * NODES_PER_SECOND)))
     job = instance.task_job
     cpu = instance.cpu[job]
     mem = instance.mem[job]

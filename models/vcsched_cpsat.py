@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["SCALE", "CpsatModel", "build_cpsat"]
@@ -51,7 +52,7 @@ def _scaled(values: np.ndarray, rounding: str) -> list[int]:
 
 
 def build_cpsat(
-    instance: VCInstance, *, rounding: str = "down", deadline: float | None = None
+    instance: VCInstance, *, rounding: str = "down", deadline: Deadline | None = None
 ) -> CpsatModel:
     """Build the min-max-load form (tasks per host) as a CP-SAT model on integer data.
 
@@ -75,9 +76,9 @@ def build_cpsat(
         the previous placement and the migration budget or count.
     rounding : {"down", "up"}, default "down"
         How the scaled data are rounded to integers (see above).
-    deadline : float, optional
-        A ``time.perf_counter()`` value; building stops with
-        ``allockit.solver.BuildTimeLimit`` once it has passed (checked per job and
+    deadline : allockit.clock.Deadline, optional
+        The run's deadline; building stops with ``allockit.clock.BuildTimeLimit``
+        once it has passed (checked per job and
         per host).
 
     Returns
@@ -88,7 +89,7 @@ def build_cpsat(
 
     Raises
     ------
-    allockit.solver.BuildTimeLimit
+    allockit.clock.BuildTimeLimit
         When ``deadline`` passes during the build.
 
     Examples
@@ -102,9 +103,7 @@ def build_cpsat(
     """
     from ortools.sat.python import cp_model
 
-    from allockit.solver import deadline_clock
-
-    tick = deadline_clock(deadline)
+    tick = Deadline.of(deadline).check
 
     # data
     n_jobs, hosts = instance.n_jobs, instance.hosts

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["build_load_milp", "extract_load_counts"]
@@ -17,9 +18,9 @@ def build_load_milp(
     *,
     symmetry_breaking: bool = True,
     margin: float = 0.0,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
 ) -> Any:
-    """Build the min-max-load form of VCSched (FORMULAS §1), exact for parallel jobs too.
+    """Build the min-max-load form of VCSched (user guide (VCSched)), exact for parallel jobs too.
 
     Integer ``n[i, j]`` counts the tasks of job ``i`` on host ``j`` (binary for
     single-task jobs); ``L`` bounds every host's summed CPU need and is minimised. For
@@ -50,9 +51,9 @@ def build_load_milp(
     margin : float, default 0.0
         Amount (fraction of a host's memory) subtracted from the right-hand sides of
         the memory and migration-budget rows.
-    deadline : float, optional
-        A ``time.perf_counter()`` value; building stops with
-        ``allockit.solver.BuildTimeLimit`` once it has passed (checked per variable
+    deadline : allockit.clock.Deadline, optional
+        The run's deadline; building stops with ``allockit.clock.BuildTimeLimit``
+        once it has passed (checked per variable
         and per row).
 
     Returns
@@ -64,7 +65,7 @@ def build_load_milp(
 
     Raises
     ------
-    allockit.solver.BuildTimeLimit
+    allockit.clock.BuildTimeLimit
         When ``deadline`` passes during the build.
 
     Examples
@@ -78,9 +79,7 @@ def build_load_milp(
     """
     import pyomo.environ as pyo
 
-    from allockit.solver import deadline_clock
-
-    tick = deadline_clock(deadline)
+    tick = Deadline.of(deadline).check
 
     # data
     n_jobs, hosts = instance.n_jobs, instance.hosts

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["build_paper_milp", "extract_paper_placement"]
@@ -16,7 +17,7 @@ def build_paper_milp(
     *,
     relax: bool = False,
     margin: float = 0.0,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
 ) -> Any:
     """Build the MILP of Stillwell et al. (2009): eqs. 3-11, 12-21 and 22-31.
 
@@ -41,9 +42,9 @@ def build_paper_milp(
     margin : float, default 0.0
         Amount (fraction of a host's memory) subtracted from the right-hand sides of
         the memory and migration-budget rows.
-    deadline : float, optional
-        A ``time.perf_counter()`` value; building stops with
-        ``allockit.solver.BuildTimeLimit`` once it has passed (checked per row).
+    deadline : allockit.clock.Deadline, optional
+        The run's deadline; building stops with ``allockit.clock.BuildTimeLimit``
+        once it has passed (checked per row).
 
     Returns
     -------
@@ -53,7 +54,7 @@ def build_paper_milp(
 
     Raises
     ------
-    allockit.solver.BuildTimeLimit
+    allockit.clock.BuildTimeLimit
         When ``deadline`` passes during the build.
 
     Examples
@@ -67,9 +68,7 @@ def build_paper_milp(
     """
     import pyomo.environ as pyo
 
-    from allockit.solver import deadline_clock
-
-    tick = deadline_clock(deadline)
+    tick = Deadline.of(deadline).check
 
     # data
     job = instance.task_job

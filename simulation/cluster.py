@@ -48,6 +48,16 @@ children's current allocations (carried by their election messages), the cluster
 targets and empty accounts; a manager handed down keeps its state (sent with the
 notification). ``static`` runs keep the initial allocation and send no message.
 
+Noise (off by default; the nodes are otherwise ideal fluids, so the only noise is the
+algorithm's own): with ``measure_noise = sigma > 0`` every usage a node reports, per
+class, is its measured usage plus an independent normal error N(0, sigma^2) in
+percentage points, clipped to [0, 100] (the node's needy test uses the same noisy
+value); with ``report_jitter = J > 0`` every report message (node to manager, manager
+to parent) takes ``delay + U(0, J)`` seconds instead of ``delay``, independently per
+message, so a report may miss its manager's round. Both draw from a child of the run's
+generator (``Generator.spawn``), made only when one of them is on: a run with both at
+0 draws exactly what it drew before the options existed.
+
 Recovery: after a failure (from its repair) or a restart of a stopped class, the time
 until every class's share is within ``tolerance`` percentage points of its target for
 ``hold`` consecutive samples, counted from the failure or the restart.
@@ -187,6 +197,12 @@ class ClusterSimConfig:
         Recovery tolerance (percentage points).
     hold : int
         Consecutive samples within tolerance that count as recovered.
+    measure_noise : float
+        Standard deviation (percentage points, in [0, 100]; default 0: off) of the
+        normal error added to every reported usage, per node and class.
+    report_jitter : float
+        Largest extra delay (s, >= 0; default 0: off) of a report message: each takes
+        ``delay + U(0, report_jitter)``.
 
     Raises
     ------
@@ -224,6 +240,8 @@ class ClusterSimConfig:
     static_allocation: tuple[tuple[float, ...], ...] | None = None
     tolerance: float = 2.0
     hold: int = 3
+    measure_noise: float = 0.0
+    report_jitter: float = 0.0
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -285,8 +303,13 @@ class ClusterSimConfig:
         for name in ("node_period", "manager_period", "duration", "tick", "sample_period",
                      "queue_limit", "detect_periods", "tolerance"):
             set_(self, name, _positive(getattr(self, name), name))
-        for name in ("delay", "warmup", "cr_floor"):
+        for name in ("delay", "warmup", "cr_floor", "measure_noise", "report_jitter"):
             set_(self, name, _positive(getattr(self, name), name, zero=True))
+        if self.measure_noise > 100:
+            raise InvalidInputError(
+                "ClusterSimConfig.measure_noise must be at most 100 (percentage points); "
+                f"got {self.measure_noise!r}"
+            )
         if self.warmup >= self.duration:
             raise InvalidInputError(
                 f"ClusterSimConfig.warmup must be below duration ({self.duration}); got "
@@ -477,6 +500,9 @@ class _Simulation:
                                allowed_mask(cfg), cfg.queue_limit, rng)
         self.messages: Counter[str] = Counter()
         self.n_events = 0
+        # measurement noise and report jitter: their own stream, made only when on
+        noisy = cfg.measure_noise > 0 or cfg.report_jitter > 0
+        self.noise_rng = rng.spawn(1)[0] if noisy else None
         self.last_report = np.zeros(self.N)
         self.served_at_report = np.zeros((self.N, self.S))
         self.tickets_at_report = np.zeros((self.N, self.S))
@@ -584,6 +610,9 @@ class _Simulation:
         self.served_at_report[members] = nodes.served[members]
         self.tickets_at_report[members] = nodes.ticket_time[members]
         self.last_report[members] = now
+        if cfg.measure_noise > 0:
+            error = self.noise_rng.normal(0.0, cfg.measure_noise, usage.shape)
+            usage = np.clip(usage + error, 0.0, 100.0)
         # header flags: per class, "used all of the tickets it held" and "work waiting"
         needy = usage >= held - cfg.bank_policy.needy_tol
         waiting = np.concatenate([needy, nodes.backlog[members] > 0], axis=1)
@@ -596,12 +625,27 @@ class _Simulation:
             self.messages["report"] += int((~local).sum())
             if local.any():
                 self._store(role, dest, self.pos[ids[local]], rows[local], None, flags[local])
-            if (~local).any():
+            if (~local).any() and cfg.report_jitter > 0:
+                for k in np.flatnonzero(~local).tolist():
+                    self.queue.schedule(
+                        now + self._report_delay(), "deliver_report",
+                        (role, dest, self.pos[ids[k : k + 1]], rows[k : k + 1], None,
+                         flags[k : k + 1]),
+                        priority=_P_DELIVER,
+                    )
+            elif (~local).any():
                 self.queue.schedule(
                     now + cfg.delay, "deliver_report",
                     (role, dest, self.pos[ids[~local]], rows[~local], None, flags[~local]),
                     priority=_P_DELIVER,
                 )
+
+    def _report_delay(self) -> float:
+        """A report message's delay: ``delay``, plus U(0, report_jitter) when on."""
+        cfg = self.cfg
+        if cfg.report_jitter > 0:
+            return cfg.delay + float(self.noise_rng.uniform(0.0, cfg.report_jitter))
+        return cfg.delay
 
     def _store(
         self, role: int, dest: int, pos: Any, rows: Any, weight: Any, flags: Any
@@ -660,7 +704,7 @@ class _Simulation:
             agg = ww @ u / size
             self.messages["report"] += 1
             self.queue.schedule(
-                now + cfg.delay, "deliver_report",
+                now + self._report_delay(), "deliver_report",
                 (parent, h.host[parent], self.role_pos[role], agg, size, group_needy),
                 priority=_P_DELIVER,
             )
@@ -800,7 +844,8 @@ def simulate_cluster(
     ----------
     config : ClusterSimConfig
     seed : int, numpy.random.Generator or None
-        Seed of the arrivals and of the skewed phases.
+        Seed of the arrivals, the skewed phases, the measurement noise and the report
+        jitter.
 
     Returns
     -------

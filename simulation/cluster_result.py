@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.results import finite_or_none, readonly_array, readonly_mapping
+from allockit.results import Status, finite_or_none, readonly_array, readonly_mapping
 
 __all__ = ["ClusterSimResult"]
 
@@ -81,10 +81,11 @@ class ClusterSimResult:
     live_nodes: int
     reachable_nodes: int
     n_events: int = 0
-    status: str = "completed"
+    status: Status = Status.COMPLETED
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
         n_classes = len(self.targets)
         for name in _CLASS_STATS + _FLOAT_SERIES + _EVENT_FLOATS:
             object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
@@ -111,7 +112,7 @@ class ClusterSimResult:
         seconds (no time series)."""
         return {
             "problem": "cluster-sim",
-            "status": self.status,
+            "status": str(self.status),
             "targets": self.targets.tolist(),
             "mean": _nan_list(self.mean),
             "std": _nan_list(self.std),

@@ -7,12 +7,15 @@ it completes when its progress equals its processing time. A job that is paused
 (preempted) and later resumed, or migrated, makes no progress for ``penalty`` seconds
 (default 300) after it resumes or moves; the schedulers do not know about the penalty.
 
-The parts: the state and its bookkeeping (``dfrs_state.DfrsState``), the policies that
-decide placements (``dfrs_policies``: the Greedy family, MCB8, MCB8-stretch), the yields
-for a fixed mapping (``allocation``), and this driver on the event core
-(``events.EventQueue``). Events at one time run in the order completions, submissions
-(by job index), the periodic tick. After every event the yields are recomputed for the
-current mapping (``opt=min``, ``opt=avg``; for ``/stretch-per`` ``opt=max`` or
+The parts: the state and its bookkeeping (``dfrs_state.DfrsState``), the algorithm as a
+``Policy`` of the fractional model (``dfrs_algorithm.DfrsAlgorithm``, the protocol of
+``allockit.simulation.policy``: its hooks decide placements with ``dfrs_policies``'
+Greedy family, MCB8 and MCB8-stretch, and give the yields for a fixed mapping with
+``allocation``), and this driver on the event core (``events.EventQueue``), which runs
+any fractional policy, a user's included. Events at one time run in the order
+completions, submissions (by job index), the periodic tick. After every event the
+policy's ``schedule`` hook runs and the yields are recomputed for the current mapping
+(``opt=min``, ``opt=avg``; for ``/stretch-per`` ``opt=max`` or
 ``opt=avg`` on the stretch estimates up to the next tick) and each running job's
 completion is predicted again; the earliest one is the completion event on the queue.
 Times are exact floating-point event times (no time step).
@@ -22,18 +25,14 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
 from allockit.constants import MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
-from allockit.simulation.allocation import (
-    max_avg_yields,
-    max_min_affine,
-    min_avg_stretch,
-)
-from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8StretchPolicy
+from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
 from allockit.simulation.dfrs_state import (
     FINISHED,
     RUNNING,
@@ -50,20 +49,24 @@ _DONE, _SUBMIT, _TICK = 0, 1, 2
 
 
 class _Driver:
-    """One run: the event loop, the tick, and the per-event yield allocation."""
+    """One run: the event loop, the tick, and the per-event yield allocation.
+
+    The decisions are the policy's (``dfrs_algorithm``): its hooks are called at every
+    submission, completion and tick, and its ``yields`` after every event.
+    """
 
     def __init__(
         self,
         workload: Workload,
-        algorithm: AlgorithmName,
+        policy: Any,
         penalty: float,
-        period: float,
         debug: bool,
         record: bool,
-        hold: float | None = None,
     ) -> None:
-        self.alg = algorithm
-        self.period = period
+        self.policy = policy
+        self.period = policy.period
+        self.periodic = policy.period is not None
+        self.time_dependent = bool(getattr(policy, "time_dependent", False))
         self.debug = debug
         self.state = DfrsState(workload, penalty=penalty, debug=debug, record=record)
         self.events = EventQueue(start=self.state.clock)
@@ -76,41 +79,24 @@ class _Driver:
         self.ticks = 0  # periods handled (capped at MAX_PERIODS)
         self.timeline: list[tuple[float, float, float]] = []
         self.progress_timeline: list[tuple[float, float]] = []
-        self.greedy = GreedyPolicy(
-            preempt=algorithm.on_submit in ("GreedyP", "GreedyPM"),
-            migrate=algorithm.on_submit == "GreedyPM",
-        )
-        self.mcb8 = Mcb8Policy(minft=algorithm.minft, minvt=algorithm.minvt, hold=hold)
-        if algorithm.periodic == "mcb8-stretch":
-            self.periodic = Mcb8StretchPolicy(
-                period=period, minft=algorithm.minft, minvt=algorithm.minvt, hold=hold
-            )
-        else:
-            self.periodic = self.mcb8
-
-    @property
-    def mcb8_calls(self) -> list[tuple[int, float]]:
-        calls = self.mcb8.calls
-        if self.periodic is not self.mcb8:
-            calls = calls + self.periodic.calls
-        return calls
+        start = getattr(policy, "start", None)
+        if start is not None:
+            start(self.state)
+        self.hooks = {
+            name: getattr(policy, name, None)
+            for name in ("on_submit", "on_complete", "on_tick", "schedule")
+        }
 
     # ------------------------------------------------------------------ handlers
     def on_submit(self, j: int, now: float) -> None:
         self.state.submit(j)
         self.push_tick(now)
-        policy = self.alg.on_submit
-        if policy in ("Greedy", "GreedyP", "GreedyPM"):
-            self.greedy.on_submit(self.state, j, now)
-        elif policy == "MCB8":
-            self.mcb8.remap(self.state, now)
+        if self.hooks["on_submit"] is not None:
+            self.hooks["on_submit"](self.state, j, now)
 
-    def after_completion(self, now: float) -> None:
-        policy = self.alg.on_completion_policy
-        if policy == "Greedy":
-            self.greedy.start_waiting(self.state, now)
-        elif policy == "MCB8":
-            self.mcb8.remap(self.state, now)
+    def after_completion(self, j: int, now: float) -> None:
+        if self.hooks["on_complete"] is not None:
+            self.hooks["on_complete"](self.state, j, now)
 
     def on_tick(self, now: float) -> None:
         self.tick_pending = False
@@ -123,11 +109,12 @@ class _Driver:
                 f"time {now:g} s (a backlog keeps jobs in the system far longer than their "
                 "run times): use a longer period"
             )
-        self.periodic.remap(self.state, now)
+        if self.hooks["on_tick"] is not None:
+            self.hooks["on_tick"](self.state, now)
         self.push_tick(now)
 
     def push_tick(self, now: float) -> None:
-        if self.alg.periodic and not self.tick_pending:
+        if self.periodic and not self.tick_pending:
             k = math.floor((now - self.origin) / self.period) + 1
             self.next_tick = self.origin + k * self.period
             self.events.schedule(self.next_tick, _TICK, None, priority=(_TICK, 0))
@@ -142,7 +129,7 @@ class _Driver:
         state.advance(now)
         if event.kind == _DONE:
             state.finish_job(event.data, now)
-            self.after_completion(now)
+            self.after_completion(event.data, now)
         elif event.kind == _SUBMIT:
             self.schedule_submit(event.data + 1)
             self.on_submit(event.data, now)
@@ -150,7 +137,9 @@ class _Driver:
             self.on_tick(now)
         for j in state.negligible():
             state.finish_job(j, now)
-            self.after_completion(now)
+            self.after_completion(j, now)
+        if self.hooks["schedule"] is not None:
+            self.hooks["schedule"](state, now)
         self.allocate(now)
         if self.debug:
             state.check(now)
@@ -169,7 +158,7 @@ class _Driver:
         if not state.running:
             self.expect_done(math.inf, -1)
             return
-        if self.alg.periodic != "mcb8-stretch" and self._yields_for == state.layout:
+        if not self.time_dependent and self._yields_for == state.layout:
             jobs, y = self._jobs, self._yields  # same mapping: same yields
         else:
             jobs, y = self.yields(now)
@@ -192,32 +181,17 @@ class _Driver:
         )
 
     def yields(self, now: float) -> tuple[np.ndarray, np.ndarray]:
-        """The running jobs (by index) and their yields for the current mapping.
+        """The running jobs (by index) and the policy's yields for the current mapping.
 
-        Except for ``/stretch-per`` (whose yields depend on the time), they depend on
-        the mapping alone: they are kept until it changes (``DfrsState.layout``).
+        Unless the policy's yields are ``time_dependent`` (``/stretch-per``), they depend
+        on the mapping alone: they are kept until it changes (``DfrsState.layout``).
         """
         state = self.state
         jobs = state.running_jobs()
         counts = state.counts(jobs)
-        cpu = state.cpu[jobs]
-        if self.alg.periodic == "mcb8-stretch":
-            # stretch estimates (ft + T) / (vt + y T) up to the next tick
-            horizon = self.next_tick - now if self.tick_pending else self.period
-            horizon = max(horizon, 1e-9)
-            ft = now - state.submit_time[jobs]
-            a, b = state.vt[jobs] / (ft + horizon), horizon / (ft + horizon)
-            if self.alg.opt == "avg":
-                y = min_avg_stretch(counts, cpu, a, b)
-            else:
-                y = max_min_affine(counts, cpu, a, b)
-        elif self.alg.opt == "avg":
-            y = max_avg_yields(counts, cpu)
-        else:
-            from allockit.heuristics.kernels import maxmin_dense_kernel
-
-            # max_min_yields(counts, cpu) without re-checking the simulator's own arrays
-            y = maxmin_dense_kernel(counts, cpu, 1e-12)
+        horizon = self.next_tick - now if self.tick_pending else (self.period or 0.0)
+        horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)
+        y = self.policy.yields(state, jobs, counts, now, horizon)
         self._yields_for, self._jobs, self._yields = state.layout, jobs, y
         return jobs, y
 
@@ -238,6 +212,14 @@ class _Driver:
         self.schedule_submit(0)
         self.events.run(self.handle)
         left = np.flatnonzero(state.status != FINISHED)
+        if left.size and not isinstance(self.policy, DfrsAlgorithm):
+            from allockit.simulation.policy import policy_name
+
+            raise InvalidInputError(
+                f"policy {policy_name(self.policy)!r} left {left.size} job(s) unfinished with "
+                f"nothing left to happen (first: job {int(left[0])}, id "
+                f"{int(state.w.ids[left[0]])})"
+            )
         if left.size:  # pragma: no cover - every Table 1 policy eventually starts jobs
             raise SimulationInvariantError(
                 f"{left.size} jobs never completed (first: {int(state.w.ids[left[0]])})"
@@ -258,7 +240,7 @@ def _busy_seconds(workload: Workload) -> float:
 
 
 def _validate(
-    workload: Workload, name: AlgorithmName, penalty: float, period: float, hold: float | None
+    workload: Workload, periodic: bool, penalty: float, period: float, hold: float | None
 ) -> None:
     if not (isinstance(penalty, int | float) and math.isfinite(penalty) and penalty >= 0):
         raise InvalidInputError(f"penalty must be a finite number >= 0; got {penalty!r}")
@@ -269,7 +251,7 @@ def _validate(
         raise InvalidInputError(f"hold must be a finite number >= 0 or None; got {hold!r}")
     if not (isinstance(period, int | float) and math.isfinite(period) and period > 0):
         raise InvalidInputError(f"period must be a finite number > 0; got {period!r}")
-    if name.periodic:
+    if periodic:
         busy = _busy_seconds(workload)
         if busy / period > MAX_PERIODS:
             raise InvalidInputError(
@@ -313,7 +295,7 @@ def _load_kernels(name: AlgorithmName) -> float:
 
 def simulate_dfrs(
     workload: Workload,
-    algorithm: str | AlgorithmName,
+    algorithm: str | AlgorithmName | Any,
     *,
     penalty: float = PENALTY_SECONDS,
     period: float = PERIOD_SECONDS,
@@ -327,8 +309,10 @@ def simulate_dfrs(
     ----------
     workload : Workload
         Jobs in submission order and the cluster (``platform.nodes`` nodes).
-    algorithm : str or AlgorithmName
-        e.g. ``"GreedyPM */per/opt=min/minvt=600"`` (see ``parse_algorithm``).
+    algorithm : str, AlgorithmName or Policy
+        e.g. ``"GreedyPM */per/opt=min/minvt=600"`` (see ``parse_algorithm``), or a
+        policy of the fractional model (``dfrs_algorithm.FractionalPolicy``, a user's;
+        its ``period`` replaces ``period``, and ``hold`` is the policy's business).
     penalty : float
         Rescheduling penalty in seconds (no progress after a resume or a migration).
     period : float
@@ -375,26 +359,32 @@ def simulate_dfrs(
     >>> r.end.tolist(), r.max_stretch   # both share the node at yield 1/2
     ([200.0, 200.0], 2.0)
     """
-    name = algorithm if isinstance(algorithm, AlgorithmName) else parse_algorithm(algorithm)
-    if name.batch:
-        raise InvalidInputError(f"{name.batch} is a batch algorithm: use simulate_batch")
-    _validate(workload, name, penalty, period, hold)
-    setup = _load_kernels(name)
+    if isinstance(algorithm, str | AlgorithmName):
+        name = algorithm if isinstance(algorithm, AlgorithmName) else parse_algorithm(algorithm)
+        if name.batch:
+            raise InvalidInputError(f"{name.batch} is a batch algorithm: use simulate_batch")
+        _validate(workload, bool(name.periodic), penalty, period, hold)
+        policy: Any = DfrsAlgorithm(
+            name, period=float(period), hold=None if hold is None else float(hold)
+        )
+        setup = _load_kernels(name)
+    else:
+        policy = algorithm
+        period = policy.period if policy.period is not None else period
+        _validate(workload, policy.period is not None, penalty, period, hold)
+        from allockit.heuristics.common import load_kernels
+
+        kernels = getattr(policy, "kernels", None)
+        setup = load_kernels(*kernels()) if kernels is not None else 0.0
     started = time.perf_counter()
-    driver = _Driver(
-        workload,
-        name,
-        float(penalty),
-        float(period),
-        debug,
-        record,
-        None if hold is None else float(hold),
-    )
+    driver = _Driver(workload, policy, float(penalty), debug, record)
     driver.run()
     state = driver.state
+    from allockit.simulation.policy import policy_name
+
     return SimulationResult.from_schedule(
         workload,
-        str(name),
+        policy_name(policy),
         state.start,
         state.end,
         underutilization=state.under,
@@ -405,7 +395,9 @@ def simulate_dfrs(
         migration_bytes=state.bytes_migrate,
         timeline=np.array(driver.timeline, dtype=float).reshape(-1, 3),
         extra={
-            "mcb8_calls": np.array(driver.mcb8_calls, dtype=float).reshape(-1, 2),
+            "mcb8_calls": np.array(
+                getattr(policy, "mcb8_calls", []), dtype=float
+            ).reshape(-1, 2),
             "progress_timeline": np.array(driver.progress_timeline, dtype=float).reshape(-1, 2),
             "job_resumes": state.n_resume,
             "job_resumes_elsewhere": state.n_resume_elsewhere,

@@ -8,7 +8,7 @@ pausing, migrating and finishing jobs (with the preemption and migration counts 
 bytes), moving the whole system to a new mapping at once (``apply``), advancing
 progress to a new time, and the debug-mode invariant checks. Policies
 (``allockit.simulation.dfrs_policies``) decide *what* to do; this class does it. The
-rules (seed 002, restated in ``FORMULAS.md`` §3):
+rules (seed 002, restated in the user guide (DFRS)):
 
 - virtual time = progress = the integral of the yield while the job is running and not
   paying a penalty, so it reaches the processing time exactly at completion;

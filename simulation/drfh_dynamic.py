@@ -20,7 +20,7 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance, UserArrival
-from allockit.results.base import readonly_array, readonly_mapping
+from allockit.results.base import Status, readonly_array, readonly_mapping
 from allockit.simulation.events import EventQueue
 
 __all__ = ["DynamicTrace", "mean_utilization", "simulate_drfh"]
@@ -51,10 +51,11 @@ class DynamicTrace:
     departures: Mapping[str, float]
     user_names: tuple[str, ...]
     seconds: float = 0.0
-    status: str = "completed"
+    status: Status = Status.COMPLETED
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
         for name in ("times", "shares", "utilization"):
             object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
         object.__setattr__(self, "departures", readonly_mapping(self.departures))
@@ -69,7 +70,7 @@ class DynamicTrace:
     def to_dict(self) -> dict[str, Any]:
         """JSON form (``from_dict`` rebuilds an equal trace)."""
         return {
-            "status": self.status,
+            "status": str(self.status),
             "user_names": list(self.user_names),
             "times": self.times.tolist(),
             "shares": self.shares.tolist(),

@@ -16,7 +16,7 @@ def bounded_stretch(
     """``max(C - r, tau) / max(p, tau)`` per job.
 
     The bounded stretch (flow time over dedicated run time) by which Casanova,
-    Stillwell, Vivien (2011) compare DFRS and batch schedulers (FORMULAS §3; the
+    Stillwell, Vivien (2011) compare DFRS and batch schedulers (user guide (DFRS); the
     threshold ``tau = 10 s`` is allockit's choice). ``tau`` keeps jobs shorter than
     ``tau`` seconds from dominating the maximum.
 

@@ -19,7 +19,7 @@ import numpy as np
 from allockit.constants import TAU
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
-from allockit.results.base import readonly_array, readonly_mapping
+from allockit.results.base import Status, readonly_array, readonly_mapping
 from allockit.simulation.metrics import bounded_slowdown, bounded_stretch
 
 __all__ = ["SimulationResult"]
@@ -58,7 +58,8 @@ class SimulationResult:
     memory-image traffic they caused (``bytes_moved`` is the sum), and ``timeline`` has
     one row per event: ``(time, allocated CPU, CPU demand)`` in node units. ``extra``
     is a read-only mapping of simulator-specific data (e.g. DFRS's ``mcb8_calls``).
-    ``status`` is ``"completed"`` (a simulation that cannot complete raises).
+    ``status`` is ``Status.COMPLETED`` (a simulation that cannot complete raises; the
+    one vocabulary of ``allockit.results.Status``).
 
     Examples
     --------
@@ -68,8 +69,8 @@ class SimulationResult:
     >>> r = SimulationResult.from_schedule(w, "demo", np.array([0.0, 100.0]),
     ...                                    np.array([100.0, 200.0]), underutilization=0.0,
     ...                                    seconds=0.01)
-    >>> r.max_stretch, r.mean_response_time, r.status
-    (2.0, 150.0, 'completed')
+    >>> r.max_stretch, r.mean_response_time, r.status is Status.COMPLETED
+    (2.0, 150.0, True)
     >>> SimulationResult.from_dict(r.to_dict()).to_dict() == r.to_dict()
     True
     """
@@ -92,9 +93,10 @@ class SimulationResult:
     migration_bytes: float = 0.0
     timeline: np.ndarray | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
-    status: str = "completed"
+    status: Status = Status.COMPLETED
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
         for name, dtype in _ARRAYS.items():
             object.__setattr__(self, name, readonly_array(getattr(self, name), dtype))
         if self.timeline is not None:
@@ -263,7 +265,7 @@ class SimulationResult:
         """The JSON summary printed by ``allockit simulate`` (a stable contract)."""
         out = {
             "algorithm": self.algorithm,
-            "status": self.status,
+            "status": str(self.status),
             "jobs": int(self.ids.size),
             "max_stretch": self.max_stretch,
             "mean_stretch": self.mean_stretch,
@@ -286,7 +288,7 @@ class SimulationResult:
         """Everything in JSON-ready form (``from_dict`` rebuilds an equal result)."""
         out: dict[str, Any] = {
             "algorithm": self.algorithm,
-            "status": self.status,
+            "status": str(self.status),
             "underutilization": self.underutilization,
             "normalized_underutilization": self.normalized_underutilization,
             "preemptions": self.preemptions,

@@ -1,7 +1,7 @@
 """Two-tier VM scheduling: KEASY, REASY and MEASY (and EASY with the bg tier off).
 
 Wang et al. (seed 003), "MEASY: migration and consolidation based parallel job
-scheduling", restated in FORMULAS.md §4. Every processor holds a high-priority
+scheduling", restated in user guide (MEASY). Every processor holds a high-priority
 foreground (fg) VM and a low-priority background (bg) VM; a bg process only gets the
 CPU cycles its fg process leaves idle. The schedulers extend EASY backfilling with the
 bg tier: KEASY kills a bg job it moves to fg, REASY pins it (a reservation instead of a
@@ -37,6 +37,7 @@ from allockit.simulation.two_tier_choices import (
     CPU_INFO,
     DRAWS,
     MIGRATION_COST_SECONDS,
+    REASY_EXTRA,
 )
 from allockit.simulation.two_tier_metrics import batch_means_ci
 from allockit.simulation.two_tier_policies import scheduler_for
@@ -249,6 +250,8 @@ def simulate_two_tier(
     feedback: bool = False,
     debug: bool = False,
     seed: int | np.random.Generator | None = None,
+    reasy_extra: str = "idle",
+    reasy_protect: bool = True,
 ) -> SimulationResult:
     """Simulate KEASY, REASY or MEASY on a platform of two-tier processors.
 
@@ -284,6 +287,16 @@ def simulate_two_tier(
         independently (slower).
     seed : int, numpy.random.Generator or None
         Seed of the loss and rho draws.
+    reasy_extra : {"idle", "line17"}
+        REASY's extra fg VMs for a head running in bg (CHOICES reasy): ``"idle"``
+        (default, the paper's prose) the idle fg VMs of processors with no process of
+        the head in their bg; ``"line17"`` (Algorithm 3, line 17) idle + s - n, s the
+        total size of the fg jobs on the head's processors, n the head's size. Other
+        algorithms ignore it.
+    reasy_protect : bool
+        REASY: a job admitted by the extra rule is dispatched off the head's processors
+        only (default True, allockit's choice); False: Dispatch unmodified, as the
+        paper's pseudocode. Other algorithms ignore it.
 
     Returns
     -------
@@ -293,7 +306,11 @@ def simulate_two_tier(
         ``job_first_fg_start`` (NaN for a job that completed in bg), ``tier_timeline``
         rows ``(time, busy fg VMs, busy bg VMs)`` after each event, and the summary
         fields ``summary_response_time_ci95``, ``summary_bounded_slowdown_ci95``,
-        ``summary_kills``, ``summary_wasted_cpu_seconds``, ``summary_swaps``,
+        ``summary_kills``, ``summary_wasted_cpu_seconds``,
+        ``summary_lost_progress_per_kill`` (the progress in seconds a kill throws away,
+        averaged over the kills weighted by the killed job's processes; NaN without a
+        kill: the migration cost at which MEASY's move costs what KEASY's kill does),
+        ``summary_swaps``,
         ``summary_fg_utilization``, ``summary_bg_utilization`` and the options used.
         ``timeline`` rows are ``(time, busy fg VMs, unfinished processes)``. With
         ``feedback``, ``submit`` holds the actual submission times.
@@ -322,6 +339,12 @@ def simulate_two_tier(
     name = _validate(workload, algorithm, migration_cost, bg_threshold, cpu_info, background, draws)
     if not isinstance(feedback, bool | np.bool_):
         raise InvalidInputError(f"feedback must be True or False; got {feedback!r}")
+    if reasy_extra not in REASY_EXTRA:
+        raise InvalidInputError(
+            f"reasy_extra must be one of {', '.join(REASY_EXTRA)}; got {reasy_extra!r}"
+        )
+    if not isinstance(reasy_protect, bool | np.bool_):
+        raise InvalidInputError(f"reasy_protect must be True or False; got {reasy_protect!r}")
     rng = as_generator(seed)
     started = time.perf_counter()
     estimate = np.where(
@@ -338,7 +361,12 @@ def simulate_two_tier(
         bg_threshold=float(bg_threshold),
         debug=bool(debug),
     )
-    scheduler = scheduler_for(name, background=bool(background))
+    scheduler = scheduler_for(
+        name,
+        background=bool(background),
+        reasy_extra=reasy_extra,
+        reasy_protect=bool(reasy_protect),
+    )
     origin = float(workload.submit[0]) if workload.n_jobs else 0.0
     followers = _followers(workload) if feedback else {}
     chained = bool(followers)
@@ -360,6 +388,9 @@ def simulate_two_tier(
         "summary_bounded_slowdown_ci95": list(batch_means_ci(slowdown)),
         "summary_kills": int(state.kills.sum()),
         "summary_wasted_cpu_seconds": float(state.wasted_cpu_seconds),
+        "summary_lost_progress_per_kill": (
+            state.killed_work / state.killed_processes if state.killed_processes else math.nan
+        ),
         "summary_swaps": int(state.swaps.sum()),
         "summary_moved_processes": int(state.moved_processes),
         "summary_fg_utilization": driver.fg_area / capacity,
@@ -373,6 +404,9 @@ def simulate_two_tier(
         "summary_processors": state.P,
         "summary_feedback": bool(feedback),
     }
+    if name == "REASY":
+        extra["summary_reasy_extra"] = reasy_extra
+        extra["summary_reasy_protect"] = bool(reasy_protect)
     result = SimulationResult.from_schedule(
         workload,
         label,

@@ -1,6 +1,6 @@
 """The two-tier (MEASY) simulator's defaults and every modelling choice, in one place.
 
-The MEASY paper (Wang et al., seed 003, restated in ``FORMULAS.md`` §4) leaves some
+The MEASY paper (Wang et al., seed 003, restated in the user guide (MEASY)) leaves some
 rules open and lost some formulas in extraction. Every decision this implementation
 makes where the paper is silent is one entry of ``CHOICES`` below (a key, and the rule
 as implemented); the simulator modules refer to these keys. The module imports nothing,
@@ -27,6 +27,7 @@ __all__ = [
     "DRAWS",
     "LOSS_RANGE",
     "MIGRATION_COST_SECONDS",
+    "REASY_EXTRA",
     "RHO_MULTI",
     "RHO_SINGLE",
     "WARMUP_FRACTION",
@@ -41,6 +42,8 @@ MIGRATION_COST_SECONDS = 20.0
 BG_THRESHOLD = 0.96
 #: What the scheduler knows of CPU usage: the true values, or none (all seen at 100 %).
 CPU_INFO = ("known", "none")
+#: REASY's extra fg VMs: the prose's idle VMs off the head, or Algorithm 3 line 17.
+REASY_EXTRA = ("idle", "line17")
 #: Granularity of the random draws (loss, rho).
 DRAWS = ("job", "process", "placement")
 #: fg performance loss when a bg VM is co-located: uniform on this range (Sec. 2.1).
@@ -148,9 +151,17 @@ CHOICES: dict[str, str] = {
     "reasy": (
         "REASY keeps KEASY's steps 1 and 3 (Algorithm 3 shows only the reservation and "
         "backfill). For a head running in bg: shadow = the last estimated end of the fg "
-        "jobs on its processors (now if none), extra = the idle fg VMs of processors with "
-        "no process of the head in their bg; a job admitted by the extra rule is "
-        "dispatched onto those VMs only, so it never blocks the head's processors."
+        "jobs on its processors (now if none). The paper gives two readings of extra, "
+        "both implemented (reasy_extra): 'idle' (default, the prose of Sec. 2.3.1 and "
+        "Fig. 5) = the idle fg VMs of processors with no process of the head in their "
+        "bg; 'line17' (Algorithm 3, line 17, extra = idle + s - n) = the idle fg VMs plus "
+        "s, the total size of the fg jobs on the head's processors, minus n, the head's "
+        "size: EASY's count of the VMs free at the shadow time. reasy_protect=True "
+        "(default, allockit's addition: the paper states no such rule) dispatches a job "
+        "admitted by the extra rule off the head's processors only, so it never blocks "
+        "them (and admits it only if it fits there); False (the paper's pseudocode) "
+        "calls Dispatch unmodified, so such a job may take an idle fg VM of the head's "
+        "processors and delay the head past the shadow time."
     ),
     "dispatch": (
         "fg: idle fg VMs by increasing seen usage of their bg process (0 when empty); bg: "

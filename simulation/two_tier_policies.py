@@ -1,6 +1,6 @@
 """The two-tier schedulers as small rule objects acting on a ``TwoTierState``.
 
-Wang et al. (seed 003), Algorithms 1-3, restated in FORMULAS.md §4:
+Wang et al. (seed 003), Algorithms 1-3, restated in user guide (MEASY):
 
 - ``dispatch_fg`` / ``dispatch_bg``: Algorithm 2's Dispatch (processes by decreasing CPU
   usage onto idle VMs by increasing utilisation of the other tier).
@@ -10,8 +10,9 @@ Wang et al. (seed 003), Algorithms 1-3, restated in FORMULAS.md §4:
   swaps priorities for free when all the job's processors have an idle fg VM.
 - ``EasyReservation`` (EASY's shadow time and extra VMs for the merged list's head)
   and ``PinnedReservation`` (REASY: for a head running in bg, the shadow is the last
-  estimated end of the fg jobs on its processors and the extra VMs are the idle fg VMs
-  off its processors).
+  estimated end of the fg jobs on its processors; the extra VMs are the idle fg VMs
+  off its processors, or Algorithm 3 line 17's idle + s - n, with or without keeping
+  the extra-admitted jobs off the head's processors).
 - ``TwoTierScheduler``: step 1 (FCFS over the merged list into fg), step 2 (reservation
   and backfilling into fg), step 3 (SJF of the waiting jobs into bg).
 
@@ -324,9 +325,18 @@ class PinnedReservation(EasyReservation):
     """REASY's reservation (Algorithm 3): a head running in bg waits for its processors.
 
     shadow = the last estimated end of the fg jobs on the head's processors (now if
-    none); extra = the idle fg VMs of processors with no process of the head in their
-    bg, and a job admitted by the extra rule is dispatched onto those only (CHOICES
-    reasy). A waiting head gets EASY's reservation.
+    none). ``extra`` chooses the extra fg VMs (CHOICES reasy): ``"idle"`` (default, the
+    paper's prose) the idle fg VMs of processors with no process of the head in their
+    bg; ``"line17"`` (Algorithm 3, line 17) idle + s - n, with s the total size of the
+    fg jobs on the head's processors and n the head's size, as EASY counts the VMs
+    free at the shadow time. ``protect`` (default True) dispatches a job admitted by
+    the extra rule off the head's processors only; False leaves Dispatch unmodified. A
+    waiting head gets EASY's reservation.
+
+    Parameters
+    ----------
+    extra : {"idle", "line17"}
+    protect : bool
 
     Examples
     --------
@@ -343,19 +353,34 @@ class PinnedReservation(EasyReservation):
     >>> shadow, extra, avoid = PinnedReservation().reserve(state(), 1, 10.0)
     >>> shadow, extra, avoid.tolist()   # only P2 is idle off the head's processors
     (50.0, 1, [0, 1])
+    >>> shadow, extra, avoid = PinnedReservation("line17", protect=False).reserve(
+    ...     state(), 1, 10.0)
+    >>> shadow, extra, avoid   # idle 2 (P1, P2) + s 1 (job 0) - n 2
+    (50.0, 1, None)
     """
+
+    def __init__(self, extra: str = "idle", *, protect: bool = True) -> None:
+        if extra not in ("idle", "line17"):
+            raise ValueError(f"extra must be 'idle' or 'line17'; got {extra!r}")
+        self.extra = extra
+        self.protect = bool(protect)
 
     def reserve(
         self, state: TwoTierState, head: int, now: float
     ) -> tuple[float, int, np.ndarray | None]:
-        """``(shadow, extra, avoid)``; ``avoid`` is the head's processors when it is in bg."""
+        """``(shadow, extra, avoid)``; ``avoid`` is the head's processors when it is in
+        bg and ``protect`` is set, else None."""
         if state.tier[head] != BG:
             return super().reserve(state, head, now)
         pp = state.procs[head]
         above = state.fg_job[pp]
         jobs = np.unique(above[above >= 0]).tolist()
         shadow = max((max(state.est_end[k], now) for k in jobs), default=now)
-        return shadow, _idle_outside(state, pp), pp
+        if self.extra == "line17":
+            extra = state.idle_fg + sum(state.size[k] for k in jobs) - state.size[head]
+        else:
+            extra = _idle_outside(state, pp)
+        return shadow, extra, (pp if self.protect else None)
 
 
 def _idle_outside(state: TwoTierState, avoid: np.ndarray) -> int:
@@ -429,8 +454,11 @@ class TwoTierScheduler:
             elif avoid is None:
                 if n <= extra and deploy.deploy(state, j, now):
                     extra -= n
-            elif n <= _idle_outside(state, avoid):
-                deploy.deploy(state, j, now, avoid=avoid)
+            elif n <= extra and n <= _idle_outside(state, avoid):
+                # REASY's protected head: only VMs off its processors (with extra="idle"
+                # the second test implies the first: both fall by n per admitted job)
+                if deploy.deploy(state, j, now, avoid=avoid):
+                    extra -= n
 
     def bg_pass(self, state: TwoTierState, now: float) -> None:
         """Step 3: the waiting jobs by increasing estimate into eligible bg VMs (SJF)."""
@@ -450,7 +478,13 @@ class TwoTierScheduler:
                     break
 
 
-def scheduler_for(algorithm: str, *, background: bool = True) -> TwoTierScheduler:
+def scheduler_for(
+    algorithm: str,
+    *,
+    background: bool = True,
+    reasy_extra: str = "idle",
+    reasy_protect: bool = True,
+) -> TwoTierScheduler:
     """The scheduler of ``algorithm`` (``"KEASY"``, ``"REASY"`` or ``"MEASY"``).
 
     Parameters
@@ -458,6 +492,10 @@ def scheduler_for(algorithm: str, *, background: bool = True) -> TwoTierSchedule
     algorithm : {"KEASY", "REASY", "MEASY"}
     background : bool
         Use the bg tier; False gives EASY.
+    reasy_extra : {"idle", "line17"}
+        REASY's extra fg VMs (``PinnedReservation``; CHOICES reasy).
+    reasy_protect : bool
+        REASY: keep jobs admitted by the extra rule off the head's processors.
 
     Returns
     -------
@@ -476,7 +514,11 @@ def scheduler_for(algorithm: str, *, background: bool = True) -> TwoTierSchedule
     if algorithm == "KEASY":
         return TwoTierScheduler(KillDeploy(), EasyReservation(), background=background)
     if algorithm == "REASY":
-        return TwoTierScheduler(RefuseDeploy(), PinnedReservation(), background=background)
+        return TwoTierScheduler(
+            RefuseDeploy(),
+            PinnedReservation(reasy_extra, protect=reasy_protect),
+            background=background,
+        )
     if algorithm == "MEASY":
         return TwoTierScheduler(MigrateDeploy(), EasyReservation(), background=background)
     raise ValueError(f"unknown two-tier algorithm {algorithm!r}")

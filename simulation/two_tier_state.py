@@ -7,7 +7,7 @@ scheduler shares: placing a job in fg or bg, the free priority swap, the kill, t
 migration, completion, the exact progress bookkeeping and the debug-mode invariants.
 The schedulers (``two_tier_policies``) decide *what* to do; this class does it. The
 rules are the ``CHOICES`` of ``allockit.simulation.two_tier_choices`` (keys quoted in
-the comments); progress follows FORMULAS.md §4:
+the comments); progress follows user guide (MEASY):
 
 - between events every process's rate is constant: fg ``1 - loss`` while its bg VM is
   occupied, else 1; bg 1 under an idle fg VM, else ``min(1, rho (1 - U_fg) / U_bg)``;
@@ -130,6 +130,8 @@ class TwoTierState:
         self.swaps = np.zeros(n, dtype=np.int64)
         self.moved_processes = 0
         self.wasted_cpu_seconds = 0.0
+        self.killed_work = 0.0  # sum over kills of progress x processes (CHOICES kill)
+        self.killed_processes = 0  # sum over kills of processes
         self._loss: dict[int, float | np.ndarray] = {}
         self._rho: dict[int, float | np.ndarray] = {}
         # the scheduler's lists: merged list (waiting + bg) in submission order, fg set
@@ -310,6 +312,8 @@ class TwoTierState:
         """KEASY: kill bg job ``j``; it waits again with no progress (CHOICES kill)."""
         self.advance(j, now)
         self.wasted_cpu_seconds += self.done[j] * self.size[j] * self.u_true[j]
+        self.killed_work += self.done[j] * self.size[j]
+        self.killed_processes += self.size[j]
         self._take_off(j)
         self.tier[j] = WAITING
         self.done[j] = 0.0

@@ -2,6 +2,7 @@
 
 import os
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,3 +39,45 @@ def _no_global_rng_leak(request):
         return
     assert np.array_equal(np.random.get_state()[1], np_state), "test touched numpy's global RNG"
     assert random.getstate() == py_state, "test touched Python's global RNG"
+
+
+#: Where CI and the developers' machines keep the real traces (beside the checkout).
+SHARED_TRACES = Path(__file__).resolve().parents[2] / "shared" / "data" / "traces"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def trace_data_dir(tmp_path_factory):
+    """The named real traces for the whole session, through ``allockit data add``.
+
+    Where ``../shared/data/traces`` lies beside the checkout (CI, the developers'
+    machines), each of its files is added (checksum checked) to a temporary data
+    directory that ``$ALLOCKIT_DATA`` points to for the session, subprocesses included.
+    Elsewhere (a fresh clone) the user's own data directory is used as it is; a test
+    that needs a trace missing there is skipped by ``tests.traces.real_trace`` as one
+    that needs a network download.
+    """
+    import contextlib
+    import io
+
+    from allockit.cli import main
+    from allockit.instances.datasets import DATA_ENV, TRACES
+
+    if not SHARED_TRACES.is_dir():
+        yield None
+        return
+    folder = tmp_path_factory.mktemp("allockit-data")
+    before = os.environ.get(DATA_ENV)
+    os.environ[DATA_ENV] = str(folder)
+    try:
+        for name, info in TRACES.items():
+            source = SHARED_TRACES / info.file
+            if source.is_file():
+                with contextlib.redirect_stdout(io.StringIO()):
+                    code = main(["data", "add", name, str(source)])
+                assert code == 0, f"allockit data add {name} {source} failed"
+        yield folder
+    finally:
+        if before is None:
+            os.environ.pop(DATA_ENV, None)
+        else:
+            os.environ[DATA_ENV] = before

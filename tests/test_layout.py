@@ -23,13 +23,13 @@ def test_no_bare_subpackage_names():
     assert not {m.split(".")[0] for m in mods} & BARE
 
 
-HEAVY = {"pyomo", "ortools", "highspy", "scipy", "pandas", "numba"}
+HEAVY = {"pyomo", "ortools", "highspy", "scipy", "pandas", "numba", "pooch", "requests"}
 
 
 def test_light_imports_do_not_load_solvers():
     mods = _modules_after(
         "import allockit, allockit.heuristics, allockit.instances, allockit.cli, "
-        "allockit.constants, allockit.simulation.simulate"
+        "allockit.constants, allockit.simulation.simulate, allockit.instances.datasets"
     )
     assert not {m.split(".")[0] for m in mods} & HEAVY
 

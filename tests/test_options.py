@@ -44,7 +44,7 @@ def test_vcsched_methods_refuse_unknown_options_naming_the_accepted(method):
 @pytest.mark.parametrize("method", FAST_VC)
 def test_vcsched_methods_accept_the_common_options(method):
     r = solve(VC, method, time_limit=30, threads=1, seed=3)
-    assert r.status in ("optimal", "feasible", "infeasible")
+    assert r.status in ("optimal", "feasible", "infeasible", "no_solution")
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_a_callable_drfh_mechanism_gets_the_checked_common_options():
         ("gb", {"max_attempts": 2.5}, r"max_attempts must be an integer in \[1, .*\]; got 2.5"),
         ("rrnd", {"epsilon": True}, r"epsilon must be a number in \[0, 1\); got True"),
         ("milp", {"symmetry_breaking": 1}, r"symmetry_breaking must be true or false; got 1"),
-        ("milp", {"rel_gap": -1}, r"rel_gap must be a number in \[0, 1\]; got -1"),
+        ("milp", {"rel_gap": -1}, r"rel_gap must be a number in \[0, 1\); got -1"),
     ],
 )
 def test_own_options_are_checked_against_their_ranges(method, options, match):

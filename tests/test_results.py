@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from allockit.comparison import Comparison
 from allockit.drfh import allocate
 from allockit.errors import InvalidInputError
 from allockit.experiments.compare import MethodSummary
@@ -62,6 +63,9 @@ def _results(tmp_path):
     yield run_sweep([Task(kind="sleep", instance_id="i", instance={}, method="-")], db,
                     backend="serial")
     yield TaskRow.from_dict(read_rows(db)[0])
+    from allockit.comparison import compare
+
+    yield compare({"vc": VC}, ["mcb8", lambda instance, **options: None])
 
 
 def test_every_result_type_round_trips_exactly(tmp_path):
@@ -86,6 +90,7 @@ def test_every_result_type_round_trips_exactly(tmp_path):
         TaskRow,
         MethodSummary,
         SolverReport,
+        Comparison,
     } <= seen
 
 
@@ -125,3 +130,28 @@ def test_simulation_summary_is_strict_json_with_the_two_means():
     assert np.isclose(
         summary["mean_response_time"], float(np.mean(simulate(WORKLOAD, "FCFS").turnaround))
     )
+
+
+def test_one_status_vocabulary_for_solves_allocations_simulations_and_sweeps(tmp_path):
+    from allockit.fairness import PropertyReport
+    from allockit.results import Status
+    from allockit.simulation.cluster import simulate_cluster
+    from allockit.simulation.cluster_scenarios import scenario
+
+    checked = 0
+    for result in _results(tmp_path):
+        if isinstance(result, TaskRow | PropertyReport):
+            continue  # a row carries its task's own outputs; a property held or was violated
+        assert isinstance(result.status, Status), type(result)
+        again = type(result).from_dict(json.loads(json.dumps(result.to_dict())))
+        assert again.status is result.status
+        assert type(result.to_dict().get("status", "")) is str  # the JSON keeps plain strings
+        checked += 1
+    assert checked >= 14
+    cluster = simulate_cluster(scenario("fig3", duration=6.0, warmup=2.0), seed=0)
+    assert cluster.status is Status.COMPLETED and cluster.summary()["status"] == "completed"
+    assert simulate(WORKLOAD, "FCFS").summary()["status"] == "completed"
+    assert str(SweepSummary(1, 0, 1, 1, 0.0, "s.db").status) == "failed_tasks"
+    with pytest.raises(ValueError, match="not a valid Status"):
+        SimulationResult.from_schedule(WORKLOAD, "x", WORKLOAD.submit, WORKLOAD.submit + 1,
+                                       underutilization=0.0, seconds=0.0, status="finished")

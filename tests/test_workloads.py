@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allockit.errors import InvalidInputError
+from allockit.instances.datasets import TRACES
 from allockit.instances.hpc2n import hpc2n_workload, split_weeks
 from allockit.instances.lublin import (
     BATCH,
@@ -26,9 +27,9 @@ from allockit.instances.swf import (
 )
 from allockit.instances.tsafrir import estimate_histogram, tsafrir_estimates
 from allockit.instances.workload import Platform, Workload
+from tests.traces import real_trace
 
 DATA = Path(__file__).parent / "data"
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
 
 
 def test_excerpt_header_and_fields():
@@ -128,12 +129,9 @@ def test_round_trip_on_the_excerpts(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not TRACES.exists(), reason="../shared/data/traces not present")
-@pytest.mark.parametrize(
-    "name", sorted(p.name for p in TRACES.glob("*.swf.gz")) if TRACES.exists() else []
-)
+@pytest.mark.parametrize("name", sorted(TRACES))
 def test_round_trip_is_lossless_on_every_trace(tmp_path, name):
-    t = read_swf(TRACES / name)
+    t = read_swf(real_trace(name))
     assert t.n_jobs > 70_000 and not t.bad_lines
     write_swf(t, tmp_path / "copy.swf")
     again = read_swf(tmp_path / "copy.swf")
@@ -201,9 +199,8 @@ def test_split_weeks_keeps_every_job_once():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not TRACES.exists(), reason="../shared/data/traces not present")
 def test_full_hpc2n_weeks():
-    w = hpc2n_workload(read_swf(TRACES / "HPC2N-2002-2.2-cln.swf.gz"))
+    w = hpc2n_workload(read_swf(real_trace("hpc2n")))
     weeks = split_weeks(w)
     assert w.n_jobs == 202_871 and 180 <= len(weeks) <= 182
 

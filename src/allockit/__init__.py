@@ -1,7 +1,8 @@
 """allockit: optimization models, heuristics and simulators for cluster resource allocation.
 
 The entry points by family (see ``ARCHITECTURE.md``): ``allockit.solve`` (VCSched),
-``allockit.allocate`` (DRFH), ``allockit.simulation.simulate`` (online schedulers).
+``allockit.allocate`` (DRFH), ``allockit.simulation.simulate`` (online schedulers), and
+``allockit.compare`` (any mix of built-in and user methods on many instances).
 Importing ``allockit`` loads no solver, numba, scipy or numpy (``SolveStatus`` and
 ``VCResult`` are loaded on first use).
 """
@@ -19,6 +20,7 @@ from allockit.errors import (
 from allockit.version import __version__
 
 if TYPE_CHECKING:
+    from allockit.comparison import Comparison
     from allockit.instances.drfh import DRFHInstance
     from allockit.instances.vcsched import VCInstance
     from allockit.results import DRFHResult, SolveStatus, VCResult
@@ -32,6 +34,7 @@ __all__ = [
     "VCResult",
     "__version__",
     "allocate",
+    "compare",
     "solve",
 ]
 
@@ -130,3 +133,44 @@ def allocate(instance: DRFHInstance, method: Any = "lp", **options: Any) -> DRFH
     from allockit.drfh import allocate as _allocate
 
     return _allocate(instance, method, **options)
+
+
+def compare(instances: Any, methods: Any, **options: Any) -> Comparison:
+    """Compare VCSched methods on instances: ``allockit.comparison.compare`` (see there).
+
+    Runs any mix of built-in names, plug-ins, ``MODULE:FUNCTION`` and
+    ``PATH/TO/FILE.py:FUNCTION`` specs and callables on every instance through the
+    experiment runner, and returns the rows and the per-method summary. This wrapper
+    imports ``allockit.comparison`` on first use so that ``import allockit`` stays light.
+
+    Parameters
+    ----------
+    instances : VCInstance, path, or a sequence or mapping of them
+        Instance objects, files, folders or glob patterns.
+    methods : sequence of str or callable
+        The methods, each once.
+    **options
+        ``time_limit``, ``workers`` (default 1: this process), ``store``, ``backend``,
+        ``scheduler``, ``seed``, ``progress``, ``connect_timeout``.
+
+    Returns
+    -------
+    Comparison
+        ``rows``, ``summary()``, ``table()``, ``to_pandas()``, ``plot(directory)``.
+
+    Raises
+    ------
+    InvalidInputError
+        Raised by ``allockit.comparison.compare`` for an unknown method, a spec that
+        cannot be loaded, a repeated method or instance, or a bad option.
+
+    Examples
+    --------
+    >>> from allockit.instances.vcsched import VCInstance
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    >>> [s.solved for s in compare([inst], ["mcb8", "sg"]).summary()]
+    [1, 1]
+    """
+    from allockit.comparison import compare as _compare
+
+    return _compare(instances, methods, **options)

@@ -14,6 +14,9 @@ __all__ = [
     "BOUND_TOL_FLOOR",
     "CAPACITY_TOL",
     "DEFAULT_REL_GAP",
+    "FAIRNESS_MAX_INTEGERS",
+    "FAIRNESS_SOLVE_SECONDS",
+    "FAIRNESS_TOL",
     "MAX_CORES",
     "MAX_DRFH_PLACEMENTS",
     "MAX_HOSTS",
@@ -52,8 +55,9 @@ MEM_EPS = 1e-12
 MEM_TOL = 1e-10
 #: Tolerance of the simulators' capacity invariants (CPU <= 100 %, memory <= 1).
 CAPACITY_TOL = 1e-9
-#: Relative MIP gap under which a solve is reported ``optimal``.
-DEFAULT_REL_GAP = 1e-6
+#: Relative gap under which a solve is reported ``optimal`` (``rel_gap``, ``--rel-gap``):
+#: HiGHS's own default ``mip_rel_gap``; ``best`` stops as soon as it has certified it.
+DEFAULT_REL_GAP = 1e-4
 #: Where the runner can run tasks: worker processes, this process, a Dask cluster.
 RUNNER_BACKENDS = ("local", "serial", "dask")
 #: Seconds past a task's time limit before the runner stops it.
@@ -86,5 +90,14 @@ MAX_PERIODS = 10_000_000
 BOUND_TOL_FLOOR = 1e-9
 #: Most task placements of the DRFH task heuristics (First-Fit, Best-Fit, slots).
 MAX_DRFH_PLACEMENTS = 10_000_000
+#: Fairness checker: a property is violated by more than this many tasks, relative to
+#: the largest task count of the example (at least 1 task); whole tasks differ by >= 1.
+FAIRNESS_TOL = 1e-6
+#: Fairness checker: time limit of each LP or MIP it solves (s); past it the example is
+#: an error (undecided), never a pass.
+FAIRNESS_SOLVE_SECONDS = 60.0
+#: Fairness checker: most integer variables of a whole-task MIP (users x servers); a
+#: larger example is an error (undecided) that names --semantics fractional.
+FAIRNESS_MAX_INTEGERS = 200_000
 #: A store's task claim without a heartbeat for this long is stale and taken over (s).
 STALE_CLAIM_SECONDS = 60.0

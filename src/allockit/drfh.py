@@ -23,39 +23,68 @@ _NOT_USED = {
     "seed": "ignored (deterministic)",
 }
 
+_SPLIT = "report the allocation per server, not per server class"
+
 #: Method name -> what it does and the options it accepts.
 METHOD_SPECS: dict[str, MethodSpec] = {
     "lp": MethodSpec(
         "lp",
         "LP (7): the largest equal weighted global dominant share; refused when a finite "
-        "task cap would be exceeded (use progressive)",
-        ("split",),
+        "task cap would be exceeded (use progressive); solver= solves the Pyomo model",
+        ("split", "solver"),
         _NOT_USED,
         {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "progressive": MethodSpec(
         "progressive",
-        "progressive filling of LP (7) for users with finite tasks (Sec. V-A)",
-        ("split", "tol"),
+        "progressive filling of LP (7) for users with finite tasks (Sec. V-A); solver= "
+        "solves its LPs as a Pyomo model",
+        ("split", "tol", "solver"),
         _NOT_USED,
         {"split": Range(bool), "tol": Range(float, ge=1e-12, le=0.1)},
+        {"split": False, "tol": 1e-9},
+        {"split": _SPLIT, "tol": "relative tolerance of the common level's bisection"},
     ),
     "first-fit": MethodSpec(
-        "first-fit", "indivisible tasks, lowest share first, first machine that fits", (),
+        "first-fit",
+        "indivisible tasks, lowest share first, first machine that fits",
+        ("split",),
         _NOT_USED,
+        {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "best-fit": MethodSpec(
-        "best-fit", "indivisible tasks, lowest share first, best-fitting machine", (), _NOT_USED
+        "best-fit",
+        "indivisible tasks, lowest share first, best-fitting machine",
+        ("split",),
+        _NOT_USED,
+        {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "per-server-drf": MethodSpec(
-        "per-server-drf", "DRF on each server separately (not Pareto optimal)", (), _NOT_USED
+        "per-server-drf",
+        "DRF on each server separately (not Pareto optimal)",
+        ("split",),
+        _NOT_USED,
+        {"split": Range(bool)},
+        {"split": False},
+        {"split": _SPLIT},
     ),
     "slots": MethodSpec(
         "slots",
         "slot scheduler: slots of 1/S of the largest server",
-        ("per_largest",),
+        ("per_largest", "split"),
         _NOT_USED,
-        {"per_largest": Range(int, ge=1, le=10_000)},
+        {"per_largest": Range(int, ge=1, le=10_000), "split": Range(bool)},
+        {"per_largest": 14, "split": False},
+        {
+            "per_largest": "slots per largest server (a slot is 1/S of its capacity)",
+            "split": _SPLIT,
+        },
     ),
 }
 
@@ -84,7 +113,7 @@ def _heuristic(name: str) -> Callable[..., DRFHResult]:
     return run
 
 
-#: Method name -> callable(instance, **options) -> DRFHResult.
+#: Method name -> ``callable(instance, **options) -> DRFHResult``.
 METHODS: dict[str, Callable[..., DRFHResult]] = {
     "lp": _lp,
     "progressive": _progressive,
@@ -118,8 +147,8 @@ def allocate(
         mechanism runs to completion, single-threaded and deterministically, so they
         have no effect on a named method. A callable gets those that are not None.
     **options
-        The method's own options: ``split`` (lp, progressive: report per server, not
-        per class), ``tol`` (progressive), ``per_largest`` (slots per largest server).
+        The method's own options: ``split`` (every method: report per server, not per
+        class), ``tol`` (progressive), ``per_largest`` (slots per largest server).
         With a callable ``method`` they are passed as they are.
 
     Returns
@@ -158,6 +187,10 @@ def allocate(
         METHOD_SPECS[method],
         {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
     )
+    if options.get("solver") is not None:
+        from allockit.solver import check_solver_options
+
+        check_solver_options(solver=options["solver"])  # a missing solver: before any work
     return METHODS[method](instance, **options)
 
 

@@ -4,6 +4,7 @@ __all__ = [
     "AllocKitError",
     "InfeasibleError",
     "InvalidInputError",
+    "SolverFailedError",
     "SolverUnavailableError",
 ]
 
@@ -18,6 +19,10 @@ class InvalidInputError(AllocKitError, ValueError):
 
 class SolverUnavailableError(AllocKitError, ImportError):
     """A solver or optional package needed for the call is not installed."""
+
+
+class SolverFailedError(AllocKitError, RuntimeError):
+    """A solver ended without deciding a problem that the call needs decided."""
 
 
 class InfeasibleError(AllocKitError):

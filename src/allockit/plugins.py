@@ -49,8 +49,10 @@ __all__ = [
     "FAMILIES",
     "ResolvedMethod",
     "callable_name",
+    "file_sources",
     "is_spec",
     "load_spec",
+    "provide_sources",
     "registered",
     "resolve",
 ]
@@ -137,22 +139,106 @@ def _is_file(target: str) -> bool:
     return target.endswith(".py") or "/" in target or "\\" in target
 
 
-_FILE_MODULES: dict[tuple[str, int], Any] = {}
+_FILE_MODULES: dict[tuple[str, Any], Any] = {}
+#: Absolute file path -> its source text, shipped with tasks to remote workers.
+_SHIPPED: dict[str, str] = {}
+
+
+def provide_sources(sources: Mapping[str, str]) -> None:
+    """Make the files of ``FILE.py:FUNCTION`` specs loadable from their shipped text.
+
+    A worker on another machine lacks the user's files: a task carries them
+    (``allockit.tasks.Task.sources``) and the worker calls this before it runs. A
+    shipped path is then loaded from its text (written once to a private temporary
+    file), in preference to whatever file has that path here, so every worker runs the
+    code the task's key was computed from.
+
+    Parameters
+    ----------
+    sources : Mapping[str, str]
+        Absolute file path -> Python source text (``file_sources``).
+
+    Examples
+    --------
+    >>> provide_sources({"/nowhere/shipped_demo.py": "def f(x): return 2 * x"})
+    >>> load_spec("/nowhere/shipped_demo.py:f")[0](21)
+    42
+    """
+    for path, text in sources.items():
+        _SHIPPED[str(path)] = str(text)
+
+
+def file_sources(spec: str | None) -> dict[str, str]:
+    """The source of a ``FILE.py:FUNCTION`` spec's file, to ship with a task.
+
+    Parameters
+    ----------
+    spec : str or None
+        A spec as ``ResolvedMethod.spec`` gives it (an absolute path for a file).
+
+    Returns
+    -------
+    dict
+        ``{absolute path: text}`` for a file spec; empty for anything else.
+
+    Raises
+    ------
+    InvalidInputError
+        If the file cannot be read as UTF-8 text.
+
+    Examples
+    --------
+    >>> file_sources("math:sqrt"), file_sources("mcb8"), file_sources(None)
+    ({}, {}, {})
+    """
+    if not spec or not is_spec(spec):
+        return {}
+    target = spec.rpartition(":")[0].strip()
+    if not _is_file(target):
+        return {}
+    path = str(Path(target).expanduser().resolve())
+    if path in _SHIPPED and not Path(path).is_file():
+        return {path: _SHIPPED[path]}
+    try:
+        return {path: Path(path).read_text(encoding="utf-8")}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"method {spec!r}: cannot read {path!r}: {exc}") from None
+
+
+def _shipped_copy(path: Path, text: str) -> Path:
+    """A private file holding ``text``, named by its digest (written once per process)."""
+    import tempfile
+
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / f"allockit-shipped-{digest}"
+    copy = folder / path.name
+    if not copy.is_file() or copy.read_text(encoding="utf-8") != text:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f".{path.name}.{id(text)}.tmp"
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(copy)
+    return copy
 
 
 def _import_file(path: Path, label: str) -> Any:
     """Import a Python file under a private module name (cached by path and mtime)."""
-    if not path.is_file():
-        what = "is not a file" if path.exists() else "does not exist"
-        raise InvalidInputError(f"{label}: file {str(path)!r} {what}")
-    key = (str(path), path.stat().st_mtime_ns)
+    shipped = _SHIPPED.get(str(path))
+    source = path
+    if shipped is not None:
+        source = _shipped_copy(path, shipped)
+        key: tuple[str, Any] = (str(path), hashlib.sha256(shipped.encode()).hexdigest())
+    else:
+        if not path.is_file():
+            what = "is not a file" if path.exists() else "does not exist"
+            raise InvalidInputError(f"{label}: file {str(path)!r} {what}")
+        key = (str(path), path.stat().st_mtime_ns)
     if key in _FILE_MODULES:
         return _FILE_MODULES[key]
     import importlib.util
 
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:12]
     name = f"allockit_user_{path.stem if path.stem.isidentifier() else 'file'}_{digest}"
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(name, source)
     if spec is None or spec.loader is None:
         raise InvalidInputError(f"{label}: cannot import {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)

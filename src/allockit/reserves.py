@@ -11,40 +11,61 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from allockit.errors import InvalidInputError
 from allockit.instances.reserves import ReservesInstance
-from allockit.options import MethodSpec, check_options
+from allockit.options import MethodSpec, Range, check_common, check_options
 from allockit.results import ReservesResult
 
 __all__ = ["METHODS", "METHOD_SPECS", "RESERVES_METHODS", "allocate_reserves"]
 
+_BANK_OPTIONS: dict[str, tuple[Range | None, Any, str]] = {
+    "c": (Range(float, ge=0), 2.0, "adjustment: how far a round moves tickets toward usage"),
+    "retention": (Range(float, ge=0, le=1), 0.0, "share of each balance kept for the next round"),
+    "needy_tol": (Range(float, ge=0), 1.0, "percentage points below which a node is needy"),
+    "step3": (None, "full", "step 3's transfer rule: full, balanced or none"),
+    "give": (None, "equal", "how a gift is spread over needy nodes: equal or proportional"),
+    "pay_fraction": (Range(float, ge=0, le=1), 1.0, "share of a positive balance paid out"),
+    "floor": (Range(int, ge=0, le=100), 0, "least tickets of every class on every node"),
+    "integer": (Range(bool), True, "round to integer tickets (100 per node)"),
+    "policy": (None, None, "a whole BankPolicy (the fields above override it)"),
+    "balance": (None, None, "balances carried from a previous round, one per class"),
+}
+_RESERVES_OPTIONS: dict[str, tuple[Range | None, Any, str]] = {
+    "backend": (None, "fast", "fast (min-cut and dual Newton), highspy or pyomo"),
+    "floor": (Range(float, ge=0, le=100), 1.0, "lower bound on every class's share per node"),
+    "redistribute": (Range(bool), True, "apply step 3 (redistribute unused shares)"),
+    "solver": (None, "highs", "solver of the pyomo backend's LP and QP (any Pyomo solver)"),
+}
+
+
+def _spec(name: str, summary: str, table: dict, common: dict[str, str]) -> MethodSpec:
+    return MethodSpec(
+        name,
+        summary,
+        tuple(table),
+        common,
+        {k: r for k, (r, _, _) in table.items() if r is not None},
+        {k: d for k, (_, d, _) in table.items()},
+        {k: h for k, (_, _, h) in table.items()},
+    )
+
+
 #: Method name -> what it does and the options it accepts.
 METHOD_SPECS: dict[str, MethodSpec] = {
-    "bank": MethodSpec(
+    "bank": _spec(
         "bank",
         "bank algorithm: one round of the six ticket steps (Li and Parker, Sec. 3.3)",
-        (
-            "c",
-            "retention",
-            "needy_tol",
-            "step3",
-            "give",
-            "pay_fraction",
-            "floor",
-            "integer",
-            "policy",
-            "balance",
-        ),
+        _BANK_OPTIONS,
         {
             "time_limit": "ignored (instant)",
             "threads": "ignored (single-threaded)",
             "seed": "ignored (deterministic)",
         },
     ),
-    "cluster-reserves": MethodSpec(
+    "cluster-reserves": _spec(
         "cluster-reserves",
-        "cluster reserves: LP for the least deviation V, QP closest to usage, step 3",
-        ("backend", "floor", "redistribute"),
+        "cluster reserves: LP for the least deviation V, QP closest to usage, step 3 "
+        "(solver= for backend='pyomo')",
+        _RESERVES_OPTIONS,
         {"seed": "ignored (deterministic)"},
     ),
 }
@@ -69,7 +90,7 @@ def _cluster_reserves(instance: ReservesInstance, **kw: Any) -> ReservesResult:
     return cluster_reserves(instance, **kw)
 
 
-#: Method name -> callable(instance, **options) -> ReservesResult.
+#: Method name -> ``callable(instance, **options) -> ReservesResult``.
 METHODS: dict[str, Callable[..., ReservesResult]] = {
     "bank": _bank,
     "cluster-reserves": _cluster_reserves,
@@ -92,8 +113,11 @@ def allocate_reserves(
     instance : ReservesInstance
         Targets, previous allocation and usage (percent).
     method : str or callable
-        ``"bank"`` (default) or ``"cluster-reserves"``, or a callable
-        ``f(instance, **options) -> ReservesResult``.
+        ``"bank"`` (default) or ``"cluster-reserves"``, a registered plug-in, a
+        ``"MODULE:FUNCTION"`` or ``"PATH/TO/FILE.py:FUNCTION"`` spec, or a callable
+        ``f(instance, **options)`` returning a ``ReservesResult`` or the next
+        allocation (nodes x classes, percent), checked per node
+        (``allockit.evaluation.reserves_allocation``).
     time_limit, threads, seed
         The common options: cluster reserves passes ``time_limit`` and ``threads`` to
         HiGHS; the bank algorithm is instant and single-threaded; both are
@@ -113,7 +137,8 @@ def allocate_reserves(
     Raises
     ------
     InvalidInputError
-        For an unknown method, an option the method does not accept, or a bad value.
+        For an unknown method or a spec that cannot be loaded, an option the method
+        does not accept, a bad value, or a user method's allocation over a node's 100 %.
 
     Examples
     --------
@@ -130,17 +155,47 @@ def allocate_reserves(
     ...
     allockit.errors.InvalidInputError: reserves ...'bank' does not accept option 'backend'...
     """
-    if callable(method):
-        return method(instance, **options)
-    if not isinstance(method, str) or method not in METHODS:
-        raise InvalidInputError(
-            f"method must be one of {list(RESERVES_METHODS)}; got {method!r}"
-        )
+    from allockit.plugins import resolve
+
+    resolved = resolve("reserves", method, METHODS)
+    if not resolved.builtin:
+        return _allocate_user(instance, resolved, time_limit, threads, seed, options)
+    method = resolved.name
     check_options(
         "reserves",
         METHOD_SPECS[method],
         {**options, "time_limit": time_limit, "threads": threads, "seed": seed},
     )
+    if options.get("solver") is not None:
+        from allockit.solver import check_solver_options
+
+        check_solver_options(solver=options["solver"])  # a missing solver: before any work
     return METHODS[method](
         instance, time_limit=time_limit, threads=threads, seed=seed, **options
+    )
+
+
+def _allocate_user(
+    instance: ReservesInstance,
+    resolved: Any,
+    time_limit: float | None,
+    threads: int | None,
+    seed: int | None,
+    options: dict[str, Any],
+) -> ReservesResult:
+    """Run a user's method and check what it returns (``evaluation.reserves_allocation``)."""
+    import time
+
+    from allockit.evaluation.reserves_allocation import result_from_output
+
+    check_common(time_limit=time_limit, threads=threads, seed=seed)
+    common = {"time_limit": time_limit, "threads": threads, "seed": seed}
+    given = {k: v for k, v in common.items() if v is not None}
+    declared = getattr(resolved.function, "method_spec", None)
+    if isinstance(declared, MethodSpec):
+        check_options("reserves method", declared, {**options, **given})
+    started = time.perf_counter()
+    output = resolved.function(instance, **given, **options)
+    return result_from_output(
+        instance, output, method=resolved.name, seconds=time.perf_counter() - started
     )

@@ -92,6 +92,14 @@ class Task:
     determines the result, so a resumed sweep recognises finished tasks. ``target`` is
     filled from the registry of kinds (it travels with the task to the worker).
 
+    A user's algorithm travels by name: ``method`` is the name rows record (the spec as
+    the user gave it), ``spec`` what any process resolves (``allockit.plugins``: an
+    absolute ``FILE.py:FUNCTION`` or ``MODULE:FUNCTION``), and ``sources`` the text of a
+    spec's file, so that a worker on another machine loads the same code
+    (``plugins.provide_sources``); the key hashes both, so a changed file is run again.
+    ``function`` carries a callable that has no name another process could import (a
+    lambda): such a task runs only in this process (the ``serial`` backend).
+
     Examples
     --------
     >>> t = Task(kind="sleep", instance_id="none", instance={}, method="-",
@@ -99,6 +107,8 @@ class Task:
     >>> len(t.key), t.key == Task(kind="sleep", instance_id="none", instance={},
     ...                           method="-", params={"seconds": 0}).key
     (24, True)
+    >>> t.algorithm
+    '-'
     """
 
     kind: str
@@ -109,6 +119,9 @@ class Task:
     seed: int | None = None
     time_limit: float | None = None
     target: str = ""
+    spec: str = ""
+    sources: Mapping[str, str] = field(default_factory=dict)
+    function: Callable[..., Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in TASK_KINDS:
@@ -119,23 +132,32 @@ class Task:
             raise InvalidInputError(f"time_limit must be > 0; got {self.time_limit!r}")
         if not self.target:
             object.__setattr__(self, "target", TASK_KINDS[self.kind])
+        object.__setattr__(self, "sources", dict(self.sources))
+
+    @property
+    def algorithm(self) -> Any:
+        """What the task's kind runs: ``function``, else ``spec``, else ``method``."""
+        return self.function if self.function is not None else (self.spec or self.method)
 
     @property
     def key(self) -> str:
         """A stable identifier of the task (hash of its defining fields)."""
-        blob = json.dumps(
-            [
-                self.kind,
-                self.instance_id,
-                self.instance,
-                self.method,
-                self.params,
-                self.seed,
-                self.time_limit,
-            ],
-            sort_keys=True,
-            default=str,
-        )
+        fields: list[Any] = [
+            self.kind,
+            self.instance_id,
+            self.instance,
+            self.method,
+            self.params,
+            self.seed,
+            self.time_limit,
+        ]
+        if self.spec or self.sources:  # (absent for built-ins: their keys never change)
+            digests = {
+                path: hashlib.sha256(text.encode()).hexdigest()
+                for path, text in sorted(self.sources.items())
+            }
+            fields.append([self.spec, digests])
+        blob = json.dumps(fields, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
@@ -319,6 +341,10 @@ def execute_task(task: Task) -> TaskRow:
     """
     start = time.perf_counter()
     try:
+        if task.sources:
+            from allockit.plugins import provide_sources
+
+            provide_sources(task.sources)
         outputs = _resolve(task.target or TASK_KINDS[task.kind])(task)
     except Exception as exc:  # a failing task is a row, never the end of the sweep
         tb = traceback.format_exception(exc)

@@ -10,14 +10,23 @@ options are refused with the accepted list.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
-from allockit.options import MethodSpec, check_common, check_options
+from allockit.options import MethodSpec, Range, check_common, check_options
 from allockit.results import VCResult
 
-__all__ = ["EXACT_METHODS", "HEURISTIC_METHODS", "METHODS", "METHOD_SPECS", "solve"]
+__all__ = [
+    "EXACT_METHODS",
+    "HEURISTIC_METHODS",
+    "METHODS",
+    "METHOD_SPECS",
+    "VCMethod",
+    "solve",
+]
 
 _DETERMINISTIC = "ignored (deterministic)"
 _INSTANT = "ignored (runs to completion; milliseconds)"
@@ -28,27 +37,42 @@ _RELAXATION_LIMIT = (
 )
 
 
-def _warm(
-    instance: VCInstance, warm_start: bool, time_limit: float | None
-) -> tuple[dict[str, Any], tuple[float, float], float | None]:
+@dataclass(frozen=True, slots=True)
+class VCMethod:
+    """A VCSched method: its spec (summary, options, ranges) and how it runs.
+
+    ``run(instance, *, time_limit, threads, seed, **options)`` gets the options checked
+    against ``spec``; ``time_limit`` is a ``Deadline`` made where ``solve`` was called.
+    ``kind`` is ``"exact"`` (a model run by a solver), ``"relaxation"`` (the LP bound),
+    ``"portfolio"`` (``best``) or ``"heuristic"``.
+
+    Examples
+    --------
+    >>> METHODS["milp"].kind, METHODS["milp"].spec.options[:2]
+    ('exact', ('rel_gap', 'shortcut'))
+    """
+
+    spec: MethodSpec
+    run: Callable[..., VCResult]
+    kind: str
+
+
+def _warm(instance: VCInstance, warm_start: bool) -> tuple[dict[str, Any], tuple[float, float]]:
     """MCB8 (or ``adapt``) as the exact methods' incumbent and warm start.
 
-    Returns the driver's keyword arguments, the heuristic's seconds as ``(setup,
-    solving)`` (one-time numba loading apart), and the time limit left for the driver
-    (the heuristic's time counts against the limit).
+    Returns the driver's keyword arguments and the heuristic's seconds as ``(setup,
+    solving)`` (one-time numba loading apart); its time counts against the deadline.
     """
     import time
 
     if not warm_start:
-        return {}, (0.0, 0.0), time_limit
+        return {}, (0.0, 0.0)
     from allockit.portfolio import warm_start_placement
 
     started = time.perf_counter()
     hosts, source, setup = warm_start_placement(instance)
     spent = time.perf_counter() - started
-    if time_limit is not None:
-        time_limit = max(1e-3, time_limit - spent)
-    return {"initial": hosts, "initial_source": source}, (setup, spent - setup), time_limit
+    return {"initial": hosts, "initial_source": source}, (setup, spent - setup)
 
 
 def _with_setup(result: VCResult, seconds: tuple[float, float]) -> VCResult:
@@ -65,64 +89,46 @@ def _with_setup(result: VCResult, seconds: tuple[float, float]) -> VCResult:
     )
 
 
-def _milp(
-    instance: VCInstance, *, time_limit=None, threads=None, seed=None, warm_start=True, **kw
-) -> VCResult:
-    from allockit.models.vcsched_solve import solve_load_milp
+def _exact(name: str, module: str, driver: str) -> Callable[..., VCResult]:
+    """An exact method: MCB8's warm start (unless ``warm_start=False``), then the model."""
 
-    start, setup, time_limit = _warm(instance, warm_start, time_limit)
-    return _with_setup(
-        solve_load_milp(
-            instance, time_limit=time_limit, threads=threads, method="milp", **start, **kw
-        ),
-        setup,
-    )
+    def run(
+        instance: VCInstance,
+        *,
+        time_limit: Deadline,
+        threads: int | None = None,
+        seed: int | None = None,
+        warm_start: bool = True,
+        **options: Any,
+    ) -> VCResult:
+        import importlib
 
-
-def _milp_paper(
-    instance: VCInstance, *, time_limit=None, threads=None, seed=None, warm_start=True, **kw
-) -> VCResult:
-    from allockit.models.vcsched_solve import solve_paper_milp
-
-    start, setup, time_limit = _warm(instance, warm_start, time_limit)
-    return _with_setup(
-        solve_paper_milp(
-            instance, time_limit=time_limit, threads=threads, method="milp-paper", **start, **kw
-        ),
-        setup,
-    )
-
-
-def _cpsat(
-    instance: VCInstance, *, time_limit=None, threads=None, seed=None, warm_start=True, **kw
-) -> VCResult:
-    from allockit.models.vcsched_solve import solve_cpsat_form
-
-    start, setup, time_limit = _warm(instance, warm_start, time_limit)
-    return _with_setup(
-        solve_cpsat_form(
+        solve_model = getattr(importlib.import_module(module), driver)
+        start, seconds = _warm(instance, warm_start)
+        result = solve_model(
             instance,
             time_limit=time_limit,
             threads=threads,
             seed=0 if seed is None else seed,
-            method="cpsat",
+            method=name,
             **start,
-            **kw,
-        ),
-        setup,
-    )
+            **options,
+        )
+        return _with_setup(result, seconds)
+
+    return run
 
 
-def _best(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+def _best(instance: VCInstance, **options: Any) -> VCResult:
     from allockit.portfolio import solve_best
 
-    return solve_best(instance, time_limit=time_limit, threads=threads, seed=seed, **kw)
+    return solve_best(instance, **options)
 
 
-def _lp(instance: VCInstance, *, time_limit=None, threads=None, seed=None) -> VCResult:
-    from allockit.models.vcsched_solve import solve_lp
+def _lp(instance: VCInstance, *, time_limit, threads=None, seed=None, **options) -> VCResult:
+    from allockit.models.vcsched_lp import solve_lp
 
-    return solve_lp(instance, time_limit=time_limit, threads=threads, method="lp")
+    return solve_lp(instance, time_limit=time_limit, threads=threads, method="lp", **options)
 
 
 def _greedy(name: str) -> Callable[..., VCResult]:
@@ -146,11 +152,12 @@ RELAXATION_SECONDS_PER_CELL = 4e-4
 
 
 def _rounding(name: str) -> Callable[..., VCResult]:
-    def run(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **kw) -> VCResult:
+    def run(instance: VCInstance, *, time_limit, threads=None, seed=None, **kw) -> VCResult:
         from allockit.heuristics.rounding import randomized_rounding
 
         cells = instance.n_tasks * instance.hosts
-        if time_limit is not None and cells * RELAXATION_SECONDS_PER_CELL > time_limit:
+        left = time_limit.left()
+        if left is not None and cells * RELAXATION_SECONDS_PER_CELL > left:
             from allockit.evaluation.placement import empty_result
             from allockit.results import SolveStatus
 
@@ -160,8 +167,8 @@ def _rounding(name: str) -> Callable[..., VCResult]:
                 status=SolveStatus.TIME_LIMIT,
                 solver="heuristic",
                 message=f"time limit: the LP relaxation of {cells} (task, host) pairs needs "
-                f"about {cells * RELAXATION_SECONDS_PER_CELL:.0f} s, more than {time_limit} s; "
-                "not started",
+                f"about {cells * RELAXATION_SECONDS_PER_CELL:.0f} s, more than "
+                f"{time_limit.limit:.6g} s; not started",
             )
         kw.setdefault("epsilon", 0.01 if name == "rrnz" else 0.0)
         return randomized_rounding(
@@ -188,6 +195,7 @@ def _adapt(instance: VCInstance, *, time_limit=None, threads=None, seed=None, **
 
 
 _HEURISTIC_COMMON = {"time_limit": _INSTANT, "threads": _SINGLE, "seed": _DETERMINISTIC}
+_SOLVER_SEED = {"seed": "the solver's random seed (default 0)"}
 _MCB_KEYS = {
     1: "sum, ascending",
     2: "difference, ascending",
@@ -199,118 +207,152 @@ _MCB_KEYS = {
     8: "max, descending",
 }
 
-#: Method name -> what it does and the options it accepts.
-METHOD_SPECS: dict[str, MethodSpec] = {
-    "milp": MethodSpec(
-        "milp",
-        "min-max-load MILP with symmetry breaking (HiGHS via Pyomo), warm-started by MCB8",
-        ("rel_gap", "symmetry_breaking", "warm_start"),
-        {"seed": "ignored (HiGHS runs with a fixed seed)"},
-    ),
-    "milp-paper": MethodSpec(
-        "milp-paper",
-        "the paper's e/alpha/Y MILP (HiGHS via Pyomo), warm-started by MCB8",
-        ("rel_gap", "warm_start"),
-        {"seed": "ignored (HiGHS runs with a fixed seed)"},
-    ),
-    "cpsat": MethodSpec(
-        "cpsat",
-        "compact integer form on data scaled by 1e8 (OR-Tools CP-SAT), MCB8 as hint",
-        ("rel_gap", "warm_start"),
-    ),
-    "best": MethodSpec(
-        "best",
-        "portfolio: heuristics, local search, bin-packing bounds, branch and bound or "
-        "CP-SAT warm-started; stops when the certified gap is within rel_gap",
-        ("rel_gap", "exact"),
-        {
-            "time_limit": "the whole run (default 60 s)",
-            "threads": "CP-SAT or HiGHS threads (default 1)",
-        },
-    ),
-    "lp": MethodSpec(
-        "lp",
-        "rational relaxation, both phases: an upper bound (HiGHS via Pyomo)",
-        (),
-        {"seed": "ignored (deterministic)"},
-    ),
-    "gr": MethodSpec("gr", "greedy, jobs in input order", (), _HEURISTIC_COMMON),
-    "sg": MethodSpec("sg", "greedy, jobs by decreasing memory", (), _HEURISTIC_COMMON),
-    "gb": MethodSpec("gb", "greedy with backtracking", ("max_attempts",), _HEURISTIC_COMMON),
-    "sgb": MethodSpec(
-        "sgb", "sorted greedy with backtracking", ("max_attempts",), _HEURISTIC_COMMON
-    ),
-    "rrnd": MethodSpec(
-        "rrnd",
-        "randomised rounding of the LP relaxation",
-        ("epsilon",),
-        {"time_limit": _RELAXATION_LIMIT, "threads": "used by the LP relaxation (HiGHS)"},
-    ),
-    "rrnz": MethodSpec(
-        "rrnz",
-        "randomised rounding, zero probabilities raised to 0.01",
-        ("epsilon",),
-        {"time_limit": _RELAXATION_LIMIT, "threads": "used by the LP relaxation (HiGHS)"},
-    ),
-    **{
-        f"mcb{k}": MethodSpec(
-            f"mcb{k}",
-            f"multi-capacity bin packing, yield bisection (key {_MCB_KEYS[k]})",
-            ("tol",),
-            _HEURISTIC_COMMON,
-        )
-        for k in range(1, 9)
-    },
-    "adapt": MethodSpec(
-        "adapt",
-        "migration-bounded adaptation of a previous placement",
-        ("max_moves",),
-        _HEURISTIC_COMMON,
-    ),
+
+def _method(
+    name: str,
+    summary: str,
+    run: Callable[..., VCResult],
+    kind: str,
+    options: tuple[str, ...] = (),
+    common: dict[str, str] | None = None,
+) -> VCMethod:
+    """A method record; its own options get the range, default and meaning of their name."""
+    ranges = {o: _RANGES[o] for o in options if o in _RANGES}
+    defaults = {
+        o: 0.01 if (name, o) == ("rrnz", "epsilon") else _OPTION_DOCS[o][0]
+        for o in options
+        if o in _OPTION_DOCS
+    }
+    helps = {o: _OPTION_DOCS[o][1] for o in options if o in _OPTION_DOCS}
+    spec = MethodSpec(name, summary, options, common or {}, ranges, defaults, helps)
+    return VCMethod(spec, run, kind)
+
+
+#: Own option -> (default, meaning), listed by ``allockit methods`` (``epsilon``'s
+#: default is per method: 0 for rrnd, 0.01 for rrnz).
+_OPTION_DOCS: dict[str, tuple[Any, str]] = {
+    "rel_gap": (1e-4, "relative gap at which the search stops (certified)"),
+    "shortcut": (False, "skip the solver when MCB8 meets the closed-form bound (best: on)"),
+    "solver": ("highs", "the Pyomo solver: highs, scip, gurobi, cplex, xpress, cbc, glpk"),
+    "symmetry_breaking": (True, "order the loads of the identical hosts"),
+    "warm_start": (True, "start the solver from MCB8's placement"),
+    "exact": ("auto", "exact search after the heuristics: auto, bnb, cpsat, milp or none"),
+    "max_attempts": (500_000, "placements tried by the backtracking before it gives up"),
+    "epsilon": (0.0, "probability floor of the rounding (rrnz: zeros become epsilon)"),
+    "tol": (1e-3, "tolerance of the binary search on the yield"),
+    "max_moves": (10_000, "most task moves of the improvement phase"),
 }
 
 
-def _with_ranges(specs: dict[str, MethodSpec]) -> dict[str, MethodSpec]:
-    """Each method's own options get the range of their name (checked before solving)."""
-    import dataclasses
-
+def _ranges() -> dict[str, Range]:
     from allockit.constants import MAX_TASKS
-    from allockit.options import Range
 
-    ranges = {
-        "rel_gap": Range(float, ge=0, le=1),
+    return {
+        "rel_gap": Range(float, ge=0, lt=1),
         "tol": Range(float, ge=1e-9, le=0.5),
         "max_attempts": Range(int, ge=1, le=10**10),
         "epsilon": Range(float, ge=0, lt=1),
         "max_moves": Range(int, ge=0, le=MAX_TASKS),
         "symmetry_breaking": Range(bool),
         "warm_start": Range(bool),
-    }
-    return {
-        name: dataclasses.replace(
-            spec, ranges={o: ranges[o] for o in spec.options if o in ranges}
-        )
-        for name, spec in specs.items()
+        "shortcut": Range(bool),
     }
 
 
-METHOD_SPECS = _with_ranges(METHOD_SPECS)
+_RANGES = _ranges()
+_MODELS = "allockit.models"
 
-EXACT_METHODS = ("milp", "milp-paper", "cpsat", "lp", "best")
-HEURISTIC_METHODS = tuple(name for name in METHOD_SPECS if name not in EXACT_METHODS)
-
-#: Method name -> callable(instance, *, time_limit, threads, seed, **options) -> VCResult.
-METHODS: dict[str, Callable[..., VCResult]] = {
-    "milp": _milp,
-    "milp-paper": _milp_paper,
-    "cpsat": _cpsat,
-    "lp": _lp,
-    "best": _best,
-    **{name: _greedy(name) for name in ("gr", "sg", "gb", "sgb")},
-    **{name: _rounding(name) for name in ("rrnd", "rrnz")},
-    **{f"mcb{k}": _mcb(f"mcb{k}") for k in range(1, 9)},
-    "adapt": _adapt,
+#: Method name -> the method: its spec (what it does, its options) and its runner.
+METHODS: dict[str, VCMethod] = {
+    m.spec.name: m
+    for m in (
+        _method(
+            "milp",
+            "min-max-load MILP with symmetry breaking (Pyomo; HiGHS unless solver=), "
+            "warm-started by MCB8",
+            _exact("milp", f"{_MODELS}.vcsched_mip", "solve_load_milp"),
+            "exact",
+            ("rel_gap", "shortcut", "solver", "symmetry_breaking", "warm_start"),
+            _SOLVER_SEED,
+        ),
+        _method(
+            "milp-paper",
+            "the paper's e/alpha/Y MILP (Pyomo; HiGHS unless solver=), warm-started by MCB8",
+            _exact("milp-paper", f"{_MODELS}.vcsched_mip", "solve_paper_milp"),
+            "exact",
+            ("rel_gap", "shortcut", "solver", "warm_start"),
+            _SOLVER_SEED,
+        ),
+        _method(
+            "cpsat",
+            "compact integer form on data scaled by 1e8 (OR-Tools CP-SAT), MCB8 as hint",
+            _exact("cpsat", f"{_MODELS}.vcsched_cpsat_solve", "solve_cpsat_form"),
+            "exact",
+            ("rel_gap", "shortcut", "warm_start"),
+        ),
+        _method(
+            "best",
+            "portfolio: heuristics, local search, bin-packing bounds, branch and bound or "
+            "CP-SAT warm-started; stops when the certified gap is within rel_gap",
+            _best,
+            "portfolio",
+            ("rel_gap", "exact", "solver"),
+            {
+                "time_limit": "the whole run (default 60 s)",
+                "threads": "CP-SAT or MILP solver threads (default 1)",
+            },
+        ),
+        _method(
+            "lp",
+            "rational relaxation, both phases: an upper bound (Pyomo; HiGHS unless solver=)",
+            _lp,
+            "relaxation",
+            ("solver",),
+            {"seed": "ignored (deterministic)"},
+        ),
+        _method("gr", "greedy, jobs in input order", _greedy("gr"), "heuristic", (),
+                _HEURISTIC_COMMON),
+        _method("sg", "greedy, jobs by decreasing memory", _greedy("sg"), "heuristic", (),
+                _HEURISTIC_COMMON),
+        _method("gb", "greedy with backtracking", _greedy("gb"), "heuristic",
+                ("max_attempts",), _HEURISTIC_COMMON),
+        _method("sgb", "sorted greedy with backtracking", _greedy("sgb"), "heuristic",
+                ("max_attempts",), _HEURISTIC_COMMON),
+        *(
+            _method(
+                name,
+                summary,
+                _rounding(name),
+                "heuristic",
+                ("epsilon",),
+                {"time_limit": _RELAXATION_LIMIT, "threads": "used by the LP relaxation (HiGHS)"},
+            )
+            for name, summary in (
+                ("rrnd", "randomised rounding of the LP relaxation"),
+                ("rrnz", "randomised rounding, zero probabilities raised to 0.01"),
+            )
+        ),
+        *(
+            _method(
+                f"mcb{k}",
+                f"multi-capacity bin packing, yield bisection (key {_MCB_KEYS[k]})",
+                _mcb(f"mcb{k}"),
+                "heuristic",
+                ("tol",),
+                _HEURISTIC_COMMON,
+            )
+            for k in range(1, 9)
+        ),
+        _method("adapt", "migration-bounded adaptation of a previous placement", _adapt,
+                "heuristic", ("max_moves",), _HEURISTIC_COMMON),
+    )
 }
+
+#: Method name -> its spec (the same records as ``METHODS``, for method tables).
+METHOD_SPECS: dict[str, MethodSpec] = {name: m.spec for name, m in METHODS.items()}
+
+EXACT_METHODS = tuple(n for n, m in METHODS.items() if m.kind != "heuristic")
+HEURISTIC_METHODS = tuple(n for n, m in METHODS.items() if m.kind == "heuristic")
 
 
 def solve(
@@ -390,13 +432,19 @@ def solve(
     from allockit.solver import check_solver_options
 
     # refused before any work (a solver would reject them after the model is built)
-    check_solver_options(threads=threads, rel_gap=options.get("rel_gap"))
+    check_solver_options(
+        threads=threads, rel_gap=options.get("rel_gap"), solver=options.get("solver")
+    )
     if instance.is_adaptation and method in HEURISTIC_METHODS and method != "adapt":
         raise InvalidInputError(
             f"method {method!r} ignores the previous placement and cannot respect "
             "migration limits; use adapt, best, milp, milp-paper or cpsat"
         )
-    return METHODS[method](instance, time_limit=time_limit, threads=threads, seed=seed, **options)
+    # the one clock of the run, made where the limit enters and handed down
+    deadline = Deadline.of(time_limit)
+    return METHODS[method].run(
+        instance, time_limit=deadline, threads=threads, seed=seed, **options
+    )
 
 
 def _solve_user(

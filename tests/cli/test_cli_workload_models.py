@@ -1,17 +1,13 @@
 """``allockit workload feitelson96|jann97|fit``: the MEASY workload models on the CLI."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from allockit.cli import main
 from allockit.instances.jann97 import load_jann_model
 from allockit.instances.workload_files import read_workload
-
-CTC = Path(__file__).resolve().parents[3] / "shared" / "data" / "traces" / (
-    "CTC-SP2-1996-3.1-cln.swf.gz"
-)
+from tests.traces import real_trace
 
 
 def _run(capsys, argv):
@@ -46,11 +42,11 @@ def test_same_seed_same_workload(capsys):
     assert a == b
 
 
-@pytest.mark.skipif(not CTC.exists(), reason="CTC-SP2 trace not beside the checkout")
 def test_fit_writes_a_model_the_generator_reads(tmp_path, capsys):
+    real_trace("ctc-sp2")
     out = tmp_path / "m.json"
-    code, text, _ = _run(
-        capsys, ["workload", "fit", str(CTC), "--out", str(out), "--end", "1996-09-12"]
+    code, text, _ = _run(  # the trace by name, from the data directory
+        capsys, ["workload", "fit", "ctc-sp2", "--out", str(out), "--end", "1996-09-12"]
     )
     assert code == 0 and json.loads(text)["ranges"] == 10
     model = load_jann_model(out)

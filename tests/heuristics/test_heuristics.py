@@ -26,8 +26,12 @@ def test_heuristic_is_valid_and_never_beats_the_optimum(method, data):
     result = solve(instance, method, seed=3)
     check_vc_result(instance, result)
     optimum, _ = brute_force(instance)
-    if result.status is SolveStatus.INFEASIBLE:
+    if result.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
         assert result.message.startswith(method), result.message  # the rule's own reason
+        if result.status is SolveStatus.INFEASIBLE:  # claimed proven: it must be true
+            assert optimum is None and result.bound_source == "memory", result.message
+        else:
+            assert "infeasibility not proven" in result.message
         return
     assert result.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
     assert optimum is not None, "a valid placement exists, so brute force must find one"
@@ -56,7 +60,8 @@ def test_greedy_matches_the_reference_placement_for_placement(instance):
         ref = reference_greedy(instance, sort_by_memory=sort_by_memory)
         fast = greedy(instance, sort_by_memory=sort_by_memory)
         if ref is None:
-            assert fast.status is SolveStatus.INFEASIBLE
+            assert fast.task_hosts is None
+            assert fast.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION)
         else:
             assert fast.task_hosts.tolist() == ref
 
@@ -69,7 +74,8 @@ def test_mcb_matches_the_reference_placement_for_placement(variant, instance):
     ref = reference_mcb(instance, key=key, descending=descending)
     fast = mcb(instance, key=key, descending=descending)
     if ref is None:
-        assert fast.status is SolveStatus.INFEASIBLE
+        assert fast.task_hosts is None
+        assert fast.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION)
     else:
         assert fast.task_hosts.tolist() == ref
 
@@ -101,19 +107,20 @@ def test_backtracking_finds_what_greedy_misses():
         hosts=2, cpu=[0.5, 0.4, 0.3], mem=[0.5, 0.5, 0.6], names=["a", "b", "c"]
     )
     gr = greedy(inst)
-    assert gr.status is SolveStatus.INFEASIBLE and "'c'" in gr.message
+    # GR's rule failed on a feasible instance: no solution, not a proof of infeasibility
+    assert gr.status is SolveStatus.NO_SOLUTION and "'c'" in gr.message
     gb = greedy(inst, backtrack=True)
     assert gb.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
     assert gb.task_hosts[0] == gb.task_hosts[1] != gb.task_hosts[2]
     tight = greedy(inst, backtrack=True, max_attempts=2)
-    assert tight.status is SolveStatus.INFEASIBLE and "within 2 attempts" in tight.message
+    assert tight.status is SolveStatus.NO_SOLUTION and "within 2 attempts" in tight.message
 
 
 @settings(max_examples=60)
 @given(instance=vc_instances(grid=True, adaptation=False))
 def test_gb_equals_gr_when_gr_succeeds(instance):
     gr, gb = greedy(instance), greedy(instance, backtrack=True)
-    if gr.status is not SolveStatus.INFEASIBLE:
+    if gr.task_hosts is not None:
         assert np.array_equal(gr.task_hosts, gb.task_hosts)
 
 

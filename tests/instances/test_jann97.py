@@ -30,20 +30,13 @@ from allockit.instances.jann97 import (
 from allockit.instances.swf import read_swf
 from allockit.instances.workload import Platform, Workload
 from allockit.instances.workload_stats import workload_statistics
+from tests.traces import real_trace
 
 Z = 5.0
 ROUNDING = 0.5
 N = 20_000
 PROCS = 320
 DATA = Path(__file__).resolve().parents[1] / "data"
-CTC = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "data"
-    / "traces"
-    / "CTC-SP2-1996-3.1-cln.swf.gz"
-)
-needs_ctc = pytest.mark.skipif(not CTC.exists(), reason="../shared/data/traces not present")
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +68,10 @@ def test_json_round_trip_is_exact(model, tmp_path):
     assert JannModel.from_dict(json.loads(json.dumps(uniform.to_dict()))) == uniform
 
 
-@needs_ctc
 def test_bundled_file_is_the_fit_of_the_ctc_log(model, tmp_path):
     """The bundled JSON is what ``fit_ctc_jann97`` gives (byte for byte on the machine that
     wrote it; to 1e-12 here, as another numpy build may differ in the last bits)."""
-    refit = fit_ctc_jann97(CTC)
+    refit = fit_ctc_jann97(real_trace("ctc-sp2"))
     assert refit.nodes == model.nodes and refit.source == model.source
     for new, old in zip(refit.ranges, model.ranges, strict=True):
         assert (new.lo, new.hi, new.sizes, new.counts, new.jobs) == (
@@ -96,9 +88,8 @@ def test_bundled_file_is_the_fit_of_the_ctc_log(model, tmp_path):
     assert load_jann_model(tmp_path / "again.json") == refit
 
 
-@needs_ctc
 def test_fit_matches_each_range_three_moments(model):
-    trace = select_period(read_swf(CTC), **CTC_FIRST_PART)
+    trace = select_period(read_swf(real_trace("ctc-sp2")), **CTC_FIRST_PART)
     assert trace.n_jobs == 17_542 and trace.column("procs").max() == 322
     run, procs, submit = trace.column("run"), trace.column("procs"), trace.column("submit")
     keep = (run > 0) & (procs > 0)

@@ -7,12 +7,13 @@ import time
 import numpy as np
 import pytest
 
+from allockit.clock import BuildTimeLimit, Deadline
 from allockit.errors import InvalidInputError
 from allockit.evaluation.lp_bound import lp_bound
 from allockit.instances.generators import generate_vcsched
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus
-from allockit.solver import BuildTimeLimit, deadline_clock, max_threads, solve_cpsat, solve_pyomo
+from allockit.solver import max_threads, solve_cpsat, solve_pyomo
 from allockit.vcsched import METHOD_SPECS, solve
 
 SOLVER_METHODS = ["milp", "milp-paper", "cpsat", "lp", "best", "rrnd", "rrnz"]
@@ -61,12 +62,12 @@ def test_build_deadline_raises_inside_the_builder():
 
     inst = generate_vcsched(hosts=8, jobs=50, slack=0.5, cov_cpu=0.25, cov_mem=0.25, seed=1)
     with pytest.raises(BuildTimeLimit):
-        build_load_milp(inst, deadline=time.perf_counter() - 1.0)
-    deadline_clock(None)()  # no deadline: never raises
+        build_load_milp(inst, deadline=Deadline(start=0.0, at=time.perf_counter() - 1.0))
+    Deadline.of(None).check()  # no deadline: never raises
 
 
 def test_lp_keeps_one_limit_for_both_phases(monkeypatch):
-    import allockit.models.vcsched_solve as drivers
+    import allockit.models.vcsched_lp as drivers
 
     limits = []
     real = drivers.solve_pyomo
@@ -79,7 +80,9 @@ def test_lp_keeps_one_limit_for_both_phases(monkeypatch):
     inst = generate_vcsched(hosts=4, jobs=10, slack=0.5, cov_cpu=0.25, cov_mem=0.25, seed=2)
     result = solve(inst, "lp", time_limit=5.0)
     assert result.status is SolveStatus.OPTIMAL
-    assert len(limits) == 2 and limits[1] < limits[0] <= 5.0
+    # one deadline, made where the limit entered, handed to both phases
+    assert len(limits) == 2 and limits[0] is limits[1]
+    assert isinstance(limits[0], Deadline) and limits[0].limit == 5.0
 
 
 def test_cpsat_unknown_at_the_limit_is_time_limit():
@@ -122,14 +125,17 @@ def test_cpsat_bound_is_tightened_by_the_lp_bound():
 
 @pytest.mark.parametrize("method", sorted(METHOD_SPECS))
 def test_too_many_threads_are_refused_before_any_work(method, monkeypatch):
-    import allockit.models.vcsched_solve as drivers
+    import allockit.models.vcsched_cpsat_solve as cpsat_driver
+    import allockit.models.vcsched_lp as lp_driver
+    import allockit.models.vcsched_mip as mip_driver
     import allockit.portfolio as portfolio
 
     def boom(*args, **kwargs):
         raise AssertionError("work started")
 
-    monkeypatch.setattr(drivers, "solve_pyomo", boom)
-    monkeypatch.setattr(drivers, "solve_cpsat", boom)
+    monkeypatch.setattr(mip_driver, "solve_pyomo", boom)
+    monkeypatch.setattr(lp_driver, "solve_pyomo", boom)
+    monkeypatch.setattr(cpsat_driver, "solve_cpsat", boom)
     monkeypatch.setattr(portfolio, "warm_start_placement", boom)
     inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.1, 0.1])
     with pytest.raises(InvalidInputError, match=r"threads must be (at most|an integer in)"):
@@ -184,12 +190,12 @@ def test_cli_exit_2_for_too_many_threads(tmp_path):
 
 def test_highs_warm_start_is_accepted():
     from allockit.models.vcsched_load import build_load_milp, extract_load_counts
-    from allockit.models.vcsched_solve import _start_load_milp
+    from allockit.models.vcsched_warm import start_load_milp
 
     inst = generate_vcsched(hosts=4, jobs=10, slack=0.5, cov_cpu=0.75, cov_mem=0.25, seed=3)
     hosts = solve(inst, "mcb8").task_hosts
     m = build_load_milp(inst)
-    _start_load_milp(m, inst, hosts)
+    start_load_milp(m, inst, hosts)
     report = solve_pyomo(m, warm_start=True)
     assert report.status is SolveStatus.OPTIMAL
     assert extract_load_counts(m, inst).sum() == inst.n_tasks

@@ -22,22 +22,45 @@ def _no_solver(*args, **kwargs):
     raise AssertionError("a solver was called although the incumbent met the bound")
 
 
-@pytest.mark.parametrize("method", ["milp", "milp-paper", "cpsat", "best"])
-def test_incumbent_at_the_bound_is_optimal_without_solver_time(method, monkeypatch):
+def _forbid_solvers(monkeypatch):
     import allockit.models.vcsched_bnb as bnb
-    import allockit.models.vcsched_solve as drivers
+    import allockit.models.vcsched_cpsat_solve as cpsat_driver
+    import allockit.models.vcsched_mip as mip_driver
 
-    monkeypatch.setattr(drivers, "solve_pyomo", _no_solver)
-    monkeypatch.setattr(drivers, "solve_cpsat", _no_solver)
+    monkeypatch.setattr(mip_driver, "solve_pyomo", _no_solver)
+    monkeypatch.setattr(cpsat_driver, "solve_cpsat", _no_solver)
     monkeypatch.setattr(bnb, "_bnb_kernel", _no_solver)
-    result = solve(AT_BOUND, method, time_limit=10)
+
+
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [("milp", {"shortcut": True}), ("milp-paper", {"shortcut": True}),
+     ("cpsat", {"shortcut": True}), ("best", {})],
+)
+def test_shortcut_answers_without_a_solver_and_says_so(method, options, monkeypatch):
+    # on for best by default, on request for the others: the answer names the bound,
+    # not a solver
+    _forbid_solvers(monkeypatch)
+    result = solve(AT_BOUND, method, time_limit=10, **options)
     check_vc_result(AT_BOUND, result)
     assert result.status is SolveStatus.OPTIMAL
     assert result.min_yield == pytest.approx(1.0) and result.gap == 0.0
     assert result.incumbent_source == "mcb8" and result.bound_source == "lp"
+    assert result.proof == "bound" and result.to_dict()["proof"] == "bound"
     assert result.build_seconds == 0.0
-    assert result.solver in ("heuristic", "portfolio")
+    assert result.solver in ("none", "portfolio")
     assert "no solver run" in result.message or "without a solver run" in result.message
+
+
+@pytest.mark.parametrize(("method", "solver"), [("milp", "highs"), ("milp-paper", "highs"),
+                                                ("cpsat", "cpsat")])
+def test_shortcut_is_off_by_default_so_the_solver_runs(method, solver):
+    # the user asked for the model: it is built and solved even though MCB8 meets the bound
+    result = solve(AT_BOUND, method, time_limit=10)
+    assert result.status is SolveStatus.OPTIMAL and result.min_yield == pytest.approx(1.0)
+    assert result.solver == solver and result.proof == "" and "proof" not in result.to_dict()
+    assert result.build_seconds > 0.0
+    assert "without a solver run" not in result.message
 
 
 def test_bin_packing_bound_proves_what_the_lp_bound_cannot():

@@ -87,6 +87,8 @@ def test_keasy_kills_and_restarts_from_zero(fixed_draws):
     assert r.extra["job_first_fg_start"][2] == 50.0
     # wasted: 24.5 s of progress x 2 processes x U 0.5
     assert r.summary()["wasted_cpu_seconds"] == pytest.approx(24.5, rel=1e-12)
+    # the progress thrown away per kill, weighted by size: 24.5 x 2 / 2
+    assert r.summary()["lost_progress_per_kill"] == pytest.approx(24.5, rel=1e-12)
     # A: 1 + 49 * 0.98 = 49.02 s done at 50, alone afterwards
     assert r.end[0] == pytest.approx(50 + 100 - 49.02, rel=1e-12)
     assert r.migrations == 0 and r.summary()["swaps"] == 0

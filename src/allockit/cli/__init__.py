@@ -1,8 +1,8 @@
 """The ``allockit`` command line: subcommands mirror the library; JSON in, JSON out.
 
 One module per family registers its subcommands (``vcsched``, ``drfh``, ``workloads``,
-``simulate``, ``dfrs``, ``runner``); each parses, calls the library and prints, with no
-library logic of its own. Exit codes (a contract): 0 the run completed (whatever the
+``data``, ``simulate``, ``dfrs``, ``runner``, ...); each parses, calls the library and
+prints, with no library logic of its own. Exit codes (a contract): 0 the run completed (whatever the
 solve status), 1 a missing optional dependency, 2 invalid input or usage (one line on
 stderr, no traceback), 3 completed but some sweep, comparison or experiment tasks failed.
 """
@@ -14,9 +14,11 @@ import sys
 from collections.abc import Sequence
 
 from allockit.cli import (
+    data,
     dfrs,
     drfh,
     measy,
+    methods,
     reproduce,
     reproduce_vcsched,
     reserves,
@@ -26,7 +28,7 @@ from allockit.cli import (
     workloads,
 )
 from allockit.cli.common import EXIT_DEPENDENCY, EXIT_INVALID
-from allockit.errors import InvalidInputError, SolverUnavailableError
+from allockit.errors import InvalidInputError, SolverFailedError, SolverUnavailableError
 from allockit.version import __version__
 
 __all__ = ["build_parser", "main"]
@@ -36,6 +38,7 @@ FAMILIES = (
     vcsched,
     runner,
     workloads,
+    data,
     dfrs,
     simulate,
     drfh,
@@ -43,6 +46,7 @@ FAMILIES = (
     reserves,
     reproduce_vcsched,
     reproduce,
+    methods,
 )
 
 
@@ -142,6 +146,9 @@ or directory: '/nonexistent.json'
         return EXIT_INVALID
     except SolverUnavailableError as exc:
         _one_line(f"allockit: {exc}")
+        return EXIT_DEPENDENCY
+    except SolverFailedError as exc:
+        _one_line(f"allockit: error: {exc}")
         return EXIT_DEPENDENCY
     except (OSError, MemoryError) as exc:  # ConnectionError and TimeoutError are OSErrors
         _one_line(f"allockit: error: {error_line(exc)}")

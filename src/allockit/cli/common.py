@@ -34,6 +34,11 @@ __all__ = [
     "error_line",
     "finite_float",
     "integer",
+    "method_list_option",
+    "method_option",
+    "method_option_arguments",
+    "method_options",
+    "method_spec_of",
     "nonnegative_float",
     "number_list",
     "option_ranges",
@@ -360,7 +365,10 @@ def _ranges() -> dict[str, Any]:
         "slots": Range(int, ge=1, le=10_000),
         "backfill_depth": Range(int, ge=0, le=MAX_TASKS),
         "seeds": Range(int, ge=1, le=10_000),
+        "rel_gap": Range(float, ge=0, lt=1),
         "bg_threshold": Range(float, ge=0, le=1e6),
+        "measure_noise": Range(float, ge=0, le=100, unit="percentage points"),
+        "report_jitter": Range(float, ge=0, le=MAX_SECONDS, unit=seconds),
         "connect_timeout": Range(float, gt=0, le=3600, unit=seconds),
     }
 
@@ -424,6 +432,7 @@ _RANGES: dict[str, Any] | None = None
 #: Output options by dest: "file" (its folder must exist), "dir" (created if missing),
 #: "path" (a file or a folder, by the command), "store" (a results store).
 OUTPUT_KINDS = {
+    "write": "file",
     "csv": "file",
     "jobs_csv": "file",
     "markdown": "file",
@@ -734,3 +743,256 @@ def run_experiment(args: argparse.Namespace, tasks: list, sweep: str) -> Any:
         progress=args.progress,
         connect_timeout=args.connect_timeout,
     )
+
+
+# ------------------------------------------------------------ the methods' own options
+def method_option_arguments(
+    p: argparse.ArgumentParser, *, solvers: bool = False, rel_gap: bool | None = None
+) -> None:
+    """``--option KEY=VALUE`` (repeatable) and, for exact methods, ``--solver``, ``--rel-gap``.
+
+    ``method_options`` turns what was given into the method's options, typed and
+    range-checked by the method's own spec.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    solvers : bool, default False
+        Also add ``--solver NAME`` (subcommands that run Pyomo models).
+    rel_gap : bool, optional
+        Also add ``--rel-gap X`` (default: with ``solvers``).
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> method_option_arguments(p, solvers=True)
+    >>> a = p.parse_args(["--option", "tol=0.01", "--option", "warm_start=false",
+    ...                   "--solver", "scip", "--rel-gap", "1e-3"])
+    >>> a.option, a.solver, a.rel_gap
+    (['tol=0.01', 'warm_start=false'], 'scip', 0.001)
+    """
+    from allockit.constants import DEFAULT_REL_GAP
+
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the method, typed and range-checked by the method's spec "
+        "(an unknown key is refused with the accepted list); repeatable (default: none)",
+    )
+    if not solvers:
+        return
+    p.add_argument(
+        "--solver",
+        default=None,
+        metavar="NAME",
+        help="solver of the Pyomo models (milp, milp-paper, lp; best's MILP; DRFH lp and "
+        "progressive): highs, scip (pip install 'allockit[scip]'), gurobi, cbc, glpk, "
+        "cplex, xpress or any solver Pyomo knows; a missing one exits 1 naming what to "
+        "install (default: highs)",
+    )
+    if rel_gap is False:
+        return
+    p.add_argument(
+        "--rel-gap",
+        type=finite_float,
+        default=None,
+        metavar="X",
+        help="relative gap at which an exact or portfolio method stops and reports "
+        f"optimal, in [0, 1) (default: {DEFAULT_REL_GAP:g}, as HiGHS's mip_rel_gap)",
+    )
+
+
+def method_options(
+    args: argparse.Namespace, spec: Any, family: str, *, common: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The options of one method from ``--option``, ``--solver`` and ``--rel-gap``.
+
+    Each ``--option KEY=VALUE`` is typed and range-checked by the method's spec
+    (``allockit.options.parse_option_pairs``); ``--solver`` and ``--rel-gap`` become
+    ``solver`` and ``rel_gap`` and must be options of the method. A common option
+    (``time_limit``, ``threads``, ``seed``) given by ``--option`` and by its own flag
+    is refused; one of ``common`` given by ``--option`` alone is kept.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed options, from a parser given ``method_option_arguments``.
+    spec : allockit.options.MethodSpec or None
+        The method's spec (None: a user method that declares none).
+    family : str
+        The kind of method, named in messages (``"VCSched method"``).
+    common : tuple of str, default ()
+        The common options the subcommand also has flags for (their ``dest``).
+
+    Returns
+    -------
+    dict
+        Option name -> typed value.
+
+    Raises
+    ------
+    InvalidInputError
+        For a malformed pair, an unknown key (naming the accepted ones), a value out of
+        range, or an option given twice.
+
+    Examples
+    --------
+    >>> from allockit.options import MethodSpec, Range
+    >>> spec = MethodSpec("milp", "a MILP", ("rel_gap", "solver"),
+    ...                   ranges={"rel_gap": Range(float, ge=0, lt=1)})
+    >>> a = argparse.Namespace(option=["rel_gap=0.01"], solver="scip", rel_gap=None)
+    >>> method_options(a, spec, "VCSched method")
+    {'rel_gap': 0.01, 'solver': 'scip'}
+    >>> method_options(argparse.Namespace(option=[], solver=None, rel_gap=1.0), spec, "m")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --rel-gap must be a number in [0, 1); got 1.0
+    """
+    from allockit.options import Range, parse_option_pairs
+
+    options = parse_option_pairs(getattr(args, "option", None) or [], spec, family)
+    for key in common:
+        if key in options and getattr(args, key, None) is not None:
+            flag = "--" + key.replace("_", "-")
+            raise InvalidInputError(f"{flag} and --option {key}= are both given; give one")
+    flags = {"solver": getattr(args, "solver", None), "rel_gap": getattr(args, "rel_gap", None)}
+    for key, value in flags.items():
+        if value is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if key == "rel_gap":
+            Range(float, ge=0, lt=1).check(flag, value)
+        if key in options:
+            raise InvalidInputError(f"{flag} and --option {key}= are both given; give one")
+        if spec is not None and key not in spec.accepted:
+            raise InvalidInputError(
+                f"{family} {spec.name!r} does not take {flag}; its options: "
+                f"{', '.join(spec.accepted)}"
+            )
+        options[key] = value
+    return options
+
+
+def method_option(family: str, text: str, *, option: str = "--method") -> str:
+    """Check a method named on the command line, before any work; return it as given.
+
+    Every subcommand that takes a method, mechanism or scheduler accepts a built-in
+    name, a registered plug-in's name, ``MODULE:FUNCTION`` or
+    ``PATH/TO/FILE.py:FUNCTION`` (``allockit.registry.resolve_method``). A name that
+    cannot be used is one line naming the option, the spec and the cause (exit 2).
+
+    Parameters
+    ----------
+    family : str
+        ``"vcsched"``, ``"drfh"``, ``"reserves"`` or ``"scheduler"``.
+    text : str
+        What the user gave.
+    option : str, default "--method"
+        The option's name in messages.
+
+    Returns
+    -------
+    str
+        ``text`` (the library resolves it again, from its cache).
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown name or a spec that cannot be loaded.
+
+    Examples
+    --------
+    >>> method_option("drfh", "progressive")
+    'progressive'
+    >>> method_option("drfh", "nosuch_mechanisms:fair")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --method 'nosuch_mechanisms:fair': cannot import \
+module 'nosuch_mechanisms': No module named 'nosuch_mechanisms'
+    """
+    from allockit.registry import resolve_method
+
+    resolve_method(family, text, label=option)
+    return text
+
+
+def method_spec_of(family: str, text: str) -> Any:
+    """The option spec of a method named on the command line (None if it declares none).
+
+    A built-in's spec, or the ``method_spec`` attribute a user's function may declare
+    (``allockit.plugins``); ``method_options`` then checks ``--option`` against it.
+
+    Parameters
+    ----------
+    family : str
+        The method's family.
+    text : str
+        The name or spec as given.
+
+    Returns
+    -------
+    allockit.options.MethodSpec or None
+
+    Examples
+    --------
+    >>> method_spec_of("drfh", "slots").options
+    ('per_largest', 'split')
+    """
+    from allockit.registry import builtin_specs, resolve_method
+
+    specs = builtin_specs(family)
+    if text in specs:
+        return specs[text]
+    return getattr(resolve_method(family, text).function, "method_spec", None)
+
+
+def method_list_option(
+    family: str, text: str, *, option: str = "--methods", sep: str = ","
+) -> list[str]:
+    """A list of methods named on the command line: each checked (``method_option``), once.
+
+    Parameters
+    ----------
+    family : str
+        The methods' family.
+    text : str
+        ``sep``-separated names or specs.
+    option : str, default "--methods"
+        The option's name in messages.
+    sep : str, default ","
+        The separator (the DFRS experiments use ``;``: their names contain no comma but
+        specs and names may).
+
+    Returns
+    -------
+    list of str
+        The names as given, in order.
+
+    Raises
+    ------
+    InvalidInputError
+        For an empty list, a name given twice, an unknown name or a spec that cannot
+        be loaded.
+
+    Examples
+    --------
+    >>> method_list_option("vcsched", "mcb8, sg")
+    ['mcb8', 'sg']
+    >>> method_list_option("vcsched", "mcb8,mcb8")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --methods lists 'mcb8' twice; give each method once
+    """
+    from allockit.errors import InvalidInputError
+
+    names = [m.strip() for m in str(text).split(sep) if m.strip()]
+    if not names:
+        raise InvalidInputError(f"{option} needs {sep!r}-separated method names; got {text!r}")
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise InvalidInputError(f"{option} lists {name!r} twice; give each method once")
+        method_option(family, name, option=option)
+    return names

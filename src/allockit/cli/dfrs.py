@@ -30,7 +30,7 @@ def cmd_bound(args: argparse.Namespace) -> int:
     from allockit.models.stretch_bound import stretch_bound
 
     workload = workload_from_args(args.file, args)
-    result = stretch_bound(workload, method=args.method, tol=args.tol)
+    result = stretch_bound(workload, method=args.method, tol=args.tol, solver=args.solver)
     print_json(
         {
             "jobs": workload.n_jobs,
@@ -80,6 +80,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from allockit.runner import read_rows
 
     hpc2n = resolve_hpc2n(args.hpc2n)
+    skipped = _missing_hpc2n(args) if hpc2n is None else None
     sets = trace_sets(
         quick=args.quick,
         hpc2n=hpc2n,
@@ -109,7 +110,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {
         "experiment": args.experiment,
         "sweep": summary.to_dict(),
-        "real_traces": hpc2n or "skipped: no HPC2N trace (--hpc2n or ALLOCKIT_HPC2N)",
+        "real_traces": hpc2n or skipped,
         "table": table,
     }
     if args.markdown:
@@ -123,6 +124,34 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         out["plot"] = str(plot_period_sweep(table, args.plot))
     print_json(out)
     return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+
+_GET_HPC2N = "get it with 'allockit data fetch hpc2n' (or --hpc2n FILE)"
+
+
+def _missing_hpc2n(args: argparse.Namespace) -> str:
+    """No HPC2N trace: refuse if the run needs it, else say the real set is skipped.
+
+    The real set is needed when ``--sets`` names it or when it is the experiment's
+    only set (``table5``): running nothing is refused (exit 2), never reported done.
+    """
+    import sys
+
+    from allockit.experiments.dfrs import EXPERIMENTS
+
+    wanted = EXPERIMENTS[args.experiment][1]
+    if args.sets is not None:
+        wanted = tuple(s.strip() for s in args.sets.split(",") if s.strip())
+    if "real" not in wanted:
+        return "not used"
+    if (args.sets is not None and "real" in wanted) or wanted == ("real",):
+        raise InvalidInputError(
+            f"dfrs-experiment {args.experiment}: the real set needs the HPC2N trace, which "
+            f"is not in the data directory; {_GET_HPC2N}"
+        )
+    text = f"skipped: the HPC2N trace is not in the data directory; {_GET_HPC2N}"
+    sys.stderr.write(f"allockit: note: the real-world set is {text}\n")
+    return text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -149,7 +178,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ('table2', True, '0.5,0.9', 300.0, 600.0, 'cmd_experiment')
     """
     p = sub.add_parser("bound", help="lower bound on the optimal maximum stretch (Theorem 1)")
-    p.add_argument("file", help="SWF workload (plain or .gz)")
+    p.add_argument("file", help="SWF workload (plain or .gz) or a trace name (hpc2n, ...)")
     platform_options(p)
     p.add_argument(
         "--method",
@@ -163,6 +192,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1e-4,
         metavar="X",
         help="relative tolerance of the bisection, in [1e-9, 0.5] (default: 1e-4)",
+    )
+    p.add_argument(
+        "--solver",
+        default=None,
+        metavar="NAME",
+        help="with --method bisection: decide each step with the stretch LP solved by this "
+        "Pyomo solver (highs, scip, ...; a missing one exits 1 naming what to install; "
+        "default: none, the max-flow check)",
     )
     p.set_defaults(func=cmd_bound)
 
@@ -189,7 +226,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="A1;A2",
         help="semicolon-separated subset of the experiment's algorithms, e.g. "
-        "'EASY;FCFS' (default: all)",
+        "'EASY;FCFS', and schedulers of your own (MODULE:CLASS, PATH/TO/FILE.py:CLASS, a "
+        "plug-in) as more rows (default: all)",
     )
     p.add_argument(
         "--backfill-depth",
@@ -241,7 +279,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--hpc2n",
         default=None,
         metavar="SWF",
-        help="HPC2N SWF file (default: $ALLOCKIT_HPC2N, else ../shared/data/traces/...)",
+        help="HPC2N SWF file or the trace name hpc2n (default: $ALLOCKIT_HPC2N, else the "
+        "data directory's hpc2n: 'allockit data fetch hpc2n')",
     )
     p.add_argument(
         "--penalty",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +71,15 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         model=args.model,
         traces=args.traces,
         trace_jobs=args.trace_jobs,
+        reasy_extra=args.reasy_extra,
+        reasy_protect=args.reasy_protect,
     )
     if args.figure == "all" and not sets.traces:
         figures.remove("traces")
+        sys.stderr.write(
+            "allockit: note: no real trace in the data directory, the traces figure is "
+            "skipped; 'allockit data fetch all' gets them\n"
+        )
     per_figure = {figure: experiment_tasks(figure, sets) for figure in figures}
     tasks = [task for figure in figures for task in per_figure[figure]]
     summary = run_experiment(args, tasks, f"measy-{args.figure}")
@@ -178,9 +185,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--traces",
         default=None,
-        metavar="DIR",
-        help="folder of the real SWF traces (default: $ALLOCKIT_TRACES, else "
-        "../shared/data/traces)",
+        metavar="LIST",
+        help="the real traces: comma-separated names (hpc2n, ctc-sp2, sdsc-blue, "
+        "llnl-thunder, cea-curie) or SWF files, or a folder of the archive files "
+        "(default: $ALLOCKIT_TRACES, else every named trace in the data directory)",
     )
     p.add_argument(
         "--trace-jobs",
@@ -189,6 +197,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="first jobs of each real trace, >= 1 (default: all, 50,000 for LLNL-Thunder "
         "and 20,000 for CEA-Curie; quick: 5,000)",
     )
+    from allockit.cli.simulate import reasy_options
+    from allockit.simulation.two_tier_choices import REASY_EXTRA
+
+    reasy_options(p, REASY_EXTRA)
     p.add_argument(
         "--markdown", default=None, metavar="FILE", help="tables beside the paper's (default: none)"
     )

@@ -17,6 +17,7 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    method_list_option,
     positive_float,
     positive_int,
     print_json,
@@ -130,7 +131,11 @@ def _figures(args: argparse.Namespace, items, header: str) -> tuple[Any, dict, s
     )
 
     default = PARALLEL_METHODS if args.experiment == "parallel" else LARGE_METHODS
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()] if args.methods else default
+    methods = (
+        method_list_option("vcsched", args.methods, option="--methods")
+        if args.methods
+        else default
+    )
     tasks = figure_tasks(items, methods, time_limit=args.time_limit, tol=args.tol)
     summary, rows = _run(args, tasks)
     flat = comparison_rows(rows) + lp_rows(items)
@@ -269,8 +274,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--methods",
         default=None,
-        help="large/parallel: comma-separated methods (default: mcb8,gr,sg,gb,sgb,rrnd,rrnz; "
-        "parallel: mcb8,sg,sgb)",
+        help="large/parallel: comma-separated methods, built-in or your own (MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION) (default: mcb8,gr,sg,gb,sgb,rrnd,rrnz; parallel: "
+        "mcb8,sg,sgb)",
     )
     p.add_argument(
         "--time-limit",

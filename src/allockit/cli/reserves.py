@@ -9,6 +9,7 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    method_option,
     nonnegative_float,
     positive_float,
     positive_int,
@@ -29,12 +30,9 @@ def cmd_reserves(args: argparse.Namespace) -> int:
     """``allockit reserves FILE``: one allocation round of the bank or cluster reserves."""
     from allockit.instances.io import read_json
     from allockit.instances.reserves import ReservesInstance
-    from allockit.reserves import RESERVES_METHODS, allocate_reserves
+    from allockit.reserves import allocate_reserves
 
-    if args.method not in RESERVES_METHODS:
-        raise InvalidInputError(
-            f"--method must be one of {list(RESERVES_METHODS)}; got {args.method!r}"
-        )
+    method_option("reserves", args.method)  # a spec that cannot load fails before reading
     instance = ReservesInstance.from_dict(read_json(args.file, "instance"))
     options: dict[str, Any] = {}
     if args.c is not None:
@@ -69,6 +67,10 @@ def cmd_cluster_sim(args: argparse.Namespace) -> int:
         overrides.setdefault("warmup", min(10.0, args.duration / 5))
     if args.warmup is not None:
         overrides["warmup"] = args.warmup
+    if args.measure_noise:
+        overrides["measure_noise"] = args.measure_noise
+    if args.report_jitter:
+        overrides["report_jitter"] = args.report_jitter
     if args.scenario is not None:
         if args.nodes is not None or args.fanout is not None:
             raise InvalidInputError("--scenario takes no --nodes or --fanout")
@@ -164,7 +166,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method",
         default="bank",
-        help="bank (default) or cluster-reserves",
+        metavar="NAME",
+        help="bank (default) or cluster-reserves, or your own method: MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION or a registered plug-in (see allockit methods)",
     )
     p.add_argument(
         "--c",
@@ -221,6 +225,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds left out of the statistics, below --duration (default: 10, or "
         "duration/5 when --duration is given)",
+    )
+    p.add_argument(
+        "--measure-noise",
+        type=nonnegative_float,
+        default=0.0,
+        metavar="PP",
+        help="s.d. of a normal error added to every reported usage, per node and class, in "
+        "percentage points, in [0, 100] (clipped to [0, 100] after; default: 0, off)",
+    )
+    p.add_argument(
+        "--report-jitter",
+        type=nonnegative_float,
+        default=0.0,
+        metavar="S",
+        help="each report message takes the delay plus a uniform extra in [0, S) seconds, "
+        "S >= 0 (default: 0, off)",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
     p.add_argument(

@@ -6,6 +6,8 @@ import argparse
 
 from allockit.cli.common import (
     EXIT_OK,
+    method_option_arguments,
+    method_options,
     nonnegative_float,
     positive_float,
     print_json,
@@ -14,6 +16,7 @@ from allockit.cli.common import (
 )
 from allockit.cli.workloads import platform_options, workload_from_args
 from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
+from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
 
@@ -30,6 +33,8 @@ def _options(family: str, args: argparse.Namespace) -> dict:
         if args.hold is not None:
             options["hold"] = args.hold
         return options
+    if family == "fractional":  # a policy of the user's on the DFRS platform
+        return {"penalty": args.penalty}
     if family == "two-tier":
         return {
             "migration_cost": args.migration_cost,
@@ -40,6 +45,8 @@ def _options(family: str, args: argparse.Namespace) -> dict:
             "feedback": args.feedback,
             "debug": args.debug,
             "seed": args.seed,
+            "reasy_extra": args.reasy_extra,
+            "reasy_protect": args.reasy_protect,
         }
     return {}
 
@@ -59,15 +66,51 @@ def _two_tier_platform(workload, args: argparse.Namespace):
     return workload.replace(platform=platform)
 
 
+def _user_policy(args: argparse.Namespace) -> tuple:
+    """A scheduler of the user's (``--algorithm MODULE:CLASS``): the policy and its name."""
+    from allockit.options import parse_option_pairs
+    from allockit.simulation.simulate import build_policy
+
+    if args.backfill_depth is not None:
+        raise InvalidInputError(
+            "--backfill-depth is EASY's option; give a policy of your own its options "
+            "with --option KEY=VALUE"
+        )
+    pairs = getattr(args, "option", None) or []
+    options = parse_option_pairs(pairs, None, "scheduler") if pairs else {}
+    return build_policy(args.algorithm, label="--algorithm", **options)
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     """``allockit simulate FILE --algorithm NAME``: the summary JSON."""
-    from allockit.simulation.simulate import simulate, simulator_for
+    from allockit.simulation.simulate import (
+        is_builtin,
+        simulate,
+        simulate_policy,
+        simulator_for,
+    )
 
-    family = simulator_for(args.algorithm).spec.name  # a bad name fails before reading
+    if is_builtin(args.algorithm):
+        spec = simulator_for(args.algorithm).spec  # a bad name fails before reading
+        family = spec.name
+        policy = None
+    else:
+        from allockit.simulation.simulate import ENGINES, _user_named
+
+        if not _user_named(args.algorithm):
+            simulator_for(args.algorithm)  # raises, naming what is wrong with the name
+        policy, name = _user_policy(args)  # a spec that cannot load fails before reading
+        family = policy.model
+        spec = ENGINES.get(family)
+    # --option KEY=VALUE overrides the flag of the same option
+    options = {**_options(family, args), **method_options(args, spec, "simulator")}
     workload = workload_from_args(args.file, args)
     if family == "two-tier":
         workload = _two_tier_platform(workload, args)
-    result = simulate(workload, args.algorithm, **_options(family, args))
+    if policy is None:
+        result = simulate(workload, args.algorithm, **options)
+    else:
+        result = simulate_policy(workload, policy, name=name, **options)
     summary = {**result.summary(), **getattr(args, "input_counts", {})}
     if args.bound:
         from allockit.models.stretch_bound import stretch_bound
@@ -106,12 +149,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     (False, 20.0, 0)
     """
     p = sub.add_parser("simulate", help="simulate a scheduler on an SWF workload")
-    p.add_argument("file", help="SWF workload (plain or .gz)")
+    p.add_argument("file", help="SWF workload (plain or .gz) or a trace name (hpc2n, ...)")
     p.add_argument(
         "--algorithm",
         default="EASY",
         help="FCFS, EASY (default), a DFRS name such as 'GreedyPM */per/opt=min/minvt=600', "
-        "or a two-tier scheduler KEASY, REASY, MEASY",
+        "a two-tier scheduler KEASY, REASY, MEASY, or a scheduler of your own: "
+        "MODULE:CLASS, PATH/TO/FILE.py:CLASS or a registered plug-in (a Policy, see "
+        "allockit.simulation.policy)",
     )
     p.add_argument(
         "--penalty",
@@ -184,6 +229,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         CPU_INFO,
         DRAWS,
         MIGRATION_COST_SECONDS,
+        REASY_EXTRA,
     )
 
     g = p.add_argument_group("two-tier schedulers (KEASY, REASY, MEASY)")
@@ -229,6 +275,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         "submitted think-time seconds after its preceding job ends (default: off, every job "
         "at its submit time)",
     )
+    reasy_options(g, REASY_EXTRA)
     g.add_argument(
         "--seed",
         type=seed_int,
@@ -241,4 +288,35 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check the two-tier invariants after every event (slower)",
     )
+    method_option_arguments(p)
     p.set_defaults(func=cmd_simulate)
+
+
+def reasy_options(g: argparse._ActionsContainer, choices: tuple[str, ...]) -> None:
+    """``--reasy-extra`` and ``--reasy-protect``: REASY's two readings of Algorithm 3.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> reasy_options(p, ("idle", "line17"))
+    >>> a = p.parse_args(["--reasy-extra", "line17", "--no-reasy-protect"])
+    >>> a.reasy_extra, a.reasy_protect
+    ('line17', False)
+    """
+    g.add_argument(
+        "--reasy-extra",
+        choices=list(choices),
+        default="idle",
+        help="REASY's extra fg VMs for a head running in bg: idle = the idle fg VMs off "
+        "the head's processors (the paper's prose), line17 = idle + s - n (Algorithm 3, "
+        "line 17: s the total size of the fg jobs on the head's processors, n the head's "
+        "size) (default: idle)",
+    )
+    g.add_argument(
+        "--reasy-protect",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="REASY: dispatch a job admitted by the extra rule off the head's processors "
+        "only (allockit's rule); --no-reasy-protect: Dispatch unmodified, as the paper's "
+        "pseudocode (default: protect)",
+    )

@@ -11,6 +11,11 @@ from allockit.cli.common import (
     EXIT_TASKS_FAILED,
     connect_option,
     finite_float,
+    method_list_option,
+    method_option,
+    method_option_arguments,
+    method_options,
+    method_spec_of,
     positive_float,
     positive_int,
     print_json,
@@ -25,18 +30,85 @@ __all__ = ["register"]
 DEFAULT_METHODS = "milp,lp,mcb8,gr,sg,gb,sgb,rrnd,rrnz"
 
 
+_COMMON = ("time_limit", "threads", "seed")
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     """``allockit solve FILE``: one instance, one method; the result as JSON."""
     from allockit.instances.io import read_instance
-    from allockit.vcsched import METHODS, solve
+    from allockit.vcsched import solve
 
-    if args.method not in METHODS:
-        raise InvalidInputError(f"--method must be one of {sorted(METHODS)}; got {args.method!r}")
+    method_option("vcsched", args.method)  # a spec that cannot load fails before reading
+    spec = method_spec_of("vcsched", args.method)
+    options = method_options(args, spec, "VCSched method", common=_COMMON)
+    common = {key: options.pop(key, getattr(args, key)) for key in _COMMON}
     instance = read_instance(args.file)
-    result = solve(
-        instance, args.method, time_limit=args.time_limit, threads=args.threads, seed=args.seed
-    )
+    result = solve(instance, args.method, **common, **options)
     print_json(result.to_dict())
+    return EXIT_OK
+
+
+def _compare_params(args: argparse.Namespace, methods: list[str]) -> dict[str, dict]:
+    """Each method's options from ``--option``, ``--solver`` and ``--rel-gap``.
+
+    An option goes to every listed method that accepts it; one that no listed method
+    accepts is refused, naming the methods. The common options have their own flags. A
+    user's method gets the options its ``method_spec`` declares (none without one).
+    """
+    specs = {m: method_spec_of("vcsched", m) for m in methods}
+    accepts = {m: (specs[m].options if specs[m] is not None else ()) for m in methods}
+    pairs = list(args.option or [])
+    keys = [str(pair).partition("=")[0].strip() for pair in pairs]
+    given = dict(zip(keys, pairs, strict=True))
+    for key in keys:
+        if key in _COMMON:
+            flag = "--" + key.replace("_", "-")
+            raise InvalidInputError(f"--option {key}: compare takes it as {flag}")
+    flags = {"solver": args.solver, "rel_gap": args.rel_gap}
+    wanted = set(keys) | {k for k, v in flags.items() if v is not None}
+    params: dict[str, dict] = {}
+    for method in methods:
+        if specs[method] is None:
+            params[method] = {}
+            continue
+        mine = argparse.Namespace(
+            option=[given[k] for k in keys if k in accepts[method]],
+            **{k: (v if k in accepts[method] else None) for k, v in flags.items()},
+        )
+        params[method] = method_options(mine, specs[method], "VCSched method")
+    for key in sorted(wanted):
+        if not any(key in accepts[m] for m in methods):
+            flag = f"--option {key}" if key in keys else "--" + key.replace("_", "-")
+            raise InvalidInputError(
+                f"{flag}: none of the methods {', '.join(methods)} takes it"
+            )
+    return params
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    """``allockit model FILE --method M --write F``: the model ``solve`` runs, as a file."""
+    from allockit.instances.io import read_instance
+    from allockit.models.vcsched_write import MODEL_METHODS, build_model, write_model
+
+    if args.method not in MODEL_METHODS:
+        raise InvalidInputError(
+            f"--method must be one of {', '.join(MODEL_METHODS)}; got {args.method!r}"
+        )
+    if Path(args.write).suffix.lower() not in (".lp", ".mps"):
+        raise InvalidInputError(f"--write must end in .lp or .mps; got {args.write!r}")
+    options = method_options(args, None, "model")
+    unknown = sorted(set(options) - {"symmetry_breaking"})
+    if unknown or (options and args.method != "milp"):
+        raise InvalidInputError(
+            f"model --method {args.method} takes "
+            + ("--option symmetry_breaking=true|false" if args.method == "milp" else "no option")
+            + f"; got {', '.join(sorted(options))}"
+        )
+    if not isinstance(options.get("symmetry_breaking", True), bool):
+        raise InvalidInputError("--option symmetry_breaking must be true or false")
+    instance = read_instance(args.file)
+    model = build_model(instance, args.method, **options)
+    print_json({"method": args.method, **write_model(model, instance, args.write)})
     return EXIT_OK
 
 
@@ -45,95 +117,70 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from allockit.instances import sample_dir
 
     args.inputs = [sample_dir()]
+    args.demo = True
     return cmd_compare(args)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """``allockit compare``: every method on every instance; the Table 1 statistics."""
-    import tempfile
+    """``allockit compare``: every method on every instance (``allockit.compare``)."""
+    import os
 
-    from allockit.experiments.compare import comparison_rows, format_table, summarize
-    from allockit.experiments.vcsched import collect_instance_files, vcsched_tasks
-    from allockit.instances.io import read_instance
-    from allockit.runner import read_rows, run_sweep
+    from allockit.comparison import compare
 
     methods = _method_list(args.methods)
-    files = collect_instance_files(args.inputs)
-    seen: dict[Path, Path] = {}
-    for path in files:
-        if path.resolve() in seen:
-            raise InvalidInputError(
-                f"instance file {str(path)!r} is given twice (also as "
-                f"{str(seen[path.resolve()])!r}); give each file once"
-            )
-        seen[path.resolve()] = path
-    stems = [p.stem for p in files]
-    for stem in stems:
-        if stems.count(stem) > 1:
-            raise InvalidInputError(
-                f"two instance files are named {stem!r} (rows are keyed by the file's stem); "
-                "rename one"
-            )
-    items = [(p.stem, read_instance(p).to_dict()) for p in files]
-    tasks = vcsched_tasks(items, methods=methods, seeds=[args.seed], time_limit=args.time_limit)
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Path(args.store) if args.store else Path(tmp) / "compare.db"
-        try:
-            summary = run_sweep(
-                tasks,
-                store,
-                backend=args.backend,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                sweep="compare",
-                progress=False if args.no_progress else None,
-                connect_timeout=args.connect_timeout,
-            )
-        except KeyboardInterrupt:
-            sys.stderr.write(
-                "allockit: interrupted"
-                + (f"; finished rows are in {store}; rerun to resume\n" if args.store else "\n")
-            )
-            return 130
-        wanted = {t.key for t in tasks}
-        rows = [r for r in read_rows(store) if r["key"] in wanted]
-    flat = comparison_rows(rows)
-    summaries = summarize(flat, methods)
+    params = _compare_params(args, methods)
+    workers = args.workers or os.cpu_count() or 1
+    try:
+        result = compare(
+            list(args.inputs),
+            methods,
+            time_limit=args.time_limit,
+            workers=workers,
+            store=args.store,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            seed=args.seed,
+            progress=False if args.no_progress else None,
+            connect_timeout=args.connect_timeout,
+            options=params,
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "allockit: interrupted"
+            + (f"; finished rows are in {args.store}; rerun to resume\n" if args.store else "\n")
+        )
+        return 130
     if args.json:
         print_json(
             {
-                "instances": len(items),
-                "failed_tasks": summary.failed,
-                "methods": [s.to_dict() for s in summaries],
+                "instances": len(result.instances),
+                "failed_tasks": result.failed_tasks,
+                "methods": [s.to_dict() for s in result.summary()],
+                "legend": _legend(),
             }
         )
     else:
-        sys.stdout.write(f"{len(items)} instances\n{format_table(summaries)}\n")
+        # the demo runs a sample of the paper's small set: its Table 1 stands beside
+        paper = None
+        if getattr(args, "demo", False):
+            from allockit.experiments.vcsched_table1 import PAPER_TABLE1 as paper
+        sys.stdout.write(result.table(paper) + "\n")
     if args.csv:
-        write_dict_csv(args.csv, flat)
+        write_dict_csv(args.csv, list(result.rows))
     if args.plot:
-        from allockit.experiments.plots import plot_comparison
+        result.plot(args.plot)
+    return EXIT_OK if result.failed_tasks == 0 else EXIT_TASKS_FAILED
 
-        plot_comparison(flat, args.plot)
-    return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+def _legend() -> str:
+    from allockit.experiments.compare import LEGEND
+
+    return LEGEND
 
 
 def _method_list(text: str) -> list[str]:
-    """``--methods``: known names, each once."""
-    from allockit.vcsched import METHOD_SPECS
-
-    methods = [m.strip() for m in text.split(",") if m.strip()]
-    if not methods:
-        raise InvalidInputError(f"--methods needs comma-separated method names; got {text!r}")
-    for k, method in enumerate(methods):
-        if method not in METHOD_SPECS:
-            raise InvalidInputError(
-                f"--methods: {method!r} is not a VCSched method; methods: "
-                f"{', '.join(METHOD_SPECS)}"
-            )
-        if method in methods[:k]:
-            raise InvalidInputError(f"--methods lists {method!r} twice; give each method once")
-    return methods
+    """``--methods``: built-in names, plug-ins or specs, each once."""
+    return method_list_option("vcsched", text, option="--methods")
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -175,7 +222,8 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
         "--methods",
         default=DEFAULT_METHODS,
         metavar="M1,M2",
-        help=f"comma-separated VCSched method names, each once (default: {DEFAULT_METHODS})",
+        help="comma-separated VCSched methods, each once: built-in names, plug-ins, "
+        f"MODULE:FUNCTION or PATH/TO/FILE.py:FUNCTION (default: {DEFAULT_METHODS})",
     )
     p.add_argument(
         "--time-limit",
@@ -239,6 +287,7 @@ def _compare_options(p: argparse.ArgumentParser) -> None:
         "--no-progress", action="store_true", help="no progress bar on stderr (default: off)"
     )
     connect_option(p)
+    method_option_arguments(p, solvers=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -272,7 +321,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="milp (default), milp-paper, cpsat, lp, best (portfolio: heuristics, local "
         "search, bounds, exact search; 60 s unless --time-limit), gr, sg, gb, sgb, rrnd, "
-        "rrnz, mcb1..mcb8, adapt",
+        "rrnz, mcb1..mcb8, adapt; or your own heuristic: MODULE:FUNCTION, "
+        "PATH/TO/FILE.py:FUNCTION or a registered plug-in (see allockit methods)",
     )
     p.add_argument(
         "--time-limit",
@@ -294,10 +344,36 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=seed_int,
         default=None,
         metavar="N",
-        help="seed of CP-SAT and RRND/RRNZ, an integer in 0..2^63-1 (default: CP-SAT 0, "
-        "RRND fresh entropy)",
+        help="seed of CP-SAT, the MILP solver and RRND/RRNZ, an integer in 0..2^63-1 "
+        "(default: solvers 0, RRND fresh entropy)",
     )
+    method_option_arguments(p, solvers=True)
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser(
+        "model",
+        help="write the model solve runs (milp, milp-paper, lp) as an LP or MPS file",
+        description="Write the exact model that solve would run, for any solver. Variable "
+        "names: milp n_JOB_h<j> (tasks of job JOB on host j) and L; milp-paper and lp "
+        "e_JOB_t<k>_h<j>, alpha_JOB_t<k>_h<j> and Y (JOB: the job's name with other "
+        "characters than letters, digits and _ replaced by _; j<index> when names clash); "
+        "allockit.models.vcsched_write.read_solution reads another solver's values back.",
+    )
+    p.add_argument("file", help="VCSched instance JSON file")
+    p.add_argument(
+        "--method",
+        default="milp",
+        metavar="NAME",
+        help="milp (default), milp-paper or lp (the relaxation)",
+    )
+    p.add_argument(
+        "--write",
+        required=True,
+        metavar="FILE",
+        help="the file to write, ending in .lp or .mps (required)",
+    )
+    method_option_arguments(p)
+    p.set_defaults(func=cmd_model)
 
     p = sub.add_parser("compare", help="run methods on instances; print the paper's Table 1")
     p.add_argument("inputs", nargs="+", help="instance files, directories or glob patterns")

@@ -15,14 +15,16 @@ __all__ = ["register", "workload_from_args"]
 def workload_from_args(path: str, args: argparse.Namespace):
     """The workload in ``path`` with the ``--nodes``/``--cores``/``--skip-bad`` options.
 
-    A thin wrapper of ``allockit.instances.workload_files.read_workload`` for the
-    commands that read an SWF file (``bound``, ``simulate``, ``workload stats``).
+    ``path`` may also name a real trace of the data directory (``hpc2n``, ``ctc-sp2``,
+    ...; ``allockit.instances.datasets.trace_path``). A thin wrapper of
+    ``allockit.instances.workload_files.read_workload`` for the commands that read an
+    SWF file (``bound``, ``simulate``, ``workload stats``).
     Options missing from ``args`` take their defaults.
 
     Parameters
     ----------
     path : str
-        SWF workload file (plain or gzip).
+        SWF workload file (plain or gzip), or a trace name.
     args : argparse.Namespace
         Parsed options; reads ``nodes`` and ``cores`` (override the file's platform),
         ``skip_bad`` (skip malformed lines) and ``node_memory`` (GiB) when present.
@@ -38,7 +40,9 @@ def workload_from_args(path: str, args: argparse.Namespace):
     Raises
     ------
     InvalidInputError
-        Raised by ``read_workload`` if the file cannot be read or is malformed.
+        Raised by ``read_workload`` if the file cannot be read or is malformed, or
+        if a named trace is not in the data directory (the message says the ``allockit
+        data`` command that gets it).
 
     Examples
     --------
@@ -53,8 +57,10 @@ def workload_from_args(path: str, args: argparse.Namespace):
     """
     import numpy as np
 
+    from allockit.instances.datasets import trace_path
     from allockit.instances.workload_files import read_workload_report
 
+    path = trace_path(path)
     workload, counts = read_workload_report(
         path,
         nodes=getattr(args, "nodes", None),
@@ -144,10 +150,11 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """``allockit workload fit TRACE --out model.json``: a Jann 1997 model of any log."""
+    from allockit.instances.datasets import trace_path
     from allockit.instances.jann97 import fit_jann97, save_jann_model
     from allockit.instances.swf import read_swf
 
-    trace = read_swf(args.trace, on_error="skip" if args.skip_bad else "raise")
+    trace = read_swf(trace_path(args.trace), on_error="skip" if args.skip_bad else "raise")
     model = fit_jann97(
         trace, ranges=args.ranges, start=args.start, end=args.end, source=str(args.trace)
     )
@@ -166,6 +173,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
 def cmd_hpc2n(args: argparse.Namespace) -> int:
     """``allockit workload hpc2n TRACE --out DIR``: the paper's conversion, weekly files."""
     from allockit.cli.common import check_output
+    from allockit.instances.datasets import trace_path
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
     from allockit.instances.swf import read_swf, workload_to_swf, write_swf
 
@@ -173,7 +181,7 @@ def cmd_hpc2n(args: argparse.Namespace) -> int:
         raise InvalidInputError("workload hpc2n takes --weeks A-B or --whole, not both")
     if args.out is not None:  # one SWF file with --weeks/--whole, else a folder of weeks
         check_output(args.out, "file" if args.whole or args.weeks else "dir", "--out")
-    trace = read_swf(args.trace, on_error="skip" if args.skip_bad else "raise")
+    trace = read_swf(trace_path(args.trace), on_error="skip" if args.skip_bad else "raise")
     whole = hpc2n_workload(trace)
     if args.whole or args.weeks:
         from allockit.instances.hpc2n import join_weeks
@@ -375,7 +383,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             )
         w.set_defaults(func=cmd_model)
     w = wl.add_parser("fit", help="fit a Jann 1997 model (hyper-Erlangs) to any SWF log")
-    w.add_argument("trace", help="SWF file (plain or .gz)")
+    w.add_argument("trace", help="SWF file (plain or .gz) or a trace name (ctc-sp2, ...)")
     w.add_argument(
         "--out", required=True, metavar="FILE", help="model JSON file to write (required)"
     )
@@ -393,7 +401,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     w.set_defaults(func=cmd_fit)
     w = wl.add_parser("hpc2n", help="convert the HPC2N trace (paper Sec. 5.3.1), weekly files")
-    w.add_argument("trace", help="HPC2N SWF file (plain or .gz)")
+    w.add_argument(
+        "trace",
+        nargs="?",
+        default="hpc2n",
+        help="HPC2N SWF file (plain or .gz) or the trace name hpc2n (default: hpc2n, "
+        "from the data directory: 'allockit data fetch hpc2n')",
+    )
     w.add_argument(
         "--out",
         metavar="PATH",
@@ -419,6 +433,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     w.set_defaults(func=cmd_hpc2n)
     w = wl.add_parser("stats", help="jobs, nodes, offered load, size and runtime summaries")
-    w.add_argument("file", help="SWF file (plain or .gz)")
+    w.add_argument("file", help="SWF file (plain or .gz) or a trace name (hpc2n, ...)")
     platform_options(w)
     w.set_defaults(func=cmd_stats)

@@ -9,7 +9,13 @@ import numpy as np
 from allockit.constants import MEM_TOL
 from allockit.instances.vcsched import VCInstance
 
-__all__ = ["bins_lower_bound", "load_lower_bound", "pair_hosts_lower_bound", "yield_upper_bound"]
+__all__ = [
+    "bins_lower_bound",
+    "infeasibility_proof",
+    "load_lower_bound",
+    "pair_hosts_lower_bound",
+    "yield_upper_bound",
+]
 
 #: Bisection steps of ``load_lower_bound`` (the interval shrinks by 2**-60).
 BISECTION_STEPS = 60
@@ -277,3 +283,49 @@ def yield_upper_bound(instance: VCInstance) -> tuple[float | None, str]:
     if load <= 1.0:
         return 1.0, "lp"
     return 1.0 / load, source
+
+
+def infeasibility_proof(instance: VCInstance) -> str | None:
+    """Why no placement exists, when memory alone proves it; None when it does not.
+
+    The arguments of ``yield_upper_bound``, named: a task whose memory exceeds a host,
+    the total memory above the hosts', or the bin-packing bound on the memories (which
+    includes the matching argument on the tasks above 1/3 of a host).
+
+    Parameters
+    ----------
+    instance : VCInstance
+        Hosts (capacity 1) and jobs with memory per task, as fractions of a host.
+
+    Returns
+    -------
+    str or None
+        The proof as a sentence naming the argument, or None (no proof: the instance
+        may still be infeasible).
+
+    Examples
+    --------
+    >>> infeasibility_proof(VCInstance.from_lists(hosts=2, cpu=[0.1] * 3, mem=[0.6] * 3))
+    "memory: the tasks' memories need at least 3 hosts, more than the 2 hosts (bin-packing \
+bound)"
+    >>> infeasibility_proof(VCInstance.from_lists(hosts=2, cpu=[0.1] * 3, mem=[0.3] * 3))
+    """
+    mem = instance.mem[instance.task_job]
+    cpu = instance.cpu[instance.task_job]
+    if mem.size and float(mem.max()) > 1.0 + MEM_TOL:
+        return f"memory: a task needs {float(mem.max()):.6g} > 1 host of memory"
+    total = float(mem.sum())
+    if total > instance.hosts:
+        return f"memory: the total memory {total:.6g} exceeds the {instance.hosts} hosts"
+    bins = bins_lower_bound(mem, 1.0 + MEM_TOL)
+    if bins > instance.hosts:
+        return (
+            f"memory: the tasks' memories need at least {bins} hosts, more than the "
+            f"{instance.hosts} hosts (bin-packing bound)"
+        )
+    if _pair_exceeds(cpu, mem, np.inf, instance.hosts):
+        return (
+            "memory: the tasks above 1/3 of a host's memory cannot be paired onto the "
+            f"{instance.hosts} hosts (matching bound)"
+        )
+    return None

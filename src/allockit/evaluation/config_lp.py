@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
@@ -564,7 +565,7 @@ def configuration_lp_bound(
     incumbent_load: float | None = None,
     lower_load: float | None = None,
     rel_gap: float = 1e-6,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     max_iterations: int = MAX_ITERATIONS,
     lp: ConfigurationLP | None = None,
 ) -> ConfigLPBound:
@@ -592,8 +593,8 @@ def configuration_lp_bound(
     rel_gap : float, default 1e-6
         The relative gap at which the incumbent counts as certified (the first
         capacity tested is ``incumbent_load (1 - rel_gap)``).
-    time_limit : float, optional
-        Seconds for the whole search.
+    time_limit : float or Deadline, optional
+        Seconds for the whole search, or a deadline handed down (``allockit.clock``).
     max_iterations : int, default MAX_ITERATIONS
         Column-generation iterations per capacity.
     lp : ConfigurationLP, optional
@@ -617,7 +618,7 @@ def configuration_lp_bound(
     (True, 0.8333)
     """
     started = time.perf_counter()
-    deadline = None if time_limit is None else started + float(time_limit)
+    deadline = Deadline.of(time_limit).at
     lp = ConfigurationLP(instance) if lp is None else lp
     cpu = instance.cpu[instance.task_job]
     floor = max(float(cpu.sum()) / instance.hosts, float(cpu.max()))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["ColumnsOutcome", "columns_certify"]
@@ -71,7 +72,7 @@ def columns_certify(
     lower_load: float | None = None,
     placements: Sequence[np.ndarray] = (),
     rel_gap: float = 1e-6,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
 ) -> ColumnsOutcome:
     """Bound the minimum yield by the configuration LP and dive for a better placement.
 
@@ -91,8 +92,8 @@ def columns_certify(
         More valid placements whose hosts become columns.
     rel_gap : float, default 1e-6
         The relative gap that certifies a placement.
-    time_limit : float, optional
-        Seconds for the whole call.
+    time_limit : float or Deadline, optional
+        Seconds for the whole call, or a deadline handed down (``allockit.clock``).
 
     Returns
     -------
@@ -111,7 +112,7 @@ def columns_certify(
     from allockit.evaluation.placement import host_loads
 
     started = time.perf_counter()
-    deadline = None if time_limit is None else started + float(time_limit)
+    deadline = Deadline.of(time_limit).at
 
     def left() -> float:
         return math.inf if deadline is None else deadline - time.perf_counter()
@@ -139,7 +140,7 @@ def columns_certify(
             incumbent_load=best_load,
             lower_load=lo,
             rel_gap=rel_gap,
-            time_limit=BOUND_SHARE * left() if deadline is not None else None,
+            time_limit=BOUND_SHARE * left() if deadline is not None and left() > 0 else None,
             lp=lp,
         )
         tested += len(out.tests)

@@ -10,7 +10,7 @@ __all__ = ["closed_form_allocation", "lp_bound", "relaxed_average_yield"]
 
 
 def lp_bound(instance: VCInstance) -> float | None:
-    """Closed-form optimum of the rational relaxation: ``min(1, H / sum a)`` (FORMULAS §1).
+    """Closed-form optimum of the rational relaxation: ``min(1, H / sum a)`` (user guide (VCSched)).
 
     Valid when the total memory fits (``sum m <= H``); returns None otherwise (the
     relaxation is infeasible, hence so is the instance). Without a migration budget this

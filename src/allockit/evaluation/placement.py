@@ -129,7 +129,7 @@ def placement_violation(instance: VCInstance, task_hosts: np.ndarray) -> str | N
 
 
 def min_yield_of(instance: VCInstance, task_hosts: np.ndarray) -> float:
-    """Best minimum yield of a placement: ``min(1, 1 / max_j L_j)`` (FORMULAS §1).
+    """Best minimum yield of a placement: ``min(1, 1 / max_j L_j)`` (user guide (VCSched)).
 
     ``L_j`` is the summed CPU need of the tasks on host ``j``; sharing each host's CPU
     in proportion to need gives every job this yield, and no sharing does better.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["RelaxationTimeLimit", "solve_relaxation_highs"]
@@ -27,7 +28,7 @@ def _csc(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, ncol: int):
 
 
 def solve_relaxation_highs(
-    instance: VCInstance, *, threads: int = 1, time_limit: float | None = None
+    instance: VCInstance, *, threads: int = 1, time_limit: float | Deadline | None = None
 ) -> tuple[float, np.ndarray] | None:
     """Solve the relaxation of the paper's MILP (eqs. 3-21, ``e`` continuous) with HiGHS.
 
@@ -43,8 +44,8 @@ def solve_relaxation_highs(
         fractions of a host). Migration limits, if any, are not modelled.
     threads : int, default 1
         HiGHS threads.
-    time_limit : float, optional
-        Seconds; a solve stopped by it returns None.
+    time_limit : float or Deadline, optional
+        Seconds, or the caller's deadline.
 
     Returns
     -------
@@ -163,13 +164,16 @@ def solve_relaxation_highs(
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
     h.setOptionValue("random_seed", 0)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
+    deadline = Deadline.of(time_limit)
+    if deadline.at is not None:
+        h.setOptionValue("time_limit", deadline.seconds())
     h.passModel(lp)
     h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kTimeLimit:
-        raise RelaxationTimeLimit(f"the LP relaxation was not solved within {time_limit} s")
+        raise RelaxationTimeLimit(
+            f"the LP relaxation was not solved within {deadline.limit:.6g} s"
+        )
     if status != highspy.HighsModelStatus.kOptimal:
         return None
     x = np.asarray(h.getSolution().col_value, dtype=float)

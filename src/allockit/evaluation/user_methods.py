@@ -118,6 +118,9 @@ def placement_to_task_hosts(instance: VCInstance, placement: Any, *, method: str
             f"{method}: the placement must give one entry per job ({instance.n_jobs}); "
             f"got {len(placement)}"
         )
+    flat = _one_host_per_job(instance, placement, method)
+    if flat is not None:  # the common case, checked and expanded in numpy
+        return _checked_hosts(instance, np.repeat(flat, instance.tasks), method)
     hosts: list[int] = []
     for job, entry in enumerate(placement):
         need = int(instance.tasks[job])
@@ -131,7 +134,30 @@ def placement_to_task_hosts(instance: VCInstance, placement: Any, *, method: str
             hosts.extend(_host(method, instance, job, h) for h in entry)
         else:
             hosts.extend([_host(method, instance, job, entry)] * need)
-    task_hosts = np.asarray(hosts, dtype=np.int64)
+    return _checked_hosts(instance, np.asarray(hosts, dtype=np.int64), method)
+
+
+def _one_host_per_job(instance: VCInstance, placement: list[Any], method: str) -> Any:
+    """The placement as an int64 array when every entry is a plain integer, else None.
+
+    Entries of other types (lists of hosts per task, bools, floats) go through the
+    job-by-job checks, which name the job.
+    """
+    kinds = set(map(type, placement))
+    if not kinds or not all(k is int or issubclass(k, np.integer) for k in kinds):
+        return None
+    try:
+        flat = np.asarray(placement, dtype=np.int64)
+    except OverflowError:  # beyond 64 bits: the job-by-job checks say which is out of range
+        return None
+    bad = np.flatnonzero((flat < 0) | (flat >= instance.hosts))
+    if bad.size:
+        _host(method, instance, int(bad[0]), placement[int(bad[0])])  # raises, naming it
+    return flat
+
+
+def _checked_hosts(instance: VCInstance, task_hosts: np.ndarray, method: str) -> np.ndarray:
+    """Memory within every host and the migration limits kept, else an error naming them."""
     _, mem = host_loads(instance, task_hosts)
     over = np.flatnonzero(mem > 1.0 + 1e-9)
     if over.size:
@@ -141,9 +167,10 @@ def placement_to_task_hosts(instance: VCInstance, placement: Any, *, method: str
             f"{method}: memory of host {host} is {mem[host]:.6g} > 1 "
             f"(jobs {', '.join(repr(j) for j in jobs)})"
         )
-    violation = placement_violation(instance, task_hosts)
-    if violation is not None:
-        raise InvalidInputError(f"{method}: invalid placement: {violation}")
+    if instance.migration_budget is not None or instance.max_migrations is not None:
+        violation = placement_violation(instance, task_hosts)  # (the migration limits)
+        if violation is not None:
+            raise InvalidInputError(f"{method}: invalid placement: {violation}")
     return task_hosts
 
 

@@ -38,8 +38,9 @@ class Status(StrEnum):
     bound). ``no_solution``: the method found no solution but proved nothing (a
     heuristic whose rule failed, a user method that returned None). ``time_limit``:
     stopped by the time limit, with the incumbent if one was found. ``error``: the
-    method failed; the message says why. ``completed``: a simulation or a sweep ran to
-    its end.
+    method failed; the message says why. ``completed``: a simulation, a sweep or a
+    comparison ran to its end. ``failed_tasks``: a sweep or a comparison ran to its end
+    but some of its tasks failed (their rows hold the errors; the command line exits 3).
 
     ``SolveStatus`` is the same enum under its earlier name.
 
@@ -58,6 +59,7 @@ class Status(StrEnum):
     TIME_LIMIT = "time_limit"
     ERROR = "error"
     COMPLETED = "completed"
+    FAILED_TASKS = "failed_tasks"
 
 
 #: The earlier name of ``Status`` (solves used it before simulations shared it).

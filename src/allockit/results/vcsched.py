@@ -41,7 +41,9 @@ class VCResult:
     ``"mcb8+local-search"``, ``"highs"``, ``"cpsat"``, ``"branch-and-bound"``, ...) and
     ``bound_source`` the argument that proved ``bound`` (``"lp"``, ``"bin-packing"``,
     ``"highs"``, ``"cpsat"``, ``"branch-and-bound"``, ``"memory"`` for infeasibility);
-    empty when not recorded. They appear in ``to_dict`` only when set.
+    empty when not recorded. ``proof`` is ``"bound"`` when optimality was proven by
+    the closed-form bound alone, without a solver run (``bound_source`` names the
+    bound; ``solver`` is ``"none"``). They appear in ``to_dict`` only when set.
 
     Examples
     --------
@@ -76,6 +78,7 @@ class VCResult:
     setup_seconds: float = 0.0
     incumbent_source: str = ""
     bound_source: str = ""
+    proof: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", SolveStatus(self.status))
@@ -160,6 +163,8 @@ class VCResult:
             out["incumbent_source"] = self.incumbent_source
         if self.bound_source:
             out["bound_source"] = self.bound_source
+        if self.proof:
+            out["proof"] = self.proof
         return out
 
     @classmethod
@@ -203,6 +208,7 @@ class VCResult:
                 setup_seconds=data.get("setup_seconds", 0.0),
                 incumbent_source=data.get("incumbent_source", ""),
                 bound_source=data.get("bound_source", ""),
+                proof=data.get("proof", ""),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(f"result object is malformed: {exc}") from exc

@@ -31,6 +31,7 @@ from typing import Any
 
 from allockit.constants import RUNNER_BACKENDS, RUNNER_GRACE_SECONDS, STALE_CLAIM_SECONDS
 from allockit.errors import InvalidInputError
+from allockit.results.base import Status
 from allockit.runner.backends import execute_task_guarded, run_dask, run_local, run_serial
 from allockit.runner.progress import Progress
 from allockit.runner.store import Heartbeat, ResultStore, check_store, flat_rows, read_rows
@@ -69,7 +70,7 @@ class SweepSummary:
     Examples
     --------
     >>> s = SweepSummary(total=3, skipped=1, ran=2, failed=0, seconds=0.1, store="s.db")
-    >>> s.status, SweepSummary.from_dict(s.to_dict()) == s
+    >>> str(s.status), SweepSummary.from_dict(s.to_dict()) == s
     ('completed', True)
     """
 
@@ -82,14 +83,14 @@ class SweepSummary:
     others: int = 0
 
     @property
-    def status(self) -> str:
-        """``completed`` or ``failed_tasks``."""
-        return "completed" if self.failed == 0 else "failed_tasks"
+    def status(self) -> Status:
+        """``Status.COMPLETED``, or ``Status.FAILED_TASKS`` when some task failed."""
+        return Status.COMPLETED if self.failed == 0 else Status.FAILED_TASKS
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         return {
-            "status": self.status,
+            "status": str(self.status),
             "total": self.total,
             "skipped": self.skipped,
             "ran": self.ran,

@@ -1,0 +1,379 @@
+"""The LPs and MIPs of the fairness checker: is there a better allocation, and where.
+
+Every question the checker asks a solver is one program over ``x[i, e]``, the tasks of
+user ``i`` on entry ``e``: entries are server classes (divisible tasks, a class pooled:
+an LP) or individual servers (whole tasks, which cannot straddle two servers: a MIP).
+Each entry's capacity bounds ``sum_i x[i, e] D_i``; each user's total lies in
+``[lower_i, upper_i]`` (its task cap above). A solve that does not end in a proven
+optimum or proven infeasibility raises ``Undecided``; an answer the solver returns is
+checked against the capacities, caps and bounds in exact arithmetic before it is used,
+so that no counterexample rests on a solver's rounding.
+
+Examples
+--------
+>>> from allockit.instances.drfh import DRFHInstance
+>>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+...     "servers": [{"capacity": [2, 2]}],
+...     "users": [{"demand": [0.1, 0.1], "tasks": 5}, {"demand": [0.1, 0.1], "tasks": 5}]})
+>>> gain, x = improvement(inst, np.array([5.0, 0.0]), whole=True)
+>>> gain, x.sum(axis=1).tolist()
+(5.0, [5.0, 5.0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from allockit.constants import FAIRNESS_MAX_INTEGERS, FAIRNESS_SOLVE_SECONDS
+from allockit.instances.drfh import DRFHInstance
+
+__all__ = ["Undecided", "entry_capacity", "improvement", "place_whole", "raise_one"]
+
+#: Relative slack of the exact re-checks of a solver's answer.
+_CHECK = 1e-9
+
+
+class Undecided(Exception):
+    """A question the checker could not decide (a solve that did not finish, a problem
+    too large); the example it belongs to is reported as an error, never as held.
+
+    Examples
+    --------
+    >>> str(Undecided("the Pareto MIP reached its time limit"))
+    'the Pareto MIP reached its time limit'
+    """
+
+
+def entry_capacity(instance: DRFHInstance, whole: bool) -> np.ndarray:
+    """Capacity of each entry, ``(entries, resources)``: servers (whole) or class totals.
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        The servers.
+    whole : bool
+        True: one row per individual server (classes expanded, in class order); False:
+        one row per class holding the class total (capacity x count).
+
+    Returns
+    -------
+    numpy.ndarray
+        The capacities in input units.
+
+    Examples
+    --------
+    >>> from allockit.instances.drfh import DRFHInstance
+    >>> inst = DRFHInstance.from_dict({"resources": ["cpu"],
+    ...     "servers": [{"capacity": [2], "count": 2}], "users": [{"demand": [1]}]})
+    >>> entry_capacity(inst, True).tolist(), entry_capacity(inst, False).tolist()
+    ([[2.0], [2.0]], [[4.0]])
+    """
+    if whole:
+        return np.repeat(instance.capacity, instance.count, axis=0)
+    return instance.capacity * instance.count[:, None]
+
+
+def _fits(instance: DRFHInstance, capacity: np.ndarray) -> np.ndarray:
+    """Most tasks of each user one entry holds alone, ``(users, entries)``."""
+    ratio = capacity[None, :, :] / instance.demand[:, None, :]
+    return np.min(ratio, axis=2)
+
+
+def _solve(
+    instance: DRFHInstance,
+    capacity: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    *,
+    whole: bool,
+    cost: np.ndarray,
+    what: str,
+    fixed: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """Maximise ``cost . x`` over allocations with ``lower <= sum_e x[i, e] <= upper``.
+
+    ``fixed[i, e]`` (optional) pins ``x[i, e]`` (the placement MIP). Returns ``x`` after
+    checking it, or None when the program is proven infeasible.
+    """
+    import highspy
+
+    n, entries = instance.n_users, capacity.shape[0]
+    if whole and n * entries > FAIRNESS_MAX_INTEGERS:
+        raise Undecided(
+            f"{what}: {n} users x {entries} servers is more than {FAIRNESS_MAX_INTEGERS} "
+            "integer variables; check with semantics 'fractional'"
+        )
+    inf = highspy.kHighsInf
+    fits = _fits(instance, capacity)
+    col_upper = np.floor(fits + 1e-9) if whole else fits.copy()
+    col_upper = np.minimum(col_upper, np.where(np.isfinite(upper), upper, inf)[:, None])
+    col_lower = np.zeros((n, entries))
+    if fixed is not None:
+        col_lower = np.where(np.isnan(fixed), col_lower, fixed)
+        col_upper = np.where(np.isnan(fixed), col_upper, fixed)
+    m = len(instance.resources)
+    lp = highspy.HighsLp()
+    lp.num_col_ = n * entries
+    lp.num_row_ = entries * m + n
+    lp.col_cost_ = np.repeat(cost, entries).astype(float)
+    lp.col_lower_ = col_lower.ravel()
+    lp.col_upper_ = col_upper.ravel()
+    # rows: capacity (e, r) then user totals i; columns are (i, e) row-major
+    starts, index, value = [0], [], []
+    for e in range(entries):
+        for r in range(m):
+            index.extend(i * entries + e for i in range(n))
+            value.extend(instance.demand[:, r].tolist())
+            starts.append(len(index))
+    for i in range(n):
+        index.extend(range(i * entries, (i + 1) * entries))
+        value.extend([1.0] * entries)
+        starts.append(len(index))
+    lp.row_lower_ = np.concatenate([np.full(entries * m, -inf), lower.astype(float)])
+    lp.row_upper_ = np.concatenate(
+        [capacity.ravel(), np.where(np.isfinite(upper), upper, inf).astype(float)]
+    )
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value, dtype=float)
+    lp.sense_ = highspy.ObjSense.kMaximize
+    if whole:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * (n * entries)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("time_limit", FAIRNESS_SOLVE_SECONDS)
+    if whole:
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 1e-6)
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    kinds = highspy.HighsModelStatus
+    if status == kinds.kInfeasible:
+        return None
+    if status != kinds.kOptimal:
+        raise Undecided(f"{what}: HiGHS ended with status {h.modelStatusToString(status)!r}")
+    x = np.asarray(h.getSolution().col_value, dtype=float).reshape(n, entries)
+    if whole:
+        rounded = np.round(x)
+        if np.abs(x - rounded).max(initial=0.0) > 1e-6:
+            raise Undecided(f"{what}: HiGHS returned a fractional whole-task allocation")
+        x = rounded
+    x = np.maximum(x, 0.0)
+    _verify(instance, capacity, x, lower, upper, what, exact=whole)
+    return x
+
+
+def _verify(
+    instance: DRFHInstance,
+    capacity: np.ndarray,
+    x: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    what: str,
+    *,
+    exact: bool,
+) -> None:
+    """The solver's answer, re-checked: capacities, caps and bounds (else Undecided)."""
+    slack = _CHECK if exact else 1e-7
+    used = x.T @ instance.demand
+    totals = x.sum(axis=1)
+    if (used > capacity * (1 + slack) + slack).any():
+        raise Undecided(f"{what}: the solver's allocation exceeds a capacity")
+    if (totals > upper * (1 + slack) + slack).any() or (
+        totals < lower - slack * np.maximum(1.0, np.abs(lower)) - slack
+    ).any():
+        raise Undecided(f"{what}: the solver's allocation breaks a task bound")
+
+
+def improvement(
+    instance: DRFHInstance, base: np.ndarray, *, whole: bool
+) -> tuple[float, np.ndarray | None]:
+    """The largest gain in total tasks with every user at least at ``base``.
+
+    Decides Pareto optimality (Wang, Li, Liang 2014, Sec. III-C): ``base`` is not
+    Pareto optimal iff another allocation within capacities and task caps gives every
+    user at least ``base_i`` tasks and some user more. ``whole=True`` asks for whole
+    tasks on individual servers (a MIP: a user's more means one more task,
+    ``x_i >= floor(base_i) + 1``), ``whole=False`` for divisible tasks on pooled
+    classes (an LP).
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Servers, demands and task caps.
+    base : numpy.ndarray, shape (n_users,)
+        Tasks the mechanism gives each user (at most its cap).
+    whole : bool
+        Whole tasks per server (MIP) or divisible tasks per class (LP).
+
+    Returns
+    -------
+    (float, numpy.ndarray or None)
+        The largest gain ``sum_i x_i - sum_i base_i`` (0 when none exists) and the
+        allocation ``x[i, e]`` that achieves it (per server when ``whole``, per class
+        otherwise), or None when there is no gain.
+
+    Raises
+    ------
+    Undecided
+        If the solver does not prove its answer (time limit, numerical trouble) or the
+        MIP would be too large.
+
+    Examples
+    --------
+    The issue's false pass: user 0 holds its 5 tasks, user 1 gets none, the server is
+    three quarters idle.
+
+    >>> from allockit.instances.drfh import DRFHInstance
+    >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+    ...     "servers": [{"capacity": [2, 2]}],
+    ...     "users": [{"demand": [0.1, 0.1], "tasks": 5}, {"demand": [0.1, 0.1], "tasks": 5}]})
+    >>> improvement(inst, np.array([5.0, 0.0]), whole=False)[0]
+    5.0
+    >>> improvement(inst, np.array([5.0, 5.0]), whole=True)
+    (0.0, None)
+    """
+    capacity = entry_capacity(instance, whole)
+    upper = instance.tasks.astype(float)
+    lower = np.minimum(base, upper)
+    lower = np.where(lower < 1e-12, 0.0, lower * (1 - 1e-12))
+    if whole:
+        lower = np.ceil(lower - 1e-9)
+    what = "the Pareto " + ("MIP (whole tasks)" if whole else "LP (divisible tasks)")
+    x = _solve(
+        instance, capacity, lower, upper, whole=whole, cost=np.ones(instance.n_users), what=what
+    )
+    if x is None:
+        if whole:  # no whole-task allocation reaches every user's base: nothing dominates
+            return 0.0, None
+        # the mechanism's own allocation satisfies every row of the LP
+        raise Undecided(f"{what}: infeasible, yet the mechanism's allocation satisfies it")
+    gain = float(x.sum() - base.sum())
+    if whole:
+        better = x.sum(axis=1) >= np.floor(base + 1e-9) + 1 - 1e-9
+        if not better.any():
+            return 0.0, None
+        return gain, x
+    return (gain, x) if gain > 0 else (0.0, None)
+
+
+def raise_one(
+    instance: DRFHInstance, lower: np.ndarray, user: int
+) -> np.ndarray | None:
+    """A whole-task allocation with every user ``j`` at ``lower[j]`` or more, or None.
+
+    The whole-task max-min test: ``lower[user]`` is the user's tasks plus one, and the
+    others' lower bounds say how far each may be cut (see ``properties``).
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Servers, demands and task caps.
+    lower : numpy.ndarray, shape (n_users,)
+        Whole tasks each user must get at least.
+    user : int
+        The user being raised (its bound is the binding one; used in messages).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``x[i, s]`` whole tasks per user and individual server, or None if no
+        allocation within capacities and caps meets the bounds.
+
+    Raises
+    ------
+    Undecided
+        If the MIP does not finish or is too large.
+
+    Examples
+    --------
+    >>> from allockit.instances.drfh import DRFHInstance
+    >>> inst = DRFHInstance.from_dict({"resources": ["cpu"],
+    ...     "servers": [{"capacity": [1]}], "users": [{"demand": [0.5]}, {"demand": [0.5]}]})
+    >>> raise_one(inst, np.array([1.0, 1.0]), 1).tolist()
+    [[1.0], [1.0]]
+    >>> raise_one(inst, np.array([2.0, 1.0]), 0) is None
+    True
+    """
+    capacity = entry_capacity(instance, True)
+    return _solve(
+        instance,
+        capacity,
+        lower.astype(float),
+        instance.tasks.astype(float),
+        whole=True,
+        cost=np.ones(instance.n_users),
+        what=f"the max-min MIP for user {instance.user_names[user]!r}",
+    )
+
+
+def place_whole(instance: DRFHInstance, per_class: np.ndarray) -> np.ndarray | None:
+    """Whole tasks per user and class placed on the class's servers, or None.
+
+    A mechanism that reports whole tasks per server class leaves open which server each
+    task runs on; this finds a placement (servers of a class are identical) or proves
+    that none exists (then the tasks must straddle servers: the allocation is not a
+    whole-task one).
+
+    Parameters
+    ----------
+    instance : DRFHInstance
+        Servers and demands.
+    per_class : numpy.ndarray, shape (n_users, n_classes)
+        Whole tasks of each user on each class.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``x[i, s]`` per individual server (classes expanded in order), or None.
+
+    Raises
+    ------
+    Undecided
+        If a MIP does not finish or is too large.
+
+    Examples
+    --------
+    Three tasks of 0.6 do not fit on two servers of capacity 1, though the class holds
+    1.8 of its 2:
+
+    >>> from allockit.instances.drfh import DRFHInstance
+    >>> inst = DRFHInstance.from_dict({"resources": ["cpu"],
+    ...     "servers": [{"capacity": [1], "count": 2}], "users": [{"demand": [0.6]}]})
+    >>> place_whole(inst, np.array([[2.0]])).tolist(), place_whole(inst, np.array([[3.0]]))
+    ([[1.0, 1.0]], None)
+    """
+    n, k = per_class.shape
+    capacity = entry_capacity(instance, True)
+    class_of = np.repeat(np.arange(k), instance.count)
+    fixed = np.full((n, capacity.shape[0]), np.nan)
+    start = 0
+    x = np.zeros((n, capacity.shape[0]))
+    for c in range(k):
+        stop = start + int(instance.count[c])
+        if stop - start == 1:
+            x[:, start] = per_class[:, c]
+        else:
+            pinned = fixed.copy()
+            pinned[:, class_of != c] = 0.0
+            placed = _solve(
+                instance,
+                capacity,
+                per_class[:, c],
+                per_class[:, c],
+                whole=True,
+                cost=np.zeros(n),
+                what=f"placing whole tasks on class {instance.server_names[c]!r}",
+                fixed=pinned,
+            )
+            if placed is None:
+                return None
+            x[:, start:stop] = placed[:, start:stop]
+        start = stop
+    used = x.T @ instance.demand
+    if (used > capacity * (1 + _CHECK) + _CHECK).any():
+        return None
+    return x
