@@ -23,7 +23,7 @@ PARALLEL = VCInstance.from_lists(hosts=48, cpu=CPU, mem=MEM, tasks=[16] * 7)
 def test_best_certifies_with_the_configuration_lp(instance):
     closed, _ = yield_upper_bound(instance)
     assert closed == pytest.approx(1 / 1.35)  # the closed forms cannot prove 1 / 1.5
-    result = solve(instance, "best", time_limit=60)
+    result = solve(instance, "best", time_limit=60, rel_gap=1e-6)  # tighter than the default
     check_vc_result(instance, result)
     assert result.status is SolveStatus.OPTIMAL
     assert result.bound_source == "configuration-lp"
