@@ -53,14 +53,14 @@ def _workload(weeks: str | None):
 
 def _patch(run: str) -> None:
     """Apply the rule variant ``run`` (candidates only) in this process."""
-    from allockit.simulation import dfrs_policies, dfrs_state
+    from allockit.simulation import dfrs_policies, dfrs_priority, dfrs_state
 
     if run == "minyield":
         from allockit.heuristics.mcb import mcb_fill
 
         original = dfrs_policies.Mcb8Policy.pack
 
-        def pack(self, state, keep, pinned, **options):
+        def pack(self, state, keep, pinned, now, **options):
             fixed, base_mem, _movable, task_job = dfrs_policies._pinned_state(
                 state, keep, pinned
             )
@@ -70,29 +70,29 @@ def _patch(run: str) -> None:
                 0.01 * state.cpu[task_job], state.mem[task_job], free_cpu, 1.0 - base_mem
             ) is None:
                 return None
-            return original(self, state, keep, pinned, **options)
+            return original(self, state, keep, pinned, now, **options)
 
         dfrs_policies.Mcb8Policy.pack = pack
     elif run == "penaltyfirst":
-        original_key = dfrs_state.DfrsState.priority_key
-        original_keys = dfrs_state.DfrsState.priority_keys
+        original_key = dfrs_priority.priority_key
+        original_keys = dfrs_priority.priority_keys
         top = np.finfo(float).max
 
-        def key(self, j, now):
-            if self.status[j] == dfrs_state.RUNNING and self.penalty_until[j] > now:
+        def key(state, j, now):
+            if state.status[j] == dfrs_state.RUNNING and state.penalty_until[j] > now:
                 return (-1, 0.0, j)
-            return original_key(self, j, now)
+            return original_key(state, j, now)
 
-        def keys(self, jobs, now):
+        def keys(state, jobs, now):
             # the vectorised order (by_priority, MCB8's): penalty first (-inf), then zero
             # virtual time (-max), then the rest (kept above -max)
-            base = original_keys(self, jobs, now)
+            base = original_keys(state, jobs, now)
             base = np.where(np.isneginf(base), -top, np.maximum(base, np.nextafter(-top, 0)))
-            paying = (self.status[jobs] == dfrs_state.RUNNING) & (self.penalty_until[jobs] > now)
+            paying = (state.status[jobs] == dfrs_state.RUNNING) & (state.penalty_until[jobs] > now)
             return np.where(paying, -np.inf, base)
 
-        dfrs_state.DfrsState.priority_key = key
-        dfrs_state.DfrsState.priority_keys = keys
+        for module in (dfrs_priority, dfrs_policies):  # (the policies hold the names too)
+            module.priority_key, module.priority_keys = key, keys
     elif run == "sticky":
         original_apply = dfrs_state.DfrsState.apply
 

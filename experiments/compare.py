@@ -11,7 +11,15 @@ from typing import Any
 
 from allockit.results import Status
 
-__all__ = ["LEGEND", "OUTCOMES", "MethodSummary", "comparison_rows", "format_table", "summarize"]
+__all__ = [
+    "LEGEND",
+    "OUTCOMES",
+    "PAPER_LEGEND",
+    "MethodSummary",
+    "comparison_rows",
+    "format_table",
+    "summarize",
+]
 
 #: Methods that give a bound rather than a placement; excluded from "best".
 BOUND_METHODS = ("lp",)
@@ -24,14 +32,18 @@ _STEM = re.compile(
 #: Outcomes of one (instance, method) row, in the order of the table's counts.
 OUTCOMES = ("solved", "infeasible", "no_solution", "error")
 
+#: What the ``paper avg/max`` column means (added to the legend when it is printed).
+PAPER_LEGEND = (
+    "paper avg/max: the paper's average and maximum %deg where it has them (Table 1, small set)"
+)
+
 #: What each column of ``format_table`` means (printed under the table).
 LEGEND = (
     "n: instances; solved: a placement; infeas: proven infeasible; no sol: no placement "
     "and no proof (a heuristic's rule failed, a user method returned None, a time limit "
     "without incumbent); errors: the task failed (exception, invalid placement, overrun); "
     "%deg: percent below the best minimum yield any method found on the instance "
-    "(solved instances; the lp bound is not a method's answer); paper avg/max: the "
-    "paper's average and maximum %deg where it has them (Table 1, small set); min/avg "
+    "(solved instances; the lp bound is not a method's answer); min/avg "
     "yield: means over solved instances; %gap: certified gap 100 (bound - min yield) / "
     "bound to the method's own bound (for a heuristic, the LP bound); mean/max s: per "
     "task, without the one-time setup of the worker processes (setup s, summed)"
@@ -370,5 +382,5 @@ mean %gap  max %gap    mean s     max s   setup s
             f"{s.mean_seconds:>10.4f}{s.max_seconds:>10.3f}{s.setup_seconds:>10.3f}"
         )
     if legend:
-        lines += ["", f"Columns. {LEGEND}."]
+        lines += ["", f"Columns. {LEGEND}" + (f"; {PAPER_LEGEND}." if pw else ".")]
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 VCSched heuristics (``greedy``: GR/SG/GB/SGB, ``mcb``: MCB1-MCB8, ``randomized_rounding``:
 RRND/RRNZ, ``adapt``), DRFH task placement (``first_fit``, ``best_fit``, ``per_server_drf``,
 ``slots``), the bank algorithm of Li and Parker (``bank``, ``bank_round``). The compiled
-inner loops are in ``allockit.heuristics.kernels``; a placement
+inner loops are in ``allockit.heuristics.*_kernels`` (numba set-up in ``kernel_setup``); a placement
 is scored by ``allockit.evaluation``.
 """
 

@@ -22,30 +22,44 @@ def load_kernels(*names: str) -> float:
     Parameters
     ----------
     *names : str
-        Kernel names in ``allockit.heuristics.kernels`` (``"greedy_kernel"``,
-        ``"mcb_fill_kernel"``, ...; see ``kernels.warm_up`` for the names it knows) to
-        compile or load now; with none, only the kernels module is imported.
+        Names of kernels to compile or load now (``"greedy_kernel"``,
+        ``"mcb_fill_kernel"``, ...: those registered with
+        ``kernel_setup.warm_inputs``; the heuristics' kernel modules are imported
+        first, a simulator imports its own before the call); with none, only the
+        modules are imported.
 
     Returns
     -------
     float
-        Seconds spent importing and warming; 0.0 when the kernels module was already
-        imported and the named kernels already warm.
+        Seconds spent importing and warming; 0.0 when the modules were already imported
+        and the named kernels already warm.
 
     Examples
     --------
     >>> load_kernels("greedy_kernel") >= 0.0, load_kernels("greedy_kernel")
     (True, 0.0)
     """
+    import importlib
     import sys
 
-    imported = "allockit.heuristics.kernels" in sys.modules
+    imported = all(name in sys.modules for name in _HEURISTIC_KERNELS)
     started = time.perf_counter()
-    from allockit.heuristics import kernels
+    for name in _HEURISTIC_KERNELS:
+        importlib.import_module(name)
+    from allockit.heuristics.kernel_setup import warm_up
 
-    if kernels.warm_up(*names) == 0.0 and imported:
+    if warm_up(*names) == 0.0 and imported:
         return 0.0
     return time.perf_counter() - started
+
+
+#: The heuristics' kernel modules, imported (and so registered) by ``load_kernels``.
+_HEURISTIC_KERNELS = (
+    "allockit.heuristics.greedy_kernels",
+    "allockit.heuristics.mcb_kernels",
+    "allockit.heuristics.drfh_kernels",
+    "allockit.heuristics.local_search_kernels",
+)
 
 
 def task_order(instance: VCInstance, job_order: np.ndarray) -> np.ndarray:

@@ -90,10 +90,10 @@ def _result(
 def _drfh_tasks(instance: DRFHInstance, best: bool, method: str, split: bool) -> DRFHResult:
     """Serve the user with the lowest G_i / w_i, one task at a time, on FF or BF's server.
 
-    The loop is compiled (``heuristics.kernels.drfh_tasks_kernel``); a user whose task
+    The loop is compiled (``heuristics.drfh_kernels.drfh_tasks_kernel``); a user whose task
     fits no machine is skipped for good, since free capacity only shrinks.
     """
-    from allockit.heuristics.kernels import drfh_tasks_kernel
+    from allockit.heuristics.drfh_kernels import drfh_tasks_kernel
 
     _refuse_large(instance, method)
     started = time.perf_counter()

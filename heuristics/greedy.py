@@ -77,7 +77,7 @@ def greedy(
         ]
     )
     setup = load_kernels("greedy_backtrack_kernel" if backtrack else "greedy_kernel")
-    from allockit.heuristics.kernels import greedy_backtrack_kernel, greedy_kernel
+    from allockit.heuristics.greedy_kernels import greedy_backtrack_kernel, greedy_kernel
 
     started = time.perf_counter()
     if sort_by_memory:

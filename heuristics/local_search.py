@@ -97,7 +97,7 @@ def improve_placement(
     if int(max_steps) < 1 or int(kicks) < 0 or int(kick_size) < 1:
         raise InvalidInputError("max_steps and kick_size must be >= 1, kicks >= 0")
     load_kernels("local_search_kernel")
-    from allockit.heuristics.kernels import local_search_kernel
+    from allockit.heuristics.local_search_kernels import local_search_kernel
 
     job = instance.task_job
     cpu = np.ascontiguousarray(instance.cpu[job], dtype=float)

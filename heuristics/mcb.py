@@ -134,7 +134,7 @@ def mcb_fill(
     ...          np.array([0.5, 1.0]), np.array([1.0, 1.0])).tolist()
     [0, 1]
     """
-    from allockit.heuristics.kernels import mcb_fill_kernel
+    from allockit.heuristics.mcb_kernels import mcb_fill_kernel
 
     cpu_req = np.ascontiguousarray(cpu_req, dtype=float)
     mem = np.ascontiguousarray(mem, dtype=float)

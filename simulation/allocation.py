@@ -24,6 +24,7 @@ __all__ = [
     "base_yield",
     "build_avg_yield_lp",
     "max_avg_yields",
+    "max_avg_yields_unchecked",
     "max_min_affine",
     "max_min_yields",
     "min_avg_stretch",
@@ -113,7 +114,7 @@ def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -
     >>> max_min_yields(np.array([[1, 0], [1, 0], [0, 1]]), np.array([1.0, 0.5, 0.4])).round(4)
     array([0.6667, 0.6667, 1.    ])
     """
-    from allockit.heuristics.kernels import maxmin_fill_kernel
+    from allockit.simulation.allocation_kernels import maxmin_fill_kernel
 
     counts, cpu = _check(counts, cpu)
     job, node = np.nonzero(counts)
@@ -157,10 +158,43 @@ def max_avg_yields(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     >>> max_min_yields(counts, np.array([1.0, 0.5, 0.4, 0.8])).round(4)
     array([0.6667, 0.6667, 0.8333, 0.8333])
     """
+    counts, cpu = _check(counts, cpu)
+    return max_avg_yields_unchecked(counts, cpu)
+
+
+def max_avg_yields_unchecked(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
+    """``max_avg_yields`` on arrays already checked (float, one row per job).
+
+    For the simulator's own arrays at every event: the same LP and answer, without the
+    checks and with the node loads computed once.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (n_jobs, n_nodes)
+        Tasks of each job on each node, floats >= 0.
+    cpu : numpy.ndarray, shape (n_jobs,)
+        CPU need per task, in (0, 1].
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        The yields of ``max_avg_yields``.
+
+    Examples
+    --------
+    >>> counts = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> max_avg_yields_unchecked(counts, np.array([0.4, 0.8, 0.5])).round(4).tolist()
+    [0.8333, 0.8333, 1.0]
+    >>> max_avg_yields_unchecked(counts, np.array([0.4, 0.5, 0.5])).tolist()  # no LP
+    [1.0, 1.0, 1.0]
+    """
     from allockit.evaluation.placement import max_sum_yields
 
-    counts, cpu = _check(counts, cpu)
-    return max_sum_yields(counts * cpu[:, None], base_yield(counts, cpu))
+    coeff = counts * cpu[:, None]
+    floor = 1.0 / max(1.0, coeff.sum(axis=0).max(initial=0.0))  # base_yield's
+    if floor >= 1.0:  # every yield is fixed at 1
+        return np.ones(cpu.size)
+    return max_sum_yields(coeff, floor)
 
 
 def max_min_affine(
@@ -212,7 +246,7 @@ def max_min_affine(
     b = np.asarray(b, dtype=float)
     if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any():
         raise InvalidInputError("a and b need one entry per job and b > 0")
-    from allockit.heuristics.kernels import affine_fill_kernel
+    from allockit.simulation.allocation_kernels import affine_fill_kernel
 
     job, node = np.nonzero(counts)
     weight = counts[job, node] * cpu[job]

@@ -33,6 +33,7 @@ from allockit.constants import MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SEC
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
+from allockit.simulation.dfrs_checks import check_invariants
 from allockit.simulation.dfrs_state import (
     FINISHED,
     RUNNING,
@@ -142,9 +143,10 @@ class _Driver:
             self.hooks["schedule"](state, now)
         self.allocate(now)
         if self.debug:
-            state.check(now)
-        self.timeline.append((now, state.allocated(), state.demand))
-        self.progress_timeline.append((now, state.progressing(now)))
+            check_invariants(state, now)
+        allocated, progressing = state.cpu_in_use(now)
+        self.timeline.append((now, allocated, state.demand))
+        self.progress_timeline.append((now, progressing))
 
     # ------------------------------------------------------------------ allocation
     def allocate(self, now: float) -> None:
@@ -271,26 +273,19 @@ def _validate(
         )
 
 
-def _load_kernels(name: AlgorithmName) -> float:
-    """Load the numba kernels the policies of ``name`` call; the seconds (0 if loaded)."""
-    from allockit.heuristics.common import load_kernels
+def _load_kernels(names: tuple[str, ...]) -> float:
+    """Load the named numba kernels a policy calls; the seconds (0 if loaded)."""
+    import sys
 
-    kernels = []
-    if name.on_submit in ("Greedy", "GreedyP", "GreedyPM"):
-        kernels.append("greedy_fill_kernel")
-    if name.on_completion_policy == "Greedy":
-        kernels.append("greedy_start_kernel")  # GreedyPolicy.start_waiting
-    if name.periodic is not None or name.on_submit == "MCB8":
-        kernels.append("add_rows_kernel")  # DfrsState.apply
-    if name.opt != "avg" and name.periodic != "mcb8-stretch":
-        kernels.append("maxmin_dense_kernel")  # the opt=min yields
-    if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
-        kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
-    if name.on_submit == "MCB8" or name.periodic is not None:
-        kernels.append("mcb8_memory_prefix_kernel")  # both MCB8 policies' drop loop
-    if name.periodic == "mcb8-stretch":
-        kernels.append("mcb_fill_kernel")  # Mcb8StretchPolicy
-    return load_kernels(*kernels) if kernels else 0.0
+    from allockit.heuristics import common
+
+    fresh = "allockit.simulation.dfrs_kernels" not in sys.modules
+    started = time.perf_counter()
+    import allockit.simulation.allocation_kernels
+    import allockit.simulation.dfrs_kernels  # noqa: F401 - registers their warm-up inputs
+
+    imported = time.perf_counter() - started if fresh else 0.0
+    return imported + (common.load_kernels(*names) if names else 0.0)
 
 
 def simulate_dfrs(
@@ -367,15 +362,13 @@ def simulate_dfrs(
         policy: Any = DfrsAlgorithm(
             name, period=float(period), hold=None if hold is None else float(hold)
         )
-        setup = _load_kernels(name)
+        setup = _load_kernels(policy.kernels())
     else:
         policy = algorithm
         period = policy.period if policy.period is not None else period
         _validate(workload, policy.period is not None, penalty, period, hold)
-        from allockit.heuristics.common import load_kernels
-
         kernels = getattr(policy, "kernels", None)
-        setup = load_kernels(*kernels()) if kernels is not None else 0.0
+        setup = _load_kernels(tuple(kernels()) if kernels is not None else ())
     started = time.perf_counter()
     driver = _Driver(workload, policy, float(penalty), debug, record)
     driver.run()

@@ -39,7 +39,11 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.constants import PERIOD_SECONDS
-from allockit.simulation.allocation import max_avg_yields, max_min_affine, min_avg_stretch
+from allockit.simulation.allocation import (
+    max_avg_yields_unchecked,
+    max_min_affine,
+    min_avg_stretch,
+)
 from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8StretchPolicy
 from allockit.simulation.dfrs_state import DfrsState
 from allockit.simulation.names import AlgorithmName, parse_algorithm
@@ -67,7 +71,7 @@ def max_min_yields_of(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     >>> max_min_yields_of(np.array([[1], [1]]), np.array([1.0, 1.0])).tolist()
     [0.5, 0.5]
     """
-    from allockit.heuristics.kernels import maxmin_dense_kernel
+    from allockit.simulation.allocation_kernels import maxmin_dense_kernel
 
     # max_min_yields(counts, cpu) without re-checking the simulator's own arrays
     return maxmin_dense_kernel(counts, cpu, 1e-12)
@@ -233,7 +237,7 @@ class DfrsAlgorithm(FractionalPolicy):
                 return min_avg_stretch(counts, cpu, a, b)
             return max_min_affine(counts, cpu, a, b)
         if self.alg.opt == "avg":
-            return max_avg_yields(counts, cpu)
+            return max_avg_yields_unchecked(counts, cpu)
         return max_min_yields_of(counts, cpu)
 
     def kernels(self) -> tuple[str, ...]:

@@ -31,6 +31,12 @@ import time
 import numpy as np
 
 from allockit.constants import MEM_EPS, YIELD_ACCURACY
+from allockit.simulation.dfrs_priority import (
+    by_priority,
+    first_by_priority,
+    priority_key,
+    priority_keys,
+)
 from allockit.simulation.dfrs_state import WAITING, DfrsState, SimulationInvariantError
 
 __all__ = ["GreedyPolicy", "Mcb8Policy", "Mcb8StretchPolicy"]
@@ -41,7 +47,7 @@ def greedy_nodes(
 ) -> np.ndarray | None:
     """Greedy's nodes for job ``j``'s tasks on the current loads (or on ``load`` and
     ``mem_used`` if given; neither is modified), or None."""
-    from allockit.heuristics.kernels import greedy_fill_kernel
+    from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 
     load = state.load if load is None else load
     mem_used = state.mem_used if mem_used is None else mem_used
@@ -72,7 +78,7 @@ def lower_priority(state: DfrsState, j: int, now: float) -> list[int]:
     Those whose ``priority_key`` is larger than ``j``'s, sorted by decreasing key
     (one vectorised sort: ``by_priority``).
     """
-    order = state.by_priority([*state.running, j], now)
+    order = by_priority(state, [*state.running, j], now)
     return [r for r in reversed(order[order.index(j) + 1 :]) if r != j]
 
 
@@ -129,17 +135,14 @@ class GreedyPolicy:
                 marked.remove(r)
         if not _places_after_release(state, j, marked):
             return  # fits() counted room that Greedy cannot use (rounding): j waits
-        for r in marked:
-            state.release(r)
-        state.running.difference_update(marked)
+        state.lift(marked)
         nodes = greedy_nodes(state, j)
         if nodes is None:  # pragma: no cover - checked by _places_after_release
             raise SimulationInvariantError(f"GreedyP could not place job {j}")
         state.start_job(j, nodes, now)
-        for r in sorted(marked, key=lambda r: state.priority_key(r, now)):
+        for r in sorted(marked, key=lambda r: priority_key(state, r, now)):
             fits = self.migrate and state.fits(r, 1.0 - state.mem_used)
             new = greedy_nodes(state, r) if fits else None
-            state.running.add(r)
             if new is None:
                 state.pause_job(r)
             else:
@@ -159,7 +162,7 @@ class GreedyPolicy:
         the rest of the list drops them, and after a chunk that started a job every
         shape left is tested again.
         """
-        from allockit.heuristics.kernels import greedy_start_kernel
+        from allockit.simulation.dfrs_kernels import greedy_start_kernel
 
         if not state.waiting:
             return
@@ -171,9 +174,9 @@ class GreedyPolicy:
         dead[shapes[fit]] = False
         jobs = state.active_jobs()
         jobs = jobs[(state.status[jobs] == WAITING) & ~dead[state.shape[jobs]]]
-        keys = state.priority_keys(jobs, now)
+        keys = priority_keys(state, jobs, now)
         while jobs.size:
-            chunk, rest = state.first_by_priority(jobs, keys, _CHUNK)
+            chunk, rest = first_by_priority(jobs, keys, _CHUNK)
             started, rows = greedy_start_kernel(
                 chunk, state.shape, dead, state.tasks, state.cpu, state.mem, state.load,
                 state.mem_used,
@@ -301,7 +304,7 @@ class Mcb8Policy:
             if not count:
                 return
         else:
-            jobs = state.by_priority(state.running | state.waiting, now)
+            jobs = by_priority(state, state.running | state.waiting, now)
             if not jobs:
                 return
             held = [j for j in jobs if j in state.running and self.held(state, j, now)]
@@ -311,13 +314,12 @@ class Mcb8Policy:
             count, keep = len(jobs), jobs[: memory_prefix(state, jobs)]
         pinned = self.pinned(state, now)
         mapping = None
-        self.prepare(state, now)
         # drop the lowest-priority job until the rest packs; packing first fails on
         # memory alone (yield 0), found for all the prefixes in one compiled call
         del keep[_memory_fit(state, keep, pinned):]
         zero_packs = True  # (the memory of what is left packs: said to the first pack)
         while keep:
-            mapping = self.pack(state, keep, pinned, zero_packs=zero_packs)
+            mapping = self.pack(state, keep, pinned, now, zero_packs=zero_packs)
             if mapping is not None:
                 break
             keep.pop()  # (only a pack with more conditions than memory fails here)
@@ -335,28 +337,27 @@ class Mcb8Policy:
         only the start of the order is sorted, longer as needed.
         """
         jobs = state.active_jobs()  # (running or waiting, by index)
-        keys = state.priority_keys(jobs, now)
+        keys = priority_keys(state, jobs, now)
         want = 2 * state.nodes + 16
         while True:
-            first, rest = state.first_by_priority(jobs, keys, want)
+            first, rest = first_by_priority(jobs, keys, want)
             cut = memory_prefix(state, first)
             if cut < first.size or rest is None:
                 return jobs.size, first[:cut].tolist()
             want *= 4
 
-    def prepare(self, state: DfrsState, now: float) -> None:
-        """Per-call set-up before packing (nothing for the yield version)."""
-
     def pack(
-        self, state: DfrsState, keep: list[int], pinned: np.ndarray, *, zero_packs: bool = False
+        self, state: DfrsState, keep: list[int], pinned: np.ndarray, now: float, *,
+        zero_packs: bool = False,
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The mapping of ``keep`` at the largest yield that packs, or None.
+        """The mapping of ``keep`` at the largest yield that packs at ``now``, or None.
 
         Returns the kept jobs and their tasks per node (see ``_mapping``). ``pinned``:
         the running jobs that keep their rows (sorted). ``zero_packs``: the caller knows
         that yield 0 packs (the packing at 0 is then done only if it is the answer).
+        The yields do not depend on the time (``Mcb8StretchPolicy``'s do).
         """
-        from allockit.heuristics.kernels import mcb8_largest_yield_kernel
+        from allockit.simulation.dfrs_kernels import mcb8_largest_yield_kernel
 
         fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
         base_load = _sum_rows(state.counts(fixed), state.cpu[fixed], state.nodes)
@@ -415,43 +416,47 @@ class Mcb8StretchPolicy(Mcb8Policy):
     ) -> None:
         super().__init__(minft=minft, minvt=minvt, hold=hold)
         self.period = period
-        self._a = self._b = None
 
-    def prepare(self, state: DfrsState, now: float) -> None:
-        """Slopes of the inverse stretch estimates of every job at ``now``."""
+    def slopes(
+        self, state: DfrsState, jobs: np.ndarray, now: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``a_j`` and ``b_j`` of the inverse stretch estimates ``a_j + b_j y`` at ``now``."""
         period = self.period
-        ft = np.maximum(now - state.submit_time, 0.0)  # unsubmitted jobs are unused
-        self._a = state.vt / (ft + period)
-        self._b = period / (ft + period)
+        ft = np.maximum(now - state.submit_time[jobs], 0.0)
+        return state.vt[jobs] / (ft + period), period / (ft + period)
 
     def pack(
-        self, state: DfrsState, keep: list[int], pinned: np.ndarray, *, zero_packs: bool = False
+        self, state: DfrsState, keep: list[int], pinned: np.ndarray, now: float, *,
+        zero_packs: bool = False,
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The mapping of ``keep`` at the largest inverse stretch that packs, or None.
+        """The mapping of ``keep`` at the largest inverse stretch that packs at ``now``.
 
-        (``zero_packs`` is not used: inverse stretch 0 is tried first anyway.)
+        None if none packs. (``zero_packs`` is not used: inverse stretch 0 is tried
+        first anyway.)
         """
         from allockit.heuristics.mcb import largest_target, mcb_fill
 
-        a, b = self._a, self._b
+        keep_arr = np.asarray(keep, dtype=np.int64)
+        a, b = self.slopes(state, keep_arr, now)
         fixed, base_mem, movable, task_job = _pinned_state(state, keep, pinned)
         free_mem = 1.0 - base_mem
-        keep_arr = np.asarray(keep, dtype=np.int64)
         fixed_cpu = state.counts(fixed) * state.cpu[fixed][:, None]
+        # positions in ``keep`` of the pinned jobs and of each movable task's job
+        sorter = np.argsort(keep_arr, kind="stable")
+        fixed_at = sorter[np.searchsorted(keep_arr, fixed, sorter=sorter)]
+        task_at = sorter[np.searchsorted(keep_arr, task_job, sorter=sorter)]
+        task_cpu, task_mem = state.cpu[task_job], state.mem[task_job]
 
         def pack(inverse: float) -> np.ndarray | None:
-            need = (inverse - a[keep_arr]) / b[keep_arr]
+            need = (inverse - a) / b
             if (need > 1.0 + 1e-12).any():
                 return None
-            y = np.zeros(state.n)
-            y[keep_arr] = np.clip(need, 0.0, 1.0)
-            base_load = _sum_rows(fixed_cpu, y[fixed], state.nodes)
+            y = np.clip(need, 0.0, 1.0)  # (the yields of ``keep``, in its order)
+            base_load = _sum_rows(fixed_cpu, y[fixed_at], state.nodes)
             free_cpu = 1.0 - base_load
             if (free_cpu < -MEM_EPS).any():
                 return None
-            return mcb_fill(
-                y[task_job] * state.cpu[task_job], state.mem[task_job], free_cpu, free_mem
-            )
+            return mcb_fill(y[task_at] * task_cpu, task_mem, free_cpu, free_mem)
 
         # 1 % relative accuracy on the stretch
         best = largest_target(
@@ -482,7 +487,7 @@ def _memory_fit(state: DfrsState, keep: list[int], pinned: np.ndarray) -> int:
     ``pack`` tries target 0 first and gives up when it fails: this finds the first
     prefix it would not give up on (``mcb8_memory_prefix_kernel``).
     """
-    from allockit.heuristics.kernels import mcb8_memory_prefix_kernel
+    from allockit.simulation.dfrs_kernels import mcb8_memory_prefix_kernel
 
     if not keep:
         return 0

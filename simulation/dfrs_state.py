@@ -6,9 +6,11 @@ where it runs, or where it last ran while paused), per-node memory and CPU load,
 the bookkeeping every policy shares: placing and releasing a job's tasks, starting,
 pausing, migrating and finishing jobs (with the preemption and migration counts and
 bytes), moving the whole system to a new mapping at once (``apply``), advancing
-progress to a new time, and the debug-mode invariant checks. Policies
-(``allockit.simulation.dfrs_policies``) decide *what* to do; this class does it. The
-rules (seed 002, restated in the user guide (DFRS)):
+progress to a new time. Policies (``allockit.simulation.dfrs_policies``) decide *what*
+to do; this class does it. The rows of tasks per node are kept by a ``RowPool``
+(``dfrs_rows``), the priority order is computed by ``dfrs_priority``, the debug-mode
+checks are ``dfrs_checks.check_invariants``. The rules (seed 002, restated in the
+user guide (DFRS)):
 
 - virtual time = progress = the integral of the yield while the job is running and not
   paying a penalty, so it reaches the processing time exactly at completion;
@@ -26,20 +28,13 @@ import math
 
 import numpy as np
 
-from allockit.constants import CAPACITY_TOL, MEM_EPS
-from allockit.errors import AllocKitError
+from allockit.constants import MEM_EPS
 from allockit.instances.workload import Workload
+from allockit.simulation.dfrs_rows import RowPool, SimulationInvariantError
 
 __all__ = ["FINISHED", "FUTURE", "RUNNING", "WAITING", "DfrsState", "SimulationInvariantError"]
 
 FUTURE, WAITING, RUNNING, FINISHED = 0, 1, 2, 3
-
-
-class SimulationInvariantError(AllocKitError):
-    """A capacity or accounting invariant broke during a debug-mode simulation."""
-
-
-_FLOAT_MAX = float(np.finfo(float).max)
 
 
 class DfrsState:
@@ -108,15 +103,17 @@ class DfrsState:
         self.bytes_preempt = 0.0  # memory images saved on pauses and restored on resumes
         self.bytes_migrate = 0.0  # moved tasks, saved and restored
         # tasks per node (floats) of each job in the system that has run: where it runs,
-        # or where it ran last while paused; a pool of rows, one slot per such job
-        self._pool = np.zeros((0, nodes))
-        self._slot = np.full(n, -1, dtype=np.int64)
-        self._free_slots: list[int] = []
+        # or where it ran last while paused (``row(j)``, ``counts(jobs)``)
+        self.rows = RowPool(n, nodes)
+        self.row = self.rows.row
+        self.counts = self.rows.rows
         self._where = np.full(n, -1, dtype=np.int64)  # scratch of ``apply``
         self.mem_used = np.zeros(nodes)
         self.load = np.zeros(nodes)  # sum of CPU needs of the tasks on each node
+        # running and waiting jobs: read them, change them through the methods below
         self.running: set[int] = set()
         self.waiting: set[int] = set()
+        self._running_sorted: np.ndarray | None = None  # running_jobs(), kept until a change
         # job shapes (memory per task, tasks): jobs of one shape fit or not together, so
         # a long backlog is tested one shape at a time
         shapes, shape = (
@@ -140,105 +137,7 @@ class DfrsState:
         self.penalty_cpu_seconds = 0.0  # of which given to jobs serving a penalty
         self.layout = 0  # changes whenever the mapping changes (place, release, apply)
 
-    # ------------------------------------------------------------------ priorities
-    def priority_key(self, j: int, now: float) -> tuple[int, float, int]:
-        """Sorts by decreasing priority: zero virtual time first, then flow/vt²."""
-        vt = self.vt[j]
-        if vt <= 0.0:
-            return (0, 0.0, j)
-        return (1, -(now - self.submit_time[j]) / (vt * vt), j)
-
-    def by_priority(self, jobs, now: float) -> list[int]:
-        """``jobs`` sorted by decreasing priority (the order of ``priority_key``).
-
-        Vectorised: the same keys computed with numpy, in the same floating-point
-        operations, ordered by one stable sort of the index-sorted jobs (zero virtual
-        time first, then flow/vt² decreasing, ties by index).
-        """
-        arr = np.sort(np.fromiter(jobs, dtype=np.int64))  # ties go by index: sort first
-        if arr.size < 2:
-            return arr.tolist()
-        return arr[np.argsort(self.priority_keys(arr, now), kind="stable")].tolist()
-
-    def priority_keys(self, jobs: np.ndarray, now: float) -> np.ndarray:
-        """Sort keys of ``jobs`` (lower first = higher priority), as ``by_priority``'s.
-
-        Zero virtual time gives ``-inf``; otherwise ``-flow/vt²``, kept finite so that
-        it never ties with them. Ties go by job index: sort ``jobs`` first and use a
-        stable order on the keys.
-        """
-        vt = self.vt[jobs]
-        positive = vt > 0.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            key = -(now - self.submit_time[jobs]) / (vt * vt)
-        return np.where(positive, np.maximum(key, -_FLOAT_MAX), -np.inf)
-
-    @staticmethod
-    def first_by_priority(
-        jobs: np.ndarray, keys: np.ndarray, count: int
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """The first ``count`` (or more) of index-sorted ``jobs`` in priority order.
-
-        Every job whose key ties with the last one taken comes too, so the answer is
-        exactly the start of the full order (``by_priority``) without sorting the rest.
-        Returns the taken jobs in order and the mask of the others (None when all were
-        taken).
-
-        Examples
-        --------
-        >>> jobs, keys = np.array([3, 5, 7, 9]), np.array([0.5, -1.0, 0.5, 2.0])
-        >>> first, rest = DfrsState.first_by_priority(jobs, keys, 2)
-        >>> first.tolist(), jobs[rest].tolist()
-        ([5, 3, 7], [9])
-        """
-        if count >= jobs.size:
-            return jobs[np.argsort(keys, kind="stable")], None
-        kth = np.partition(keys, count - 1)[count - 1]
-        taken = keys <= kth
-        where = np.flatnonzero(taken)
-        first = jobs[where[np.argsort(keys[where], kind="stable")]]
-        return first, (None if where.size == jobs.size else ~taken)
-
     # ------------------------------------------------------------------ placement
-    def row(self, j: int) -> np.ndarray:
-        """Job ``j``'s tasks per node (floats): where it runs, or where it last ran.
-
-        A view into the row pool, valid until the next placement: read it at once and
-        do not modify it. Raises ``SimulationInvariantError`` for a job that has no row
-        (never started, or finished).
-        """
-        slot = self._slot[j]
-        if slot < 0:
-            raise SimulationInvariantError(f"job {j} has no placement (never ran or finished)")
-        return self._pool[slot]
-
-    def counts(self, jobs: np.ndarray) -> np.ndarray:
-        """Tasks per node of ``jobs`` (running, or where they last ran): one row per job.
-
-        A new array. Raises ``SimulationInvariantError`` if one of the jobs has no row.
-        """
-        slots = self._slot[jobs]
-        if slots.size and slots.min() < 0:
-            j = int(np.asarray(jobs)[np.argmin(slots)])
-            raise SimulationInvariantError(f"job {j} has no placement (never ran or finished)")
-        return self._pool[slots]
-
-    def _take_slots(self, jobs: np.ndarray) -> None:
-        """Give a row of the pool to each of ``jobs`` that has none (jobs never run)."""
-        need = jobs[self._slot[jobs] < 0]
-        if not need.size:
-            return
-        if len(self._free_slots) < need.size:
-            old = self._pool.shape[0]
-            size = max(2 * old, old + need.size, 16)
-            pool = np.zeros((size, self.nodes))
-            pool[:old] = self._pool
-            self._pool = pool
-            self._free_slots.extend(range(size - 1, old - 1, -1))
-        taken = self._free_slots[-need.size :]
-        del self._free_slots[-need.size :]
-        self._slot[need] = taken
-
     def place(self, j: int, row: np.ndarray, *, counted: bool = False) -> None:
         """Put job ``j``'s tasks on the nodes: ``row`` is its float count of tasks per node.
 
@@ -246,10 +145,7 @@ class DfrsState:
         caller already added the row to ``mem_used`` and ``load``.
         """
         self.layout += 1
-        if self._slot[j] < 0:
-            self._take_slots(np.array([j], dtype=np.int64))
-        kept = self._pool[self._slot[j]]
-        kept[:] = row
+        kept = self.rows.store_one(j, row)
         if not counted:
             self.mem_used += kept * self.mem[j]
             self.load += kept * self.cpu[j]
@@ -257,7 +153,7 @@ class DfrsState:
     def release(self, j: int) -> None:
         """Take job ``j``'s tasks off their nodes (their row is kept: ``row``)."""
         self.layout += 1
-        row = self._pool[self._slot[j]]
+        row = self.row(j)
         self.mem_used -= row * self.mem[j]
         self.load -= row * self.cpu[j]
 
@@ -296,10 +192,33 @@ class DfrsState:
         self.waiting_per_shape[self.shape[j]] += 1
 
     def running_jobs(self) -> np.ndarray:
-        """The running jobs by index (a new array): sums over them go in index order."""
-        jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
-        jobs.sort()
+        """The running jobs by index (read-only): sums over them go in index order.
+
+        Kept until the running set changes (every change goes through this class).
+        """
+        jobs = self._running_sorted
+        if jobs is None:
+            jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+            jobs.sort()
+            jobs.flags.writeable = False
+            self._running_sorted = jobs
         return jobs
+
+    def _run(self, j: int) -> None:
+        self.running.add(j)
+        self._running_sorted = None
+
+    def _stop(self, j: int) -> None:
+        self.running.discard(j)
+        self._running_sorted = None
+
+    def lift(self, jobs: list[int]) -> None:
+        """Release the running ``jobs`` (in list order) and take them out of the running
+        set, to be placed again (``settle``) or paused (``pause_job``) one by one."""
+        for r in jobs:
+            self.release(r)
+        self.running.difference_update(jobs)
+        self._running_sorted = None
 
     def active_jobs(self) -> np.ndarray:
         """The jobs in the system (running or waiting), by index: a read-only array.
@@ -343,7 +262,7 @@ class DfrsState:
         if j in self.waiting:
             self.waiting.discard(j)
             self.waiting_per_shape[self.shape[j]] -= 1
-        self.running.add(j)
+        self._run(j)
         self.status[j] = RUNNING
         self.last_move[j] = now
         if self.ever_ran[j]:
@@ -355,8 +274,8 @@ class DfrsState:
             self.start[j] = now
 
     def pause_job(self, j: int) -> None:
-        """Pause a running job whose nodes were already released."""
-        self.running.discard(j)
+        """Pause a running (or lifted) job whose nodes were already released."""
+        self._stop(j)
         self._wait(j)
         self.status[j] = WAITING
         self.n_preempt[j] += 1
@@ -367,7 +286,8 @@ class DfrsState:
     def settle(
         self, j: int, new: np.ndarray | None, now: float, row: np.ndarray | None = None
     ) -> None:
-        """A running job just released continues on nodes ``new`` (maybe a migration).
+        """A running job just released (or lifted) continues on nodes ``new`` (maybe a
+        migration).
 
         ``row``, if given, is the float count of tasks per node of ``new`` (which may
         then be None).
@@ -376,6 +296,7 @@ class DfrsState:
             row = self._row(new)
         moved = int(self.tasks[j] - np.minimum(self.row(j), row).sum())
         self.place(j, row)
+        self._run(j)
         if moved:
             self.last_move[j] = now
             self.n_migrate[j] += 1
@@ -414,7 +335,7 @@ class DfrsState:
         running = self.running_jobs()
         mapped = where[running] >= 0
         stays = running[mapped]
-        old = self._pool[self._slot[stays]]
+        old = self.rows.gather(stays)
         new = rows[where[stays]]
         changed = (old != new).any(axis=1)
         moving, old, new = stays[changed], old[changed], new[changed]
@@ -429,17 +350,18 @@ class DfrsState:
         # memory and load: releases, then the moves' new rows, then the starts
         order = np.concatenate([leave, moving, starting])
         sign = np.concatenate([-np.ones(leave.size), np.ones(moving.size + starting.size)])
-        from allockit.heuristics.kernels import add_rows_kernel
+        from allockit.simulation.dfrs_kernels import add_rows_kernel
 
         add_rows_kernel(
             self.mem_used, self.load,
-            np.concatenate([self._pool[self._slot[leave]], new, start_rows]),
+            np.concatenate([self.rows.gather(leave), new, start_rows]),
             self.mem[order], self.cpu[order], sign,
         )
         # pauses
         if paused.size:
             listed = paused.tolist()
             self.running.difference_update(listed)
+            self._running_sorted = None
             self.waiting.update(listed)
             np.add.at(self.waiting_per_shape, self.shape[paused], 1)
             self.status[paused] = WAITING
@@ -449,7 +371,7 @@ class DfrsState:
         # migrations (a row that changed moves at least one task)
         if moving.size:
             moved = (self.tasks[moving] - np.minimum(old, new).sum(axis=1)).astype(np.int64)
-            self._pool[self._slot[moving]] = new
+            self.rows.store(moving, new)
             self.last_move[moving] = now
             self.n_migrate[moving] += 1
             self.task_migrations += int(moved.sum())
@@ -463,13 +385,13 @@ class DfrsState:
             ran = self.ever_ran[starting]
             resumed, fresh = starting[ran], starting[~ran]
             if resumed.size:
-                before = self._pool[self._slot[resumed]]
+                before = self.rows.gather(resumed)
                 self.n_resume_elsewhere[resumed] += (before != start_rows[ran]).any(axis=1)
-            self._take_slots(fresh)
-            self._pool[self._slot[starting]] = start_rows
+            self.rows.store(starting, start_rows)
             listed = starting.tolist()
             self.waiting.difference_update(listed)
             self.running.update(listed)
+            self._running_sorted = None
             np.subtract.at(self.waiting_per_shape, self.shape[starting], 1)
             self.status[starting] = RUNNING
             self.last_move[starting] = now
@@ -486,9 +408,8 @@ class DfrsState:
     def finish_job(self, j: int, now: float) -> None:
         """Job ``j`` completes at ``now``."""
         self.release(j)
-        self._free_slots.append(int(self._slot[j]))
-        self._slot[j] = -1
-        self.running.discard(j)
+        self.rows.drop(j)
+        self._stop(j)
         self.status[j] = FINISHED
         self._finished_since += 1
         self.vt[j] = self.runtime[j]
@@ -533,52 +454,17 @@ class DfrsState:
         self.under += min(self.nodes, self.demand) * span - used
         self.clock = now
 
-    def allocated(self) -> float:
-        """CPU allocated to running jobs, in nodes."""
-        if not self.running:
-            return 0.0
-        jobs = self.running_jobs()
-        return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs]).sum())
+    def cpu_in_use(self, now: float) -> tuple[float, float]:
+        """CPU allocated to running jobs, and the part not serving a penalty at ``now``.
 
-    def progressing(self, now: float) -> float:
-        """CPU allocated to running jobs not serving a penalty at ``now``, in nodes."""
+        Both in nodes (the event's timeline rows).
+        """
         if not self.running:
-            return 0.0
+            return 0.0, 0.0
         jobs = self.running_jobs()
+        need = self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs]
         free = self.penalty_until[jobs] <= now
-        return float((self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs])[free].sum())
-
-    # ------------------------------------------------------------------ checks
-    def check(self, now: float) -> None:
-        """Raise ``SimulationInvariantError`` if a capacity or progress invariant broke."""
-        jobs = self.running_jobs()
-        slots = self._slot[jobs]
-        if (slots < 0).any() or np.unique(slots).size != slots.size:
-            raise SimulationInvariantError(f"t={now}: running jobs without their own row")
-        rows = self.counts(jobs) if jobs.size else np.zeros((0, self.nodes))
-        whole = (rows >= 0).all(axis=1) & (rows == np.round(rows)).all(axis=1)
-        whole &= rows.sum(axis=1) == self.tasks[jobs]
-        if not whole.all():
-            j = int(jobs[np.argmin(whole)])
-            raise SimulationInvariantError(f"t={now}: job {j} is not fully placed")
-        y = self.yields[jobs]
-        bad = (y < 0.0) | (y > 1.0 + CAPACITY_TOL)
-        if bad.any():
-            j = int(jobs[np.argmax(bad)])
-            raise SimulationInvariantError(f"t={now}: job {j} has yield {self.yields[j]}")
-        mem = (rows * self.mem[jobs][:, None]).sum(axis=0)
-        cpu = (rows * (self.cpu[jobs] * y)[:, None]).sum(axis=0)
-        if (mem > 1.0 + CAPACITY_TOL).any():
-            raise SimulationInvariantError(f"t={now}: memory over-committed: {mem.max()}")
-        if (cpu > 1.0 + CAPACITY_TOL).any():
-            raise SimulationInvariantError(f"t={now}: CPU over 100 %: {cpu.max()}")
-        if not np.allclose(mem, self.mem_used, atol=1e-9):
-            raise SimulationInvariantError(f"t={now}: memory bookkeeping drifted")
-        load = (rows * self.cpu[jobs][:, None]).sum(axis=0)
-        if not np.allclose(load, self.load, atol=1e-9):
-            raise SimulationInvariantError(f"t={now}: CPU load bookkeeping drifted")
-        if (self.vt > self.runtime * (1 + 1e-12)).any():
-            raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
+        return float(need.sum()), float(need[free].sum())
 
 
 def _add_in_order(total: float, values: np.ndarray) -> float:

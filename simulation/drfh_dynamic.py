@@ -141,7 +141,7 @@ def simulate_drfh(
     >>> t.times.tolist(), dict(t.departures)
     ([0.0, 5.0, 10.0, 20.0], {'a': 10.0, 'b': 20.0})
     """
-    from allockit.heuristics.kernels import drfh_tasks_kernel
+    from allockit.heuristics.drfh_kernels import drfh_tasks_kernel
 
     if not users:
         raise InvalidInputError("users must hold at least one arrival")

@@ -99,6 +99,69 @@ def test_a_failing_mechanism_is_an_error_for_every_property(mechanism, message):
         assert message in r.error["message"], (r.name, r.error)
 
 
+def _progressive_with(change):
+    """Progressive filling's result with ``change(tasks, allocation)`` applied to it."""
+    from dataclasses import replace
+
+    from allockit.drfh import allocate
+
+    def mechanism(instance):
+        result = allocate(instance, "progressive")
+        tasks, alloc = result.tasks.copy(), result.allocation.copy()
+        change(tasks, alloc)
+        return replace(result, tasks=tasks, allocation=alloc)
+
+    return mechanism
+
+
+def _set(array, value, index=(0, 0)):
+    array[index] = value
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "message"),
+    [
+        # tasks per user and class: u0 capped at 5, u1 (0.2, 0.1) unbounded, one (2, 2)
+        (lambda inst: [[np.nan], [1]], "tasks must be finite and >= 0; got nan"),
+        (lambda inst: [[np.inf], [1]], "tasks must be finite and >= 0; got inf"),
+        (lambda inst: [[6], [0]], "user 'u0' gets 6 tasks, more than its 5"),
+        # r0: 5 x 0.1 + 7.6 x 0.2 = 2.02 > 2 (just over capacity)
+        (lambda inst: [[5], [7.6]], "r0 on class 's0' is 2.02 > capacity 2"),
+        # a DRFHResult whose numbers are not finite, over the cap or over capacity
+        (_progressive_with(lambda t, a: _set(t, np.nan, 0)), "tasks must be 2 finite"),
+        (_progressive_with(lambda t, a: _set(a, np.nan, (0, 0, 0))), "must be finite"),
+        (_progressive_with(lambda t, a: _set(t, 6.0, 0)), "gets 6 tasks, more than its 5"),
+        (_progressive_with(lambda t, a: _set(a, 3.0, (1, 0, 0))), "> capacity 2"),
+    ],
+    ids=[
+        "nan", "inf", "over-cap", "over-capacity",
+        "result-nan-tasks", "result-nan-allocation", "result-over-cap", "result-over-capacity",
+    ],
+)
+def test_an_invalid_allocation_is_an_error_never_held(mechanism, message):
+    capped = drfh([((2, 2), 1)], [((0.1, 0.1), 1, 5), ((0.2, 0.1), 1, None)])
+    shaped = [p for p in PROPERTIES if p != "single_resource_fairness"]  # two resources
+    for r in check(mechanism, shaped, instance=capped):
+        assert r.status == "error" and r.held is False, (r.name, r.status)
+        assert "output was refused" in r.error["message"], r.error
+        assert message in r.error["message"], (r.name, r.error)
+
+
+def test_a_mechanism_failing_on_some_generated_instances_is_never_held():
+    # Correct (progressive filling) except on instances with exactly two users, where
+    # it returns NaN: the generated search meets such an instance and reports an error.
+    def sometimes_nan(instance):
+        from allockit.drfh import allocate
+
+        if instance.n_users == 2:
+            return np.full((2, instance.n_classes), np.nan)
+        return allocate(instance, "progressive")
+
+    for r in check(sometimes_nan, CHECKED, examples=60, seed=0):
+        assert r.status == "error" and r.held is False, (r.name, r.status, r.detail)
+        assert r.errors >= 1 and "finite" in r.error["message"]
+
+
 def test_lp_refusing_task_caps_is_an_error_not_a_pass():
     [r] = check("lp", ["envy_freeness"], instance=ISSUE)
     assert r.status == "error" and "use method 'progressive'" in r.error["message"]
@@ -457,6 +520,26 @@ def test_cli_user_mechanism_by_file_and_module_and_a_given_instance(tmp_path, ca
         capsys, ["fairness", "--method", "slots", "--option", "per_largest=4",
                  "--instance", str(path), "--properties", "population_monotonicity"])
     assert code == 0 and json.loads(out)["options"] == {"per_largest": 4}
+
+
+def test_cli_an_undecided_example_exits_3_with_an_error_record_and_paragraph(tmp_path, capsys):
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "import numpy as np\n\n"
+        "def nan(instance):\n"
+        "    return np.full((instance.n_users, instance.n_classes), np.nan)\n"
+    )
+    spec = f"{mine}:nan"
+    code, out, err = _run(
+        capsys, ["fairness", "--method", spec, "--properties", "pareto,envy_freeness",
+                 "--examples", "5"])
+    assert code == 3
+    records = json.loads(out)["properties"]
+    assert [(p["status"], p["held"]) for p in records] == [("error", False)] * 2
+    paragraphs = [p for p in err.split("\n\n") if p.strip()]
+    assert len(paragraphs) == 2 and paragraphs[0].startswith(f"pareto: ERROR for {spec}")
+    # the refusal names the mechanism as the user gave it
+    assert f"refused: {spec}: tasks must be finite" in err and "allockit_user_" not in err
 
 
 @pytest.mark.parametrize(

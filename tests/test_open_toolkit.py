@@ -267,6 +267,13 @@ def plugins(tmp_path, monkeypatch):
         def even(instance, **options):
             import numpy as np
             return np.tile(instance.targets, (instance.n_nodes, 1))
+
+        def one_each(instance):
+            """One task per user on the first server class, when they all fit."""
+            import numpy as np
+            tasks = np.zeros((instance.n_users, instance.n_classes))
+            tasks[:, 0] = 1.0
+            return tasks
         '''))
     info = tmp_path / "allockit_toolkit_plugin-2.0.dist-info"
     info.mkdir()
@@ -277,6 +284,7 @@ def plugins(tmp_path, monkeypatch):
         "[allockit.methods]\n"
         "vcsched.rr = allockit_toolkit_plugin:rr\n"
         "reserves.even = allockit_toolkit_plugin:even\n"
+        "drfh.one-each = allockit_toolkit_plugin:one_each\n"
         "drfh.gone = allockit_toolkit_plugin:missing\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -301,6 +309,17 @@ def test_registered_plugins_are_listed_and_used_everywhere(plugins, tmp_path, ca
     files = _files(tmp_path)
     assert main(["reserves", str(files["res"]), "--method", "even"]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "even"
+    assert main(["drfh", str(files["drfh"]), "--method", "one-each"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "one-each" and out["status"] == "feasible"
+    # the fairness checker finds the registered mechanism by the same path
+    code = main(["fairness", "--method", "one-each", "--instance", str(files["drfh"]),
+                 "--properties", "pareto"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 3 and data["properties"][0]["status"] == "violated"  # 1 of 3 tasks: wasteful
+    assert main(["fairness", "--method", "gone", "--properties", "pareto"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'gone'" in err and "loading plug-in" in err
 
 
 # ---------------------------------------------------------------- shipping user files

@@ -24,6 +24,7 @@ _NOT_USED = {
 }
 
 _SPLIT = "report the allocation per server, not per server class"
+_SOLVER = "a Pyomo solver (highs, scip, gurobi, cplex, xpress, cbc, glpk) to solve the Pyomo"
 
 #: Method name -> what it does and the options it accepts.
 METHOD_SPECS: dict[str, MethodSpec] = {
@@ -35,7 +36,7 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         _NOT_USED,
         {"split": Range(bool)},
         {"split": False},
-        {"split": _SPLIT},
+        {"split": _SPLIT, "solver": _SOLVER + " model (default: HiGHS on the matrices)"},
     ),
     "progressive": MethodSpec(
         "progressive",
@@ -45,7 +46,11 @@ METHOD_SPECS: dict[str, MethodSpec] = {
         _NOT_USED,
         {"split": Range(bool), "tol": Range(float, ge=1e-12, le=0.1)},
         {"split": False, "tol": 1e-9},
-        {"split": _SPLIT, "tol": "relative tolerance of the common level's bisection"},
+        {
+            "split": _SPLIT,
+            "tol": "relative tolerance of the common level's bisection",
+            "solver": _SOLVER + " model of each LP (default: HiGHS on the matrices)",
+        },
     ),
     "first-fit": MethodSpec(
         "first-fit",

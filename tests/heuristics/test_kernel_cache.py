@@ -9,16 +9,17 @@ import sys
 import pytest
 
 from allockit.errors import InvalidInputError
-from allockit.heuristics.kernels import warm_up
+from allockit.heuristics.kernel_setup import warm_up
 
 
 def _run(env_update, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env.update(env_update)
     code = (
-        "from allockit.heuristics import kernels;"
-        "kernels.warm_up('greedy_kernel');"
-        "print(kernels.numba_cache_dir())"
+        "from allockit.heuristics.common import load_kernels;"
+        "from allockit.heuristics.kernel_setup import numba_cache_dir;"
+        "load_kernels('greedy_kernel');"
+        "print(numba_cache_dir())"
     )
     return subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
@@ -29,7 +30,8 @@ def _run(env_update, tmp_path):
 def test_compiled_kernels_go_to_the_user_cache_directory(tmp_path):
     where = _run({"XDG_CACHE_HOME": str(tmp_path / "xdg")}, tmp_path)
     assert where == str(tmp_path / "xdg" / "allockit" / "numba")
-    index = list((tmp_path / "xdg" / "allockit" / "numba").rglob("kernels.greedy_kernel-*.nbi"))
+    cache = tmp_path / "xdg" / "allockit" / "numba"
+    index = list(cache.rglob("greedy_kernels.greedy_kernel-*.nbi"))
     assert index, "numba wrote no cache index in the user cache directory"
 
 

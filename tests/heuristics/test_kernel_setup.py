@@ -6,15 +6,16 @@ import sys
 SCRIPT = """
 from allockit.instances.generators import generate_vcsched
 from allockit.vcsched import solve
-import allockit.heuristics.kernels as k
+import allockit.heuristics.greedy_kernels as g
+import allockit.heuristics.mcb_kernels as m
 inst = generate_vcsched(hosts=4, jobs=12, slack=0.4, cov_cpu=0.5, cov_mem=0.5, seed=3,
                         parallel=True)
 first = solve(inst, "mcb8")
 for method in ("sg", "gr", "gb", "sgb", "mcb1", "mcb8"):
     again = solve(inst, method)
 print(first.setup_seconds > 0, again.setup_seconds == 0.0)
-print(len(k.greedy_kernel.signatures), len(k.greedy_backtrack_kernel.signatures),
-      len(k.mcb_fill_kernel.signatures))
+print(len(g.greedy_kernel.signatures), len(g.greedy_backtrack_kernel.signatures),
+      len(m.mcb_fill_kernel.signatures))
 """
 
 

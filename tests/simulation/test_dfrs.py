@@ -11,6 +11,8 @@ from allockit.errors import InvalidInputError
 from allockit.instances.workload import Platform, Workload
 from allockit.models.stretch_bound import stretch_bound
 from allockit.simulation.dfrs import SimulationInvariantError, simulate_dfrs
+from allockit.simulation.dfrs_checks import check_invariants
+from allockit.simulation.dfrs_priority import by_priority, first_by_priority, priority_key
 from allockit.simulation.dfrs_state import FINISHED, WAITING, DfrsState
 from allockit.simulation.names import TABLE1 as TABLE1_NAMES
 
@@ -118,12 +120,12 @@ def test_debug_checks_can_fail():
     sim.start_job(1, np.array([0]), 0.0)
     sim.yields[[0, 1]] = 0.8  # 160 % of the node's CPU
     with pytest.raises(SimulationInvariantError, match="CPU over 100"):
-        sim.check(0.0)
+        check_invariants(sim, 0.0)
     sim.yields[[0, 1]] = 0.5
-    sim.check(0.0)
+    check_invariants(sim, 0.0)
     sim.mem_used[0] = 0.0  # bookkeeping no longer matches the placement
     with pytest.raises(SimulationInvariantError, match="drifted"):
-        sim.check(0.0)
+        check_invariants(sim, 0.0)
 
 
 def test_bad_input_is_named():
@@ -306,6 +308,8 @@ def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
     monkeypatch, algorithm, kernels
 ):
     # the first MCB8 call used to carry the kernel loading (0.3-0.7 s of a 1 ms call)
+    import allockit.simulation.allocation_kernels
+    import allockit.simulation.dfrs_kernels  # noqa: F401 - (imported: no import time)
     from allockit.heuristics import common
 
     loaded = []
@@ -325,14 +329,14 @@ def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
 
 def _naive_start_waiting(self, state, now):
     # the rule as stated: every waiting job, by decreasing priority, started if it fits
-    for j in state.by_priority(state.waiting, now):
+    for j in by_priority(state, state.waiting, now):
         self.try_start(state, j, now)
 
 
 def _naive_remap_leaders(state, now):
     from allockit.simulation.dfrs_policies import memory_prefix
 
-    jobs = state.by_priority(state.running | state.waiting, now)
+    jobs = by_priority(state, state.running | state.waiting, now)
     return len(jobs), jobs[: memory_prefix(state, jobs)]
 
 
@@ -382,7 +386,7 @@ def test_first_by_priority_is_the_start_of_the_full_order(seed, count):
     jobs = np.sort(rng.choice(1_000, int(rng.integers(1, 40)), replace=False))
     keys = rng.choice([-np.inf, -3.0, -1.0, -1.0, 0.0, 2.5], jobs.size)
     full = jobs[np.argsort(keys, kind="stable")].tolist()
-    first, rest = DfrsState.first_by_priority(jobs, keys, count)
+    first, rest = first_by_priority(jobs, keys, count)
     assert first.tolist() == full[: first.size]
     assert first.size >= min(count, jobs.size)
     if rest is None:
@@ -464,7 +468,7 @@ def test_by_priority_orders_as_the_three_key_sort(seed):
     with np.errstate(divide="ignore", invalid="ignore"):
         key = np.where(vt > 0, -(now - state.submit_time[arr]) / (vt * vt), 0.0)
     expected = arr[np.lexsort((arr, key, vt > 0))].tolist()
-    assert state.by_priority(jobs, now) == expected
+    assert by_priority(state, jobs, now) == expected
 
 
 @settings(max_examples=300, deadline=None)
@@ -474,8 +478,8 @@ def test_the_compiled_mcb8_bisection_is_largest_target_over_mcb_fill(seed, n, ho
     # placement of the Python search it replaced (mcb_fill at y * cpu on hosts whose
     # pinned tasks use y * base_load) for every outcome: no packing, yield hi, bisection
     from allockit.constants import MEM_EPS, YIELD_ACCURACY
-    from allockit.heuristics.kernels import mcb8_largest_yield_kernel
     from allockit.heuristics.mcb import largest_target, mcb_fill
+    from allockit.simulation.dfrs_kernels import mcb8_largest_yield_kernel
 
     rng = np.random.default_rng(seed)
     cpu = rng.choice([0.25, 0.5, 1.0], n)
@@ -516,9 +520,9 @@ def test_lower_priority_is_the_key_comparison(seed):
     state.running.update(int(r) for r in np.flatnonzero(rng.random(n) < 0.7))
     j, now = int(rng.integers(0, n)), 60.0
     with np.errstate(divide="ignore"):  # (vt = 1e-200: vt^2 underflows, the key is -inf)
-        mine = state.priority_key(j, now)
-        expected = [r for r in state.running if state.priority_key(r, now) > mine]
-        expected.sort(key=lambda r: state.priority_key(r, now), reverse=True)
+        mine = priority_key(state, j, now)
+        expected = [r for r in state.running if priority_key(state, r, now) > mine]
+        expected.sort(key=lambda r: priority_key(state, r, now), reverse=True)
     assert lower_priority(state, j, now) == expected
 
 
@@ -527,8 +531,8 @@ def test_lower_priority_is_the_key_comparison(seed):
 def test_the_dense_max_min_kernel_is_max_min_yields(seed, jobs, nodes):
     # the simulator's opt=min yields come from the dense kernel: the same as the
     # checked public function, bit for bit
-    from allockit.heuristics.kernels import maxmin_dense_kernel
     from allockit.simulation.allocation import max_min_yields
+    from allockit.simulation.allocation_kernels import maxmin_dense_kernel
 
     rng = np.random.default_rng(seed)
     counts = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (jobs, nodes))
@@ -541,7 +545,7 @@ def test_the_dense_max_min_kernel_is_max_min_yields(seed, jobs, nodes):
 def test_add_rows_kernel_is_numpy_one_row_at_a_time(seed, k):
     # DfrsState.apply adds up its loads in one compiled call: bit for bit the numpy
     # updates it replaced (each product rounded, then added, in order)
-    from allockit.heuristics.kernels import add_rows_kernel
+    from allockit.simulation.dfrs_kernels import add_rows_kernel
 
     rng = np.random.default_rng(seed)
     nodes = int(rng.integers(1, 8))
@@ -565,12 +569,16 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     # the simulator loads its kernels before the clock (setup_seconds); a call with
     # other argument types (an omitted default, another dtype) would compile a new
     # signature inside the timed run (a 1 s "slowest MCB8 call")
-    from allockit.heuristics import kernels
+    from allockit.heuristics import greedy_kernels
+    from allockit.heuristics.common import load_kernels
+    from allockit.simulation import allocation_kernels, dfrs_kernels
 
     names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
              "add_rows_kernel", "greedy_fill_kernel", "greedy_start_kernel"]
-    kernels.warm_up(*names)
-    before = {name: len(getattr(kernels, name).signatures) for name in names}
+    load_kernels(*names)
+    where = {name: next(m for m in (dfrs_kernels, allocation_kernels, greedy_kernels)
+                        if hasattr(m, name)) for name in names}
+    before = {name: len(getattr(where[name], name).signatures) for name in names}
     rng = np.random.default_rng(3)
     n = 60
     w = Workload.from_jobs(Platform(nodes=4), submit=np.sort(rng.integers(0, 3_000, n)).tolist(),
@@ -580,7 +588,7 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
                            mem=rng.choice([0.1, 0.3, 0.6], n).tolist())
     for algorithm in ("GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min"):
         simulate_dfrs(w, algorithm, period=300.0)
-    assert {name: len(getattr(kernels, name).signatures) for name in names} == before
+    assert {name: len(getattr(where[name], name).signatures) for name in names} == before
 
 
 def _memory_prefix_by_packing(pinned, index, tasks, mem, pinned_rows):
@@ -609,7 +617,7 @@ def test_the_memory_prefix_kernel_is_the_drop_loop_of_packings(seed, n, nodes):
     # the kernel counts tasks per memory size instead of packing every prefix: it must
     # find the same prefix as packing each one, with pinned jobs, equal sizes, tiny
     # and zero memories and nearly full nodes
-    from allockit.heuristics.kernels import mcb8_memory_prefix_kernel
+    from allockit.simulation.dfrs_kernels import mcb8_memory_prefix_kernel
 
     rng = np.random.default_rng(seed)
     mem = rng.choice([0.0, 1e-13, 0.05, 0.1, 0.2, 0.25, 1 / 3, 0.3, 0.5, 0.6, 0.7, 1.0], n)

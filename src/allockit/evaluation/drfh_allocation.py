@@ -182,8 +182,9 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
     Raises
     ------
     InvalidInputError
-        Naming the first mismatch: users, resources or server entries, a class over
-        capacity, a user over its cap or claiming more tasks than its resources run.
+        Naming the first mismatch: users, resources or server entries, tasks or an
+        allocation not finite and >= 0, a class over capacity, a user over its cap
+        or claiming more tasks than its resources run.
 
     Examples
     --------
@@ -223,6 +224,12 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
         raise InvalidInputError(
             f"{method}: {instance.resources[r]} on class {instance.server_names[c]!r} is "
             f"{used[c, r]:.6g} > capacity {cap[c, r]:.6g}"
+        )
+    tasks = np.asarray(result.tasks, dtype=float)
+    if tasks.shape != (n,) or not np.isfinite(tasks).all() or (tasks < -TOL).any():
+        raise InvalidInputError(
+            f"{method}: the result's tasks must be {n} finite numbers >= 0; got "
+            f"{np.array2string(tasks, threshold=6)}"
         )
     _check_caps(instance, result.tasks, method)
     runnable = np.min(alloc / instance.demand[:, None, :], axis=2).sum(axis=1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from allockit.constants import MEM_TOL
@@ -261,34 +263,51 @@ def _max_sum_yields_sparse(
     n_hosts: int,
     floor: float,
 ) -> np.ndarray:
-    """``max_sum_yields`` with the coefficients as (job, host, value) triples."""
+    """``max_sum_yields`` with the coefficients as (job, host, value) triples.
+
+    The triples come in (job, host) order (both callers build them so: ``numpy.nonzero``
+    of a matrix, ``numpy.unique`` of ``job * hosts + host``), the column-wise matrix
+    HiGHS takes. A floor of 1 fixes every yield at 1 (no LP). Otherwise one HiGHS
+    instance per thread is reused (its model cleared first: the same answers as a new
+    instance, without the cost of building one at every event of a simulation).
+    """
     import highspy
 
-    order = np.lexsort((hosts, jobs))
-    jobs, hosts, values = jobs[order], hosts[order], np.asarray(values, dtype=float)[order]
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    lp = highspy.HighsLp()
-    lp.num_col_ = n_jobs
-    lp.num_row_ = n_hosts
-    lp.col_cost_ = np.ones(n_jobs)
-    lp.col_lower_ = np.full(n_jobs, floor)
-    lp.col_upper_ = np.ones(n_jobs)
-    lp.row_lower_ = np.full(n_hosts, -highspy.kHighsInf)
-    lp.row_upper_ = np.ones(n_hosts)
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = np.searchsorted(jobs, np.arange(n_jobs + 1)).astype(np.int32)
-    lp.a_matrix_.index_ = hosts.astype(np.int32)
-    lp.a_matrix_.value_ = values
-    h.passModel(lp)
+    if floor >= 1.0:  # every yield is fixed at 1 (clip(y, 1, 1) whatever HiGHS says)
+        return np.ones(n_jobs)
+    h = _highs()
+    h.clearModel()
+    values = np.asarray(values, dtype=float)
+    start = np.searchsorted(jobs, np.arange(n_jobs + 1)).astype(np.int32)
+    h.passModel(
+        n_jobs, n_hosts, values.size, int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMaximize), 0.0,
+        np.ones(n_jobs), np.full(n_jobs, floor), np.ones(n_jobs),
+        np.full(n_hosts, -highspy.kHighsInf), np.ones(n_hosts),
+        start, hosts.astype(np.int32), values, np.zeros(n_jobs, dtype=np.int32),
+    )
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         # The floor itself is feasible by construction; fall back to it.
         return np.full(n_jobs, floor)
     yields = np.asarray(h.getSolution().col_value, dtype=float)
     return np.clip(yields, floor, 1.0)
+
+
+_SOLVERS = threading.local()
+
+
+def _highs():
+    """This thread's HiGHS instance for ``max_sum_yields`` (silent, one thread)."""
+    h = getattr(_SOLVERS, "highs", None)
+    if h is None:
+        from highspy import _core
+
+        h = _core._Highs()  # (the bare solver: no callback objects to build)
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        _SOLVERS.highs = h
+    return h
 
 
 def counts_to_task_hosts(instance: VCInstance, counts: np.ndarray) -> np.ndarray:

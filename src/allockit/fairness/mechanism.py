@@ -184,6 +184,10 @@ class Mechanism:
                     raw.append(out)
                     return out
 
+                # allocate names the mechanism in its messages by this name (the spec the
+                # user gave, not a file spec's private module)
+                call.__module__, call.__qualname__ = "__main__", self.name
+
                 result = replace(allocate(instance, call, **self.options), method=self.name)
         except InvalidInputError as exc:
             if raw:

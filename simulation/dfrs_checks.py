@@ -1,0 +1,80 @@
+"""Debug-mode invariant checks of a DFRS simulation (``simulate_dfrs(debug=True)``).
+
+After every event: each running job has its own row, whole tasks all placed; yields in
+[0, 1]; no node's memory over-committed or CPU over 100 %; the memory and load
+bookkeeping equal to the sums over the rows; no job beyond its work.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from allockit.constants import CAPACITY_TOL
+from allockit.simulation.dfrs_rows import SimulationInvariantError
+
+if TYPE_CHECKING:
+    from allockit.simulation.dfrs_state import DfrsState
+
+__all__ = ["check_invariants"]
+
+
+def check_invariants(state: DfrsState, now: float) -> None:
+    """Raise ``SimulationInvariantError`` if a capacity or progress invariant broke.
+
+    Parameters
+    ----------
+    state : DfrsState
+        The simulation state after an event.
+    now : float
+        The event's time (s), for the message.
+
+    Raises
+    ------
+    SimulationInvariantError
+        Naming the time and the broken invariant.
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform, Workload
+    >>> from allockit.simulation.dfrs_state import DfrsState
+    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0], runtime=[10], tasks=[1],
+    ...                        cpu=[1.0], mem=[0.5])
+    >>> s = DfrsState(w, penalty=0.0)
+    >>> s.submit(0); s.start_job(0, np.array([0]), 0.0)
+    >>> check_invariants(s, 0.0)
+    >>> s.mem_used[0] = 0.9
+    >>> check_invariants(s, 0.0)
+    Traceback (most recent call last):
+    ...
+    allockit.simulation.dfrs_rows.SimulationInvariantError: t=0.0: memory bookkeeping drifted
+    """
+    jobs = state.running_jobs()
+    slots = state.rows.slots(jobs)
+    if (slots < 0).any() or np.unique(slots).size != slots.size:
+        raise SimulationInvariantError(f"t={now}: running jobs without their own row")
+    rows = state.counts(jobs) if jobs.size else np.zeros((0, state.nodes))
+    whole = (rows >= 0).all(axis=1) & (rows == np.round(rows)).all(axis=1)
+    whole &= rows.sum(axis=1) == state.tasks[jobs]
+    if not whole.all():
+        j = int(jobs[np.argmin(whole)])
+        raise SimulationInvariantError(f"t={now}: job {j} is not fully placed")
+    y = state.yields[jobs]
+    bad = (y < 0.0) | (y > 1.0 + CAPACITY_TOL)
+    if bad.any():
+        j = int(jobs[np.argmax(bad)])
+        raise SimulationInvariantError(f"t={now}: job {j} has yield {state.yields[j]}")
+    mem = (rows * state.mem[jobs][:, None]).sum(axis=0)
+    cpu = (rows * (state.cpu[jobs] * y)[:, None]).sum(axis=0)
+    if (mem > 1.0 + CAPACITY_TOL).any():
+        raise SimulationInvariantError(f"t={now}: memory over-committed: {mem.max()}")
+    if (cpu > 1.0 + CAPACITY_TOL).any():
+        raise SimulationInvariantError(f"t={now}: CPU over 100 %: {cpu.max()}")
+    if not np.allclose(mem, state.mem_used, atol=1e-9):
+        raise SimulationInvariantError(f"t={now}: memory bookkeeping drifted")
+    load = (rows * state.cpu[jobs][:, None]).sum(axis=0)
+    if not np.allclose(load, state.load, atol=1e-9):
+        raise SimulationInvariantError(f"t={now}: CPU load bookkeeping drifted")
+    if (state.vt > state.runtime * (1 + 1e-12)).any():
+        raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")

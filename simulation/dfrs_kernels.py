@@ -1,0 +1,336 @@
+"""Compiled (numba) loops of the DFRS simulator's policies and state.
+
+- ``greedy_start_kernel``: Greedy's pass over the waiting jobs after a completion
+  (``dfrs_policies.GreedyPolicy.start_waiting``);
+- ``mcb8_memory_prefix_kernel`` and ``mcb8_largest_yield_kernel``: MCB8's drop loop and
+  its yield bisection (``dfrs_policies.Mcb8Policy``);
+- ``add_rows_kernel``: the memory and load updates of ``DfrsState.apply``.
+
+Each does the same floating-point steps as the numpy or Python code it replaces, so
+the schedules are the same (property tests in ``tests/simulation/test_dfrs.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from allockit.constants import MEM_EPS
+from allockit.heuristics.greedy_kernels import greedy_fill_kernel
+from allockit.heuristics.kernel_setup import njit, warm_inputs
+from allockit.heuristics.mcb_kernels import mcb_fill_kernel
+
+__all__ = [
+    "add_rows_kernel",
+    "greedy_start_kernel",
+    "mcb8_largest_yield_kernel",
+    "mcb8_memory_prefix_kernel",
+]
+
+
+@warm_inputs(lambda: (
+    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_),
+    np.ones(1, dtype=np.int64), np.ones(1), np.zeros(1), np.zeros(1), np.zeros(1),
+))
+@njit(cache=True)
+def greedy_start_kernel(
+    order: np.ndarray,
+    shape: np.ndarray,
+    dead: np.ndarray,
+    tasks: np.ndarray,
+    cpu: np.ndarray,
+    mem: np.ndarray,
+    load: np.ndarray,
+    mem_used: np.ndarray,
+):
+    """DFRS Greedy's pass over waiting jobs: start, in ``order``, each job that fits.
+
+    A job fits when ``sum_n floor((1 - mem_used[n] + MEM_EPS) / mem) >= tasks`` (any
+    job with memory at most ``MEM_EPS`` fits: ``DfrsState.fits``); it then goes where
+    ``greedy_fill_kernel`` puts its tasks on the current CPU ``load`` and free memory,
+    and ``mem_used`` and ``load`` grow by its tasks per node times its memory and CPU
+    need (in place, as ``DfrsState.place``). Jobs of one ``shape`` (memory per task and
+    tasks) fit or not together, and starting a job only takes memory: a shape found not
+    to fit is marked in ``dead`` (in place) and its jobs are skipped, as are those of
+    shapes marked before the call. Returns the started jobs (in ``order``'s order) and
+    their tasks per node (float rows).
+    """
+    nodes = load.shape[0]
+    started = np.empty(order.shape[0], dtype=np.int64)
+    rows = np.zeros((order.shape[0], nodes))
+    count = 0
+    for j in order:
+        if dead[shape[j]]:
+            continue
+        m = mem[j]
+        k = tasks[j]
+        if m > MEM_EPS:
+            slots = 0.0
+            for n in range(nodes):
+                slots += np.floor((1.0 - mem_used[n] + MEM_EPS) / m)
+            if slots < k:
+                dead[shape[j]] = True
+                continue
+        placed = greedy_fill_kernel(np.full(k, cpu[j]), np.full(k, m), load.copy(),
+                                    1.0 - mem_used)
+        if k and placed[k - 1] < 0:
+            continue  # (the fit count and Greedy's placements differ by rounding: waits)
+        row = rows[count]
+        for t in range(k):
+            row[placed[t]] += 1.0
+        _add_row(mem_used, load, row, m, cpu[j], 1.0)
+        started[count] = j
+        count += 1
+    return started[:count].copy(), rows[:count].copy()
+
+
+@njit(cache=True)
+def _failed(placed: np.ndarray) -> bool:
+    """Did a packing kernel fail (its placement all -1)?"""
+    return placed.shape[0] > 0 and placed[0] < 0
+
+
+@njit(cache=True)
+def _mcb8_fill_at(
+    target: float, cpu: np.ndarray, mem: np.ndarray, base_load: np.ndarray, free_mem: np.ndarray
+) -> np.ndarray:
+    """MCB8 (``key="max"``, descending) of tasks needing ``target * cpu`` on hosts with
+    ``base_load`` CPU already used at yield ``target``; all -1 if it fails."""
+    n = cpu.shape[0]
+    free_cpu = 1.0 - target * base_load
+    for h in range(free_cpu.shape[0]):
+        if free_cpu[h] < -MEM_EPS:
+            return np.full(max(n, 1), -1, dtype=np.int64)
+    cpu_req = target * cpu
+    keys = np.maximum(cpu_req, mem)
+    order = np.argsort(-keys, kind="mergesort")  # stable, as numpy's
+    n_cpu = 0
+    for t in range(n):
+        if cpu_req[t] > mem[t]:
+            n_cpu += 1
+    cpu_list = np.empty(n_cpu, dtype=np.int64)
+    mem_list = np.empty(n - n_cpu, dtype=np.int64)
+    a = 0
+    b = 0
+    for k in range(n):
+        t = order[k]
+        if cpu_req[t] > mem[t]:
+            cpu_list[a] = t
+            a += 1
+        else:
+            mem_list[b] = t
+            b += 1
+    return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, free_cpu, free_mem)
+
+
+@warm_inputs(lambda: (
+    np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64),
+    np.zeros(1), np.zeros((0, 1)),
+))
+@njit(cache=True)
+def mcb8_memory_prefix_kernel(
+    pinned: np.ndarray,
+    index: np.ndarray,
+    tasks: np.ndarray,
+    mem: np.ndarray,
+    pinned_rows: np.ndarray,
+) -> int:
+    """The longest prefix of a priority list whose memory MCB8 packs (DFRS's MCB8 drop loop).
+
+    Jobs ``0..K-1`` in priority order: ``pinned`` ones keep their tasks per node
+    (``pinned_rows``, one row per pinned job in list order), the others are packed by
+    MCB8 at yield 0 (memory alone) around them, tasks in job ``index`` order. Tries
+    ``K``, then drops the last job and tries again: the ``k`` of the first prefix that
+    packs, 0 if none (yield 0 needs no CPU: the jobs' CPU needs do not matter).
+
+    The answer of ``_mcb8_fill_at(0, ...)`` on each prefix, without packing each one
+    from scratch: at yield 0 every task is on MCB8's memory list, sorted by decreasing
+    memory, and each node in turn takes the first task of the list that fits its free
+    memory until none does. So only how many tasks of each memory size are left
+    matters: the sizes are counted once (``_memory_fill_fits``) and a dropped job
+    takes its tasks off its size. The same floating-point steps as the full packing
+    (free memory per node, the pinned jobs' memory summed in list order, the packing's
+    early stop on total memory), so the same answer.
+    """
+    total = pinned.shape[0]
+    nodes = pinned_rows.shape[1]
+    # memory sizes of the movable jobs, largest first, and each job's size class
+    n_movable = 0
+    for i in range(total):
+        if not pinned[i]:
+            n_movable += 1
+    movable = np.empty(n_movable, dtype=np.int64)
+    c = 0
+    for i in range(total):
+        if not pinned[i]:
+            movable[c] = i
+            c += 1
+    sizes = np.unique(mem[movable])[::-1].copy()
+    size_of = np.zeros(total, dtype=np.int64)
+    count = np.zeros(sizes.shape[0], dtype=np.int64)
+    for i in movable:
+        cls = sizes.shape[0] - 1 - np.searchsorted(sizes[::-1], mem[i])
+        size_of[i] = cls
+        count[cls] += tasks[i]
+    by_index = movable[np.argsort(index[movable])]  # the packing's task order
+    # pinned memory per node of the first p pinned jobs, summed in list order
+    n_pinned = total - n_movable
+    pinned_mem = np.zeros((n_pinned + 1, nodes))
+    p = 0
+    for i in range(total):
+        if pinned[i]:
+            for n in range(nodes):
+                pinned_mem[p + 1, n] = pinned_mem[p, n] + pinned_rows[p, n] * mem[i]
+            p += 1
+    for k in range(total, 0, -1):
+        if _memory_fill_fits(k, by_index, tasks, mem, sizes, count, 1.0 - pinned_mem[p]):
+            return k
+        i = k - 1  # drop the last job
+        if pinned[i]:
+            p -= 1
+        else:
+            count[size_of[i]] -= tasks[i]
+    return 0
+
+
+@njit(cache=True)
+def _memory_fill_fits(
+    k: int,
+    by_index: np.ndarray,
+    tasks: np.ndarray,
+    mem: np.ndarray,
+    sizes: np.ndarray,
+    count: np.ndarray,
+    free_mem0: np.ndarray,
+) -> bool:
+    """Does ``mcb_fill_kernel`` place every task at yield 0 (memory only)?
+
+    The tasks are ``count[c]`` of memory ``sizes[c]`` (sizes decreasing); those of the
+    jobs ``by_index`` before position ``k``, in that order, give the packing's running
+    total. Nodes in turn take the largest task that fits (``free + MEM_EPS``), the
+    packing's "first fitting task of the sorted memory list"; the CPU list is empty and
+    CPU never binds at yield 0.
+    """
+    left = 0
+    for c in range(count.shape[0]):
+        left += count[c]
+    if left == 0:
+        return True
+    need_mem = 0.0  # (summed task by task in the packing's order)
+    for i in by_index:
+        if i < k:
+            for _ in range(tasks[i]):
+                need_mem += mem[i]
+    hosts = free_mem0.shape[0]
+    room_mem = np.zeros(hosts + 1)  # free memory of nodes h.. (the packing's early stop)
+    for h in range(hosts - 1, -1, -1):
+        room_mem[h] = room_mem[h + 1] + max(free_mem0[h], 0.0)
+    rest = count.copy()
+    first = 0  # the largest size with tasks left
+    for h in range(hosts):
+        if need_mem > room_mem[h] + left * MEM_EPS:
+            return False
+        free_mem = free_mem0[h]
+        c = first
+        while left > 0:
+            cap = free_mem + MEM_EPS
+            while c < rest.shape[0] and (rest[c] == 0 or sizes[c] > cap):
+                c += 1
+            if c == rest.shape[0]:
+                break
+            rest[c] -= 1
+            free_mem -= sizes[c]
+            need_mem -= sizes[c]
+            left -= 1
+        if left == 0:
+            return True
+        while first < rest.shape[0] and rest[first] == 0:
+            first += 1
+    return False
+
+
+@warm_inputs(lambda: (
+    # (zero_packs given: DFRS passes it, and an omitted argument is another signature)
+    np.ones(1), np.zeros(1), np.zeros(1), np.ones(1), 1.0, 0.01, False
+))
+@njit(cache=True)
+def mcb8_largest_yield_kernel(
+    cpu: np.ndarray,
+    mem: np.ndarray,
+    base_load: np.ndarray,
+    free_mem: np.ndarray,
+    hi: float,
+    accuracy: float,
+    zero_packs: bool = False,
+):
+    """The MCB8 packing at the largest yield in ``[0, hi]`` that packs (DFRS's MCB8).
+
+    Compiled twin of ``heuristics.mcb.largest_target(..., zero_first=True)``
+    with ``mcb_fill`` at ``target * cpu`` on hosts whose pinned tasks use ``target *
+    base_load`` CPU and leave ``free_mem``: yield 0 first (its failure ends the search),
+    then ``hi``, then bisection until the bracket is narrower than ``accuracy``. The same
+    floating-point steps, so the same placement. Returns ``(found, placement)``.
+    ``zero_packs=True`` says the caller knows yield 0 packs (``mcb8_memory_prefix_kernel``
+    said so): its packing is then computed only if it is the answer.
+    """
+    if not zero_packs:
+        zero = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)
+        if _failed(zero):
+            return False, zero
+    best = _mcb8_fill_at(hi, cpu, mem, base_load, free_mem)
+    if not _failed(best):
+        return True, best
+    found = False
+    lo = 0.0
+    for _ in range(200):
+        if hi - lo < accuracy:
+            break
+        mid = 0.5 * (lo + hi)
+        placed = _mcb8_fill_at(mid, cpu, mem, base_load, free_mem)
+        if _failed(placed):
+            hi = mid
+        else:
+            lo = mid
+            best = placed
+            found = True
+    if not found:
+        best = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)  # (the same as zero)
+        if _failed(best):
+            return False, best
+    return True, best
+
+
+@warm_inputs(lambda: (
+    np.zeros(1), np.zeros(1), np.ones((1, 1)), np.ones(1), np.ones(1), np.ones(1)
+))
+@njit(cache=True)
+def add_rows_kernel(
+    mem_used: np.ndarray,
+    load: np.ndarray,
+    rows: np.ndarray,
+    mem: np.ndarray,
+    cpu: np.ndarray,
+    sign: np.ndarray,
+) -> None:
+    """``mem_used += sign[i] * rows[i] * mem[i]`` and the same for ``load``, row by row.
+
+    In place, in row order, each product rounded before the sum, as numpy's
+    ``mem_used += rows[i] * mem[i]`` (or ``-=`` for ``sign[i] < 0``) one row at a time:
+    the same floating-point results.
+    """
+    for i in range(rows.shape[0]):
+        _add_row(mem_used, load, rows[i], mem[i], cpu[i], sign[i])
+
+
+@njit(cache=True)
+def _add_row(
+    mem_used: np.ndarray, load: np.ndarray, row: np.ndarray, m: float, c: float, sign: float
+) -> None:
+    """``mem_used += row * m`` and ``load += row * c`` (``-=`` for ``sign < 0``), in place."""
+    if sign > 0:
+        for n in range(row.shape[0]):
+            mem_used[n] += row[n] * m
+            load[n] += row[n] * c
+    else:
+        for n in range(row.shape[0]):
+            mem_used[n] -= row[n] * m
+            load[n] -= row[n] * c

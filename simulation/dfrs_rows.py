@@ -1,0 +1,108 @@
+"""Where each DFRS job's tasks are: one row of tasks per node for every job that has run.
+
+A ``RowPool`` keeps, for each job in the system that has run, its float count of tasks
+per node: where it runs, or where it last ran while paused (a resumed job on other
+nodes counts as resumed elsewhere). Rows live in one growing 2-D array; a finished job
+gives its row back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from allockit.errors import AllocKitError
+
+__all__ = ["RowPool", "SimulationInvariantError"]
+
+
+class SimulationInvariantError(AllocKitError):
+    """A capacity or accounting invariant broke during a debug-mode simulation."""
+
+
+class RowPool:
+    """Tasks per node (float rows) of ``jobs`` jobs on ``nodes`` nodes, by job index.
+
+    Examples
+    --------
+    >>> pool = RowPool(jobs=3, nodes=2)
+    >>> pool.store(np.array([2]), np.array([[1.0, 1.0]]))
+    >>> pool.row(2).tolist(), pool.has(0), pool.has(2)
+    ([1.0, 1.0], False, True)
+    >>> pool.drop(2); pool.has(2)
+    False
+    """
+
+    def __init__(self, jobs: int, nodes: int) -> None:
+        self.nodes = nodes
+        self._pool = np.zeros((0, nodes))
+        self._slot = np.full(jobs, -1, dtype=np.int64)
+        self._free: list[int] = []
+
+    def has(self, j: int) -> bool:
+        """Does job ``j`` have a row (it ran and has not finished)?"""
+        return bool(self._slot[j] >= 0)
+
+    def row(self, j: int) -> np.ndarray:
+        """Job ``j``'s tasks per node (floats): where it runs, or where it last ran.
+
+        A view into the pool, valid until the next placement: read it at once and do
+        not modify it. Raises ``SimulationInvariantError`` for a job that has no row
+        (never started, or finished).
+        """
+        slot = self._slot[j]
+        if slot < 0:
+            raise SimulationInvariantError(f"job {j} has no placement (never ran or finished)")
+        return self._pool[slot]
+
+    def rows(self, jobs: np.ndarray) -> np.ndarray:
+        """Tasks per node of ``jobs`` (running, or where they last ran): one row per job.
+
+        A new array. Raises ``SimulationInvariantError`` if one of the jobs has no row.
+        """
+        slots = self._slot[jobs]
+        if slots.size and slots.min() < 0:
+            j = int(np.asarray(jobs)[np.argmin(slots)])
+            raise SimulationInvariantError(f"job {j} has no placement (never ran or finished)")
+        return self._pool[slots]
+
+    def gather(self, jobs: np.ndarray) -> np.ndarray:
+        """``rows(jobs)`` for jobs known to have rows (unchecked)."""
+        return self._pool[self._slot[jobs]]
+
+    def slots(self, jobs: np.ndarray) -> np.ndarray:
+        """The pool slots of ``jobs`` (-1 for a job without a row)."""
+        return self._slot[jobs]
+
+    def store(self, jobs: np.ndarray, rows: np.ndarray) -> None:
+        """Make ``rows[i]`` the row of ``jobs[i]`` (a slot is taken for a job without one)."""
+        self._take(jobs)
+        self._pool[self._slot[jobs]] = rows
+
+    def store_one(self, j: int, row: np.ndarray) -> np.ndarray:
+        """Make ``row`` job ``j``'s row; returns the kept row (a view into the pool)."""
+        if self._slot[j] < 0:
+            self._take(np.array([j], dtype=np.int64))
+        kept = self._pool[self._slot[j]]
+        kept[:] = row
+        return kept
+
+    def drop(self, j: int) -> None:
+        """Job ``j`` finished: its slot goes back to the pool."""
+        self._free.append(int(self._slot[j]))
+        self._slot[j] = -1
+
+    def _take(self, jobs: np.ndarray) -> None:
+        """Give a row of the pool to each of ``jobs`` that has none (jobs never run)."""
+        need = jobs[self._slot[jobs] < 0]
+        if not need.size:
+            return
+        if len(self._free) < need.size:
+            old = self._pool.shape[0]
+            size = max(2 * old, old + need.size, 16)
+            pool = np.zeros((size, self.nodes))
+            pool[:old] = self._pool
+            self._pool = pool
+            self._free.extend(range(size - 1, old - 1, -1))
+        taken = self._free[-need.size :]
+        del self._free[-need.size :]
+        self._slot[need] = taken
