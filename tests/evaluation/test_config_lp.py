@@ -287,7 +287,7 @@ def test_kernels_are_cached_where_the_heuristics_cache_theirs(tmp_path):
     code = (
         "import allockit.evaluation.knapsack;"
         "from numba.core import config;"
-        "from allockit.heuristics.kernels import numba_cache_dir;"
+        "from allockit.heuristics.kernel_setup import numba_cache_dir;"
         "print(config.CACHE_DIR == numba_cache_dir(), config.CACHE_DIR)"
     )
     out = subprocess.run(

@@ -10,7 +10,7 @@ root bound is lowest). When the node budget runs out, the unexplored subtrees ar
 bounded the same way, so the answer is always an interval: the best pattern found
 and a proven upper bound on the optimum (equal to it when the search completed).
 
-The compiled code is cached where ``allockit.heuristics.kernels`` caches its kernels
+The compiled code is cached where ``allockit.heuristics.kernel_setup`` caches the others
 (``$NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/allockit/numba``, default
 ``~/.cache/allockit/numba``).
 """
@@ -37,7 +37,7 @@ UPPER_MARGIN = 1e-9
 
 
 def _use_user_cache() -> None:
-    """Point numba's cache at the directory ``allockit.heuristics.kernels`` uses."""
+    """Point numba's cache where ``allockit.heuristics.kernel_setup`` points it."""
     from numba.core import config
 
     if not os.environ.get("NUMBA_CACHE_DIR"):
