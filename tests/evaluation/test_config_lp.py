@@ -11,6 +11,7 @@ from allockit.errors import InvalidInputError
 from allockit.evaluation.bounds import yield_upper_bound
 from allockit.evaluation.config_dive import dive_placement, patterns_to_placement
 from allockit.evaluation.config_lp import (
+    CapacityTest,
     ConfigurationLP,
     configuration_lp_bound,
     item_types,
@@ -159,9 +160,14 @@ def test_stopped_early_the_bound_stays_valid():
         if optimum is None:
             continue
         load = float(host_loads(inst, best_hosts)[0].max())
-        for iterations in (1, 2, 3):
-            out = configuration_lp_bound(inst, incumbent_load=load, max_iterations=iterations)
-            assert out.bound >= optimum - 1e-9
+        # at the optimal load, and from no incumbent (the search then tests loads above
+        # the optimum, where a test cut short must not count as a proof)
+        for incumbent in (load, None):
+            for iterations in (1, 2, 3):
+                out = configuration_lp_bound(
+                    inst, incumbent_load=incumbent, max_iterations=iterations
+                )
+                assert out.bound >= optimum - 1e-9
         out = configuration_lp_bound(inst, incumbent_load=load, time_limit=1e-9)
         assert out.bound >= optimum - 1e-9 and not out.tests
         # at the optimal load a placement exists: no Farley bound may exceed H
@@ -295,3 +301,24 @@ def test_kernels_are_cached_where_the_heuristics_cache_theirs(tmp_path):
         cwd=tmp_path,
     ).stdout.split()
     assert out == ["True", str(tmp_path / "xdg" / "allockit" / "numba")]
+
+
+class _NeverDecides(ConfigurationLP):
+    """A master whose every test stops before deciding (a limit reached at once)."""
+
+    def test(self, capacity, **kwargs):
+        return CapacityTest(capacity, "stopped", 0.0, math.inf, 1, capacity)
+
+
+def test_tests_cut_short_never_count_as_proofs():
+    # every capacity undecided, from no incumbent (the search then tries loads far
+    # above the optimum) or a poor one: only the closed-form floor may be claimed
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+    floor = 0.9
+    for incumbent in (None, 1.8):
+        out = configuration_lp_bound(inst, incumbent_load=incumbent, lp=_NeverDecides(inst))
+        assert not out.proven and out.load == pytest.approx(floor)
+        assert out.bound == 1.0 and out.tests
+    big = VCInstance.from_lists(hosts=2, cpu=[0.9] * 3, mem=[0.1] * 3)
+    out = configuration_lp_bound(big, lp=_NeverDecides(big))
+    assert not out.proven and out.bound == pytest.approx(1 / 1.35)
