@@ -36,6 +36,7 @@ __all__ = [
     "check_outputs",
     "check_ranges",
     "connect_option",
+    "dfrs_timing_options",
     "error_line",
     "finite_float",
     "given",
@@ -1395,6 +1396,43 @@ module 'nosuch_mechanisms': No module named 'nosuch_mechanisms'
 
     resolve_method(family, text, label=option)
     return text
+
+
+def dfrs_timing_options(p: argparse.ArgumentParser, *, prefix: str = "") -> None:
+    """Add ``--penalty`` and ``--period`` (DFRS rescheduling penalty and MCB8 period).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    prefix : str, default ""
+        Put before each help line (``"DFRS "`` where other algorithms share the parser).
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> dfrs_timing_options(p)
+    >>> a = p.parse_args(["--period", "3600"])
+    >>> a.penalty, a.period
+    (300.0, 3600.0)
+    """
+    from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
+
+    p.add_argument(
+        "--penalty",
+        type=nonnegative_float,
+        default=PENALTY_SECONDS,
+        metavar="S",
+        help=f"{prefix}rescheduling penalty in seconds, in [0, 1e10] "
+        f"(default: {PENALTY_SECONDS:g})",
+    )
+    p.add_argument(
+        "--period",
+        type=positive_float,
+        default=PERIOD_SECONDS,
+        metavar="S",
+        help=f"{prefix}MCB8 period in seconds, in [1, 1e10] (default: {PERIOD_SECONDS:g})",
+    )
 
 
 def method_spec_of(family: str, text: str) -> Any:

@@ -10,9 +10,9 @@ from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
     applies_only,
+    dfrs_timing_options,
     integer,
     name_list,
-    nonnegative_float,
     number_list,
     numbers,
     output_kinds,
@@ -23,7 +23,6 @@ from allockit.cli.common import (
     sweep_options,
 )
 from allockit.cli.workloads import platform_options, workload_from_args
-from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -311,20 +310,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="HPC2N SWF file or the trace name hpc2n (default: $ALLOCKIT_HPC2N, else the "
         "data directory's hpc2n: 'allockit data fetch hpc2n')",
     )
-    p.add_argument(
-        "--penalty",
-        type=nonnegative_float,
-        default=PENALTY_SECONDS,
-        metavar="S",
-        help=f"rescheduling penalty in seconds, in [0, 1e10] (default: {PENALTY_SECONDS:g})",
-    )
-    p.add_argument(
-        "--period",
-        type=positive_float,
-        default=PERIOD_SECONDS,
-        metavar="S",
-        help=f"MCB8 period in seconds, in [1, 1e10] (default: {PERIOD_SECONDS:g})",
-    )
+    dfrs_timing_options(p)
     p.add_argument(
         "--markdown",
         default=None,

@@ -7,6 +7,7 @@ import argparse
 from allockit.cli.common import (
     EXIT_OK,
     applies_only,
+    dfrs_timing_options,
     method_option_arguments,
     method_options,
     nonnegative_float,
@@ -17,7 +18,6 @@ from allockit.cli.common import (
     write_dict_csv,
 )
 from allockit.cli.workloads import platform_options, workload_from_args
-from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -196,20 +196,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "MODULE:CLASS, PATH/TO/FILE.py:CLASS or a registered plug-in (a Policy, see "
         "allockit.simulation.policy)",
     )
-    p.add_argument(
-        "--penalty",
-        type=nonnegative_float,
-        default=PENALTY_SECONDS,
-        metavar="S",
-        help=f"DFRS rescheduling penalty in seconds, in [0, 1e10] (default: {PENALTY_SECONDS:g})",
-    )
-    p.add_argument(
-        "--period",
-        type=positive_float,
-        default=PERIOD_SECONDS,
-        metavar="S",
-        help=f"DFRS MCB8 period in seconds, in [1, 1e10] (default: {PERIOD_SECONDS:g})",
-    )
+    dfrs_timing_options(p, prefix="DFRS ")
     p.add_argument(
         "--hold",
         type=nonnegative_float,
