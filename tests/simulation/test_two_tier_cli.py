@@ -40,7 +40,10 @@ def swf(tmp_path_factory):
 
 
 def _run(capsys, *argv):
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # refused while parsing (argparse exits)
+        code = exc.code
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -112,7 +115,7 @@ def test_help_gives_units_ranges_and_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "seconds a migrated job makes no progress, >= 0 (default: 20)" in text
+    assert "seconds a migrated job makes no progress, in [0, 1e10] (default: 20)" in text
     assert "(default: 0.96)" in text and "0..2^63-1 (default: 0)" in text
 
 
@@ -180,13 +183,15 @@ def test_measy_experiment_exits_3_when_tasks_fail(capsys, tmp_path, monkeypatch)
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--loads", "high"], "--loads expects comma-separated numbers"),
-        (["--loads", "0"], "MeasySets.loads must be finite and > 0"),
+        (["--loads", "high"], "--loads: expected comma-separated finite numbers"),
+        (["--loads", "0"], "--loads must be comma-separated numbers in [0.01, 2]"),
         (["--traces", "/no/such/folder"], "--traces: no such folder"),
     ],
 )
 def test_measy_experiment_invalid_input_exits_2(capsys, tmp_path, argv, message):
+    # --traces applies to the real traces only, the synthetic options to the figures
+    figure = ["traces", "--backend", "serial"] if argv[0] == "--traces" else ["fig7", *SMALL]
     code, _, err = _run(
-        capsys, "measy-experiment", "fig7", *SMALL, "--store", str(tmp_path / "s.db"), *argv
+        capsys, "measy-experiment", *figure, "--store", str(tmp_path / "s.db"), *argv
     )
     assert code == 2 and message in err and err.count("\n") == 1

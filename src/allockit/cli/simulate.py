@@ -129,7 +129,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         spec = ENGINES.get(family)
     here = f"--algorithm {args.algorithm}"
     for fam, dests in FAMILY_OPTIONS.items():
-        applies_only(args, dests, when=family == fam, to=FAMILY_NAMES[fam], here=here)
+        applies = family == fam
+        if family == "fractional" and fam == "dfrs":  # a user's policy on the DFRS model
+            applies_only(args, ("period", "hold"), when=False, to=FAMILY_NAMES[fam], here=here)
+            applies = True  # --penalty: the simulator's, for any fractional policy
+        applies_only(args, dests, when=applies, to=FAMILY_NAMES[fam], here=here)
     applies_only(
         args, ("migration_cost",), when=args.algorithm.strip().upper() == "MEASY",
         to="MEASY (the only two-tier scheduler that migrates)", here=here,
