@@ -1,6 +1,7 @@
 """Time Table 5's simulations on HPC2N weeks, two versions of the code side by side.
 
-    python benchmarks/bench_dfrs_weeks.py run --weeks 10,120 [--algorithms A;B] [--out F.json]
+    python benchmarks/bench_dfrs_weeks.py run --weeks 10,120 [--algorithms A;B] [--interleave 8]
+        [--out F.json]
     python benchmarks/bench_dfrs_weeks.py side-by-side --old /path/to/old/python \\
         --weeks 10,60,120,160 [--stride 4] [--out F.json]
     python benchmarks/bench_dfrs_weeks.py compare OLD.log NEW.log
@@ -20,7 +21,9 @@ fingerprint agrees: the same schedules, measured under the same machine load.
 ``compare OLD.log NEW.log`` reads the lines two ``run`` commands printed (e.g. the old and
 the new code started at once on the same week, each in its own process) and reports, per
 algorithm family, the CPU seconds of the (week, algorithm) pairs both finished, the
-speed-up and whether every fingerprint agrees; a run stopped early still counts.
+speed-up and whether every fingerprint agrees; a run stopped early still counts. When
+every family has a run, it projects one week of the whole table (each family's mean
+run times its number of variants) and the full table on 181 weeks with 2 workers.
 """
 
 from __future__ import annotations
@@ -164,6 +167,22 @@ def compare(old_path: str, new_path: str) -> dict:
     print(f"{'all':28} {len(both):4d} runs  old {old_total:8.2f} s  new {new_total:8.2f} s  "
           f"{old_total / max(new_total, 1e-9):5.2f}x  same schedules: {not differ}")
     report.update(old=old_total, new=new_total, differ=differ)
+    # the whole table: each family's mean run times its number of Table 5 variants
+    counts: dict[str, int] = {}
+    for name in table5_algorithms():
+        counts[family(name)] = counts.get(family(name), 0) + 1
+    missing = sorted(set(counts) - set(report["families"]))
+    if not missing:
+        weeks = {key[0] for key in both}
+        week = {label: sum(counts[f] * fam[label] / fam["n"]
+                           for f, fam in report["families"].items()) for label in ("old", "new")}
+        print(f"one week of all {sum(counts.values())} algorithms (weeks {sorted(weeks)}): "
+              f"old {week['old']:.0f} s, new {week['new']:.0f} s of CPU; the full table "
+              f"(181 weeks, 2 workers): old {week['old'] * 181 / 2 / 3600:.1f} h, "
+              f"new {week['new'] * 181 / 2 / 3600:.1f} h")
+        report["week"] = week
+    else:
+        print(f"no full-table projection: no run of {', '.join(missing)}")
     return report
 
 
@@ -179,6 +198,9 @@ def main() -> None:
         if name == "run":
             p.add_argument("--algorithms", help="';'-separated names instead of Table 5's")
             p.add_argument("--json", action="store_true", help="print the rows as JSON last")
+            p.add_argument("--interleave", type=int, default=1,
+                           help="run the table's algorithms in the order a[0::K], a[1::K], ... "
+                                "(a run stopped early then has some of every family)")
         else:
             p.add_argument("--old", required=True, help="python of the old code's environment")
     p = sub.add_parser("compare")
@@ -192,6 +214,8 @@ def main() -> None:
     if args.command == "run":
         algorithms = (args.algorithms.split(";") if args.algorithms
                       else table5_algorithms(args.stride))
+        k = args.interleave
+        algorithms = [a for start in range(k) for a in algorithms[start::k]]
         if args.json:
             with open(os.devnull, "w") as quiet:
                 stdout, sys.stdout = sys.stdout, quiet
