@@ -127,6 +127,18 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
 def user_policy(name: str) -> bool:
     """A name that is not a built-in scheduler (a plug-in's, or a spec).
 
+    Parameters
+    ----------
+    name : str
+        A table row's algorithm: a built-in name, ``"bound"`` (the stretch bound's row),
+        a registered plug-in or a ``MODULE:FUNCTION`` / ``FILE.py:FUNCTION`` spec.
+
+    Returns
+    -------
+    bool
+        True for a user's scheduler (a plug-in or a spec), False for a built-in or the
+        bound.
+
     Examples
     --------
     >>> user_policy("EASY"), user_policy("bound"), user_policy("mine.py:SJF")

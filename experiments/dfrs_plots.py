@@ -44,7 +44,7 @@ def plot_fig1(table: dict[str, Any], path: str | Path) -> Path:
     >>> plot_fig1(table, Path(tempfile.mkdtemp(), "fig1.png")).name
     'fig1.png'
     """
-    from allockit.experiments.plots import _pyplot
+    from allockit.experiments.plots import _pyplot, save_figure
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -60,7 +60,7 @@ def plot_fig1(table: dict[str, Any], path: str | Path) -> Path:
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out, dpi=120)
     plt.close(fig)
     return out
 
@@ -93,7 +93,7 @@ def plot_period_sweep(table: dict[str, Any], path: str | Path) -> Path:
     >>> plot_period_sweep(table, Path(tempfile.mkdtemp(), "fig3.png")).name
     'fig3.png'
     """
-    from allockit.experiments.plots import _pyplot
+    from allockit.experiments.plots import _pyplot, save_figure
 
     plt = _pyplot()
     metric = "underutilization" if table["experiment"] == "fig3" else "degradation"
@@ -124,6 +124,6 @@ def plot_period_sweep(table: dict[str, Any], path: str | Path) -> Path:
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out, dpi=120)
     plt.close(fig)
     return out

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.instances.drfh import UserArrival
-from allockit.simulation.drfh_dynamic import DynamicTrace, simulate_drfh
+from allockit.results import DynamicTrace
+from allockit.simulation.drfh_dynamic import simulate_drfh
 
 __all__ = ["fig4_scenario", "fig5_comparison"]
 

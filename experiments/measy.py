@@ -39,7 +39,7 @@ import math
 import os
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ __all__ = [
     "MeasySets",
     "aggregate",
     "build_workload",
+    "check_times",
     "experiment_tasks",
     "measy_sets",
     "paper_claims",
@@ -161,7 +162,10 @@ class MeasySets:
             values = tuple(float(x) for x in getattr(self, name))
             low = 0.0 if name == "costs" else 1e-12
             if not values or any(not (math.isfinite(x) and x >= low) for x in values):
-                raise InvalidInputError(f"MeasySets.{name} must be finite and > 0; got {values}")
+                what = ">= 0" if name == "costs" else "> 0"
+                raise InvalidInputError(
+                    f"MeasySets.{name} must be finite and {what}; got {values}"
+                )
             object.__setattr__(self, name, values)
         if isinstance(self.processors, bool) or self.processors < 1:
             raise InvalidInputError(f"MeasySets.processors must be >= 1; got {self.processors}")
@@ -952,3 +956,54 @@ def to_markdown(table: dict[str, Any]) -> str:
     if table.get("failed_tasks"):
         lines += ["", f"**{table['failed_tasks']} task(s) failed** (see the store)."]
     return "\n".join(lines) + "\n"
+
+
+def check_times(sets: MeasySets, figures: Sequence[str]) -> None:
+    """Refuse loads under which a synthetic workload's times would pass what SWF holds.
+
+    Submit times scale as 1 / load: one sample of each model (at most 2,000 jobs, load
+    1) gives the seconds per job, extrapolated to the run's jobs at its smallest load,
+    before any task is built. Beyond ``allockit.constants.MAX_SECONDS`` (1e10 s) the
+    generators refuse the workload; this says so at once, with the loads that work.
+
+    Parameters
+    ----------
+    sets : MeasySets
+        The run's sets.
+    figures : sequence of str
+        The figures to run (only ``traces``: nothing to check).
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the load, the model and the least load that fits.
+
+    Examples
+    --------
+    >>> check_times(measy_sets(jobs=1000, loads=(0.5,), model="lublin"), ["fig6"])
+    >>> check_times(measy_sets(jobs=1_000_000, loads=(0.01,)), ["fig6"])
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --loads 0.01 with 1000000 fwload jobs puts submit \
+times near ...
+    """
+    from allockit.constants import MAX_SECONDS
+
+    if all(figure == "traces" for figure in figures):
+        return
+    low = min((*sets.loads, *(sets.cost_loads or ())))
+    for model in dict.fromkeys(sets.models):
+        jobs = int(sets.jobs.get(model, QUICK_JOBS.get(model, 1000)))
+        spec = sets.spec(model, 1.0)
+        spec["jobs"] = sample = min(jobs, 2000)
+        if sample < 2:
+            continue
+        w = _model_workload(spec)
+        span = float(w.submit.max()) / (sample - 1) * jobs / low
+        if span > MAX_SECONDS:
+            least = float(f"{low * span / MAX_SECONDS * 1.1:.2g}")
+            raise InvalidInputError(
+                f"--loads {low:g} with {jobs} {model} jobs puts submit times near {span:.2g} "
+                f"s, beyond the {MAX_SECONDS:g} s a workload may span; use loads of at least "
+                f"{least:g} (or fewer --jobs)"
+            )

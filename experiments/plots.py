@@ -9,7 +9,7 @@ from typing import Any
 
 from allockit.errors import SolverUnavailableError
 
-__all__ = ["plot_comparison", "plot_simulation"]
+__all__ = ["plot_comparison", "plot_simulation", "save_figure"]
 
 
 def _pyplot() -> Any:
@@ -23,6 +23,47 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+#: Formats matplotlib writes, by file suffix.
+FIGURE_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "eps", "ps", "tif", "tiff", "webp")
+
+
+def save_figure(fig: Any, path: str | Path, *, dpi: int = 120) -> Path:
+    """Save ``fig`` to exactly ``path``: the suffix's format, else PNG; the path returned.
+
+    matplotlib appends ``.png`` to a name without a suffix and refuses a suffix it does
+    not know; with the format given, the file written is always the one named (and the
+    one a command reports).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    path : str or Path
+        Where to write it (its folder must exist).
+    dpi : int, default 120
+        Resolution of raster formats.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> plt = _pyplot()
+    >>> fig = plt.figure()
+    >>> out = save_figure(fig, os.path.join(tempfile.mkdtemp(), "shares"))
+    >>> out.name, out.read_bytes()[1:4]
+    ('shares', b'PNG')
+    >>> plt.close(fig)
+    """
+    out = Path(path)
+    suffix = out.suffix.lower().lstrip(".")
+    fig.savefig(out, dpi=dpi, format=suffix if suffix in FIGURE_FORMATS else "png")
+    return out
 
 
 def _series(flat, x_key, y_key, *, ok_only=True):
@@ -159,7 +200,7 @@ def plot_simulation(result: Any, out_dir: str | Path) -> list[Path]:
     >>> import tempfile
     >>> import numpy as np
     >>> from allockit.instances.workload import Platform, Workload
-    >>> from allockit.simulation.result import SimulationResult
+    >>> from allockit.results import SimulationResult
     >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[100, 100],
     ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.4, 0.4])
     >>> r = SimulationResult.from_schedule(

@@ -180,6 +180,8 @@ def plot_measy_figure(table: dict[str, Any], path: str | Path) -> Path:
         ax.legend(fontsize=7)
     fig.suptitle(f"{table.get('figure', '')}: {table.get('title', '')}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    from allockit.experiments.plots import save_figure
+
+    save_figure(fig, out, dpi=120)
     plt.close(fig)
     return out

@@ -99,6 +99,32 @@ def run_reserves_task(task: Task) -> dict[str, Any]:
     ('completed', 2.5)
     """
     from allockit.simulation.cluster import simulate_cluster
+
+    return simulate_cluster(task_config(task), seed=task.seed).summary()
+
+
+def task_config(task: Task) -> Any:
+    """The ``ClusterSimConfig`` a ``reserves`` task simulates (checked, nothing run).
+
+    Parameters
+    ----------
+    task : Task
+        A task of ``experiment_tasks``.
+
+    Returns
+    -------
+    allockit.simulation.cluster.ClusterSimConfig
+
+    Raises
+    ------
+    InvalidInputError
+        If the task's scenario or overrides are not a valid configuration.
+
+    Examples
+    --------
+    >>> task_config(experiment_tasks("scale", seeds=1, quick=True)[0]).n_nodes
+    10000
+    """
     from allockit.simulation.cluster_scenarios import scaled, scenario
 
     spec = dict(task.instance)
@@ -107,10 +133,8 @@ def run_reserves_task(task: Task) -> dict[str, Any]:
         if key in overrides and overrides[key] is not None:
             overrides[key] = _tuples(overrides[key])
     if spec["scenario"] == "scaled":
-        config = scaled(int(overrides.pop("n_nodes")), **overrides)
-    else:
-        config = scenario(spec["scenario"], **overrides)
-    return simulate_cluster(config, seed=task.seed).summary()
+        return scaled(int(overrides.pop("n_nodes")), **overrides)
+    return scenario(spec["scenario"], **overrides)
 
 
 def _tuples(value: Any) -> Any:
@@ -160,6 +184,8 @@ def experiment_tasks(
         overrides = dict(overrides)
         if duration is not None:
             overrides["duration"] = float(duration)
+            warmup = overrides.get("warmup", 10.0)
+            overrides["warmup"] = warmup if warmup < duration else float(duration) / 5
         elif quick and experiment not in ("fig8", "failures"):
             overrides.update({"duration": 20.0, "warmup": 5.0})
         for seed in range(seeds):

@@ -398,7 +398,9 @@ def plot_figures(
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    from allockit.experiments.plots import save_figure
+
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 

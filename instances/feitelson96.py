@@ -30,7 +30,7 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 from allockit.instances.measy import apply_measy_rules, measy_load_factor
-from allockit.instances.workload import Platform, Workload
+from allockit.instances.workload import Platform, Workload, check_swf_times
 from allockit.rng import as_generator
 
 __all__ = [
@@ -491,7 +491,7 @@ def feitelson96_workload(
         j = np.arange(family.size) - first[family]
         submit = a[family] + j * (t_all[family] + think)
         # every run before the last job's arrival is known: later jobs arrive after it
-        if np.count_nonzero(submit < a[-1]) >= jobs:
+        if np.count_nonzero(submit <= a[-1]) >= jobs:
             break
         batch = max(batch, int(jobs / mean_runs * 0.25) + 64)
     order = np.lexsort((j, family, submit))[:jobs]
@@ -516,4 +516,5 @@ def feitelson96_workload(
         preceding=preceding,
         think_time=think_time,
     )
+    check_swf_times(workload, load=load)
     return apply_measy_rules(workload, cpu_usage=cpu_usage, estimates=estimates, seed=rules_rng)

@@ -39,7 +39,7 @@ from allockit.instances.hyper_erlang import (
 )
 from allockit.instances.measy import apply_measy_rules, measy_load_factor
 from allockit.instances.swf import SWFTrace, swf_to_workload
-from allockit.instances.workload import Platform, Workload
+from allockit.instances.workload import Platform, Workload, check_swf_times
 from allockit.rng import as_generator
 
 __all__ = [
@@ -759,7 +759,7 @@ def load_jann_model(name_or_path: str | Path = "ctc") -> JannModel:
     else:
         try:
             text = Path(name_or_path).read_text(encoding="utf-8")
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             raise InvalidInputError(
                 f"cannot read Jann model {str(name_or_path)!r}: {exc}"
             ) from None
@@ -767,7 +767,14 @@ def load_jann_model(name_or_path: str | Path = "ctc") -> JannModel:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"Jann model {str(name_or_path)!r} is not JSON: {exc}") from None
-    return JannModel.from_dict(data)
+    from allockit.instances.schemas import JANN_MODEL, validate
+
+    where = f"Jann model {Path(str(name_or_path)).name}: "
+    data = validate(JANN_MODEL, data, where=where, name="a Jann model")
+    try:
+        return JannModel.from_dict(data)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}{exc}") from None
 
 
 # ---------------------------------------------------------------------- generating
@@ -888,4 +895,5 @@ def jann97_workload(
         cpu=np.ones(jobs),
         mem=np.full(jobs, float(mem)),
     )
+    check_swf_times(workload, load=load)
     return apply_measy_rules(workload, cpu_usage=cpu_usage, estimates=estimates, seed=rules_rng)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Platform, Workload
+from allockit.instances.workload import Platform, Workload, check_swf_times
 from allockit.rng import as_generator
 
 __all__ = [
@@ -507,4 +507,5 @@ def dfrs_synthetic(
         mem=mem,
         queue=jobs["type"],
     )
-    return workload.with_load(load) if load is not None else workload
+    workload = workload.with_load(load) if load is not None else workload
+    return check_swf_times(workload, load=load)

@@ -2,7 +2,8 @@
 
 Every file a user hands to allockit is checked once, where it enters, by a schema here:
 the VCSched and DRFH instance JSON (``VCSCHED``, ``DRFH``), the SWF header
-(``SWF_HEADER``) and the sweep TOML (``SWEEP``); the 18 SWF fields are a table
+(``SWF_HEADER``), the sweep TOML (``SWEEP``) and a Jann 1997 model file
+(``JANN_MODEL``, ``workload jann97 --model``); the 18 SWF fields are a table
 (``SWF_FIELDS_SCHEMA``) applied to whole columns at once, since a trace holds millions
 of values. The schemas are strict (pydantic v2 strict mode): no ``"1"`` for 1, no
 ``true`` for 1, no ``1.5`` for an integer, finite numbers only, ranges from
@@ -49,6 +50,7 @@ from allockit.errors import InvalidInputError
 
 __all__ = [
     "DRFH",
+    "JANN_MODEL",
     "SWEEP",
     "SWEEP_KINDS",
     "SWEEP_KIND_NAMES",
@@ -493,8 +495,62 @@ class SweepClusterDocument(TypedDict):
     grace: NotRequired[number(float, ge=0, le=86_400, what="a number of seconds in [0, 86400]")]
 
 
+# ---------------------------------------------------------------------- Jann 1997 model JSON
+_RATE = number(float, gt=0, le=1e12, what="a rate (1/s) in (0, 1e12]")
+
+
+@with_config(_STRICT)
+class JannHyperErlang(TypedDict):
+    """A hyper-Erlang of a Jann model (``HyperErlang.to_dict``)."""
+
+    p: number(float, ge=0, le=1)
+    n: number(int, ge=1, le=1000)
+    lam1: _RATE
+    lam2: _RATE
+
+
+_SIZE = number(int, ge=1, le=MAX_NODES * MAX_CORES)
+
+
+@with_config(_STRICT)
+class JannRangeDocument(TypedDict):
+    """One size range of a Jann model (``JannRange.to_dict``)."""
+
+    lo: _SIZE
+    hi: _SIZE
+    interarrival: JannHyperErlang
+    runtime: JannHyperErlang
+    sizes: NotRequired[Annotated[list[_SIZE], Field(max_length=MAX_NODES)]]
+    counts: NotRequired[
+        Annotated[list[number(int, ge=1, le=MAX_TASKS * 100)], Field(max_length=MAX_NODES)]
+    ]
+    jobs: NotRequired[number(int, ge=0, le=2**53)]
+
+
+@with_config(_STRICT)
+class JannModelDocument(TypedDict):
+    """A Jann 1997 model file, as ``allockit workload fit`` writes it.
+
+    Examples
+    --------
+    >>> validate(JANN_MODEL, {"model": "jann97", "nodes": 4, "ranges": []})
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: ranges must be a non-empty list of size ranges; got []
+    """
+
+    model: NotRequired[_described(Literal["jann97"], "'jann97'")]
+    nodes: _SIZE
+    source: NotRequired[_text("a string", min_length=0, max_length=100_000)]
+    ranges: Annotated[
+        list[JannRangeDocument],
+        Field(min_length=1, max_length=10_000, description="a non-empty list of size ranges"),
+    ]
+
+
 VCSCHED = VCDocument
 DRFH = DRFHDocument
+JANN_MODEL = JannModelDocument
 SWF_HEADER = SWFHeaderValues
 SWF_PLATFORM = SWFPlatform
 SWEEP = SweepDocument

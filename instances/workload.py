@@ -11,7 +11,7 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["Platform", "Workload"]
+__all__ = ["Platform", "Workload", "check_swf_times"]
 
 _FLOAT_FIELDS = ("submit", "runtime", "cpu", "mem", "requested_time", "think_time")
 _INT_FIELDS = ("ids", "tasks", "user", "queue", "preceding")
@@ -309,3 +309,61 @@ class Workload:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def check_swf_times(workload: Workload, *, load: float | None = None) -> Workload:
+    """Refuse a generated workload whose times an SWF file cannot hold (the generators' check).
+
+    SWF readers (allockit's among them, ``instances.schemas.SWF_FIELDS_SCHEMA``) accept
+    times up to ``allockit.constants.MAX_SECONDS`` (1e10 s); a generator asked for a
+    tiny load would otherwise write submit times that every other command refuses.
+
+    Parameters
+    ----------
+    workload : Workload
+        The generated jobs.
+    load : float, optional
+        The offered load the generator was asked for (named in the message, with the
+        smallest load that fits: submit times scale as 1 / load).
+
+    Returns
+    -------
+    Workload
+        ``workload``, unchanged.
+
+    Raises
+    ------
+    InvalidInputError
+        If a submit time, run time or requested time exceeds 1e10 s.
+
+    Examples
+    --------
+    >>> w = Workload.from_jobs(Platform(nodes=4), submit=[0, 5e10], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1, 1], mem=[0.1, 0.1])
+    >>> check_swf_times(w, load=0.001)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: load 0.001 puts submit times up to 5e+10 s, beyond \
+the 1e+10 s an SWF file holds; for 2 jobs use a load of at least 0.00505
+    """
+    from allockit.constants import MAX_SECONDS
+
+    fields = (("submit", workload.submit), ("runtime", workload.runtime),
+              ("requested_time", workload.requested_time))
+    for name, values in fields:
+        finite = values[np.isfinite(values)]
+        top = float(finite.max()) if finite.size else 0.0
+        if top <= MAX_SECONDS:
+            continue
+        if name == "submit" and load is not None:
+            least = float(f"{load * top / MAX_SECONDS * 1.01:.3g}")
+            raise InvalidInputError(
+                f"load {load:g} puts submit times up to {top:.3g} s, beyond the "
+                f"{MAX_SECONDS:g} s an SWF file holds; for {workload.n_jobs} jobs use a "
+                f"load of at least {least:g}"
+            )
+        raise InvalidInputError(
+            f"the generated {name} reaches {top:.3g} s, beyond the {MAX_SECONDS:g} s an SWF "
+            "file holds"
+        )
+    return workload

@@ -468,7 +468,7 @@ def solve_cluster_reserves(
                 R, status, message = fast.step2_fast(problem, cut, time_limit=deadline)
             else:
                 R, status, message = highs.step2_highspy(
-                    problem, V, time_limit=deadline.seconds(), threads=threads
+                    problem, V, time_limit=deadline, threads=threads
                 )
         solve = time.perf_counter() - t1
     if R is None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.clock import Deadline
 from allockit.errors import SolverUnavailableError
 from allockit.models.cluster_reserves_problem import (
     CAPACITY,
@@ -216,7 +217,7 @@ def step2_highspy(
     problem: CRProblem,
     V: float,
     *,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     threads: int | None = None,
 ) -> tuple[np.ndarray | None, SolveStatus, str]:
     """Step 2's allocation with HiGHS's QP solver (deviation at most ``V`` plus slack).
@@ -231,8 +232,9 @@ def step2_highspy(
         One round's bounds, anchor ``u + k``, weights and goals (percent of each row).
     V : float
         Step 1's least deviation (percent-nodes).
-    time_limit : float, optional
-        HiGHS's time limit for each form tried (s); none by default.
+    time_limit : float or Deadline, optional
+        Seconds (or the caller's deadline) for all the forms tried together; none by
+        default.
     threads : int, optional
         HiGHS threads (HiGHS's default when None).
 
@@ -249,10 +251,13 @@ def step2_highspy(
     ([[70.0, 30.0], [30.0, 70.0]], <Status.OPTIMAL: 'optimal'>)
     """
     slack = step2_slack(problem)
+    clock = Deadline.of(time_limit)
     R, status, message = None, SolveStatus.ERROR, ""
     for penalty in (*PENALTIES, None):
         bound = V + slack if penalty is None else None
-        R, status, message = _solve_qp(problem, bound, penalty, time_limit, threads)
+        if clock.expired():
+            return None, SolveStatus.TIME_LIMIT, "step 2: time limit reached"
+        R, status, message = _solve_qp(problem, bound, penalty, clock.seconds(), threads)
         if status == SolveStatus.TIME_LIMIT:
             return None, status, f"step 2: {message}"
         if R is None:

@@ -21,8 +21,6 @@ Feasibility is monotone in ``S``. Two ways to the least feasible ``S``:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,72 +28,15 @@ import numpy as np
 from allockit.constants import TAU
 from allockit.errors import InvalidInputError, SolverFailedError
 from allockit.instances.workload import Workload
-from allockit.results.base import Status
+from allockit.results.stretch_bound import StretchBound
 
 __all__ = [
     "TAU",
-    "StretchBound",
     "build_stretch_lp",
     "stretch_bound",
     "stretch_feasible",
     "stretch_lp_solution",
 ]
-
-
-
-@dataclass(frozen=True, slots=True)
-class StretchBound:
-    """The least feasible maximum stretch and how it was found.
-
-    ``value`` (printed as ``bound``, the CLI's field) lies in ``[lower, upper]``, the
-    last bracket of the search; ``lps`` counts the LPs solved. ``status`` is
-    ``optimal`` (the least feasible stretch to the method's tolerance).
-
-    Examples
-    --------
-    >>> b = StretchBound(2.5, "exact", 3, 0.01, 2.5, 2.5)
-    >>> b.to_dict()["bound"], StretchBound.from_dict(b.to_dict()) == b
-    (2.5, True)
-    """
-
-    value: float
-    method: str
-    lps: int
-    seconds: float
-    lower: float
-    upper: float
-    status: Status = Status.OPTIMAL
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "status", Status(self.status))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form (``bound`` is ``value``, the name the CLI has always printed)."""
-        return {
-            "bound": self.value,
-            "method": self.method,
-            "status": str(self.status),
-            "lps": self.lps,
-            "seconds": self.seconds,
-            "lower": self.lower,
-            "upper": self.upper,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StretchBound:
-        """Rebuild a bound from ``to_dict``'s output."""
-        try:
-            return cls(
-                value=float(data["bound"]),
-                method=str(data["method"]),
-                lps=int(data["lps"]),
-                seconds=float(data["seconds"]),
-                lower=float(data["lower"]),
-                upper=float(data["upper"]),
-                status=str(data.get("status", "optimal")),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidInputError(f"stretch bound object is malformed: {exc}") from exc
 
 
 def _data(workload: Workload, tau: float):

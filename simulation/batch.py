@@ -24,10 +24,10 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
+from allockit.results import SimulationResult
 from allockit.simulation.events import EventQueue
 from allockit.simulation.metrics import batch_timeline, underutilization
 from allockit.simulation.policy import BasePolicy, BatchCluster, policy_name
-from allockit.simulation.result import SimulationResult
 
 __all__ = ["EASY", "FCFS", "run_batch", "simulate_batch"]
 

@@ -76,9 +76,9 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 from allockit.heuristics.bank import BankPolicy, bank_round, largest_remainder
+from allockit.results import ClusterSimResult
 from allockit.rng import as_generator
 from allockit.simulation.cluster_nodes import NodeState
-from allockit.simulation.cluster_result import ClusterSimResult
 from allockit.simulation.events import EventQueue
 from allockit.simulation.hierarchy import Hierarchy
 
@@ -331,6 +331,11 @@ class ClusterSimConfig:
             entity, at = item
             entity = _int(entity, "failures entity", 0)
             at = _positive(at, "failures time", zero=True)
+            if at >= self.duration:
+                raise InvalidInputError(
+                    f"ClusterSimConfig.failures time must be below duration ({self.duration:g} "
+                    f"s); got {at:g}"
+                )
             fails.append((entity, at))
         set_(self, "failures", tuple(fails))
         stops = []
@@ -343,6 +348,11 @@ class ClusterSimConfig:
                 )
             start = _positive(start, "stops start", zero=True)
             end = _positive(end, "stops end")
+            if start >= self.duration:
+                raise InvalidInputError(
+                    f"ClusterSimConfig.stops start must be below duration ({self.duration:g} "
+                    f"s); got {start:g}"
+                )
             if end <= start:
                 raise InvalidInputError(
                     f"ClusterSimConfig.stops end must follow start; got {start} -> {end}"

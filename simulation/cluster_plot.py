@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from allockit.simulation.cluster_result import ClusterSimResult
+from allockit.results import ClusterSimResult
 
 __all__ = ["plot_shares"]
 

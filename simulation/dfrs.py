@@ -32,6 +32,7 @@ import numpy as np
 from allockit.constants import MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
+from allockit.results import SimulationResult
 from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
 from allockit.simulation.dfrs_checks import check_invariants
 from allockit.simulation.dfrs_state import (
@@ -42,7 +43,6 @@ from allockit.simulation.dfrs_state import (
 )
 from allockit.simulation.events import Event, EventQueue
 from allockit.simulation.names import AlgorithmName, parse_algorithm
-from allockit.simulation.result import SimulationResult
 
 __all__ = ["SimulationInvariantError", "simulate_dfrs"]
 

@@ -27,7 +27,7 @@ from typing import Any
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.options import COMMON_OPTIONS, MethodSpec, Range, check_common, check_options
-from allockit.simulation.result import SimulationResult
+from allockit.results import SimulationResult
 
 __all__ = [
     "ENGINES",

@@ -27,10 +27,10 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
+from allockit.results import SimulationResult
+from allockit.results.job_metrics import bounded_stretch
 from allockit.rng import as_generator
 from allockit.simulation.events import Event, EventQueue
-from allockit.simulation.metrics import bounded_stretch
-from allockit.simulation.result import SimulationResult
 from allockit.simulation.two_tier_choices import (
     ALGORITHMS,
     BG_THRESHOLD,

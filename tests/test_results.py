@@ -16,12 +16,19 @@ from allockit.fairness import MECHANISMS, check
 from allockit.instances.drfh import DRFHInstance
 from allockit.instances.lublin import dfrs_synthetic
 from allockit.instances.vcsched import VCInstance
-from allockit.models.stretch_bound import StretchBound, stretch_bound
-from allockit.results import DRFHResult, Result, VCResult
+from allockit.models.stretch_bound import stretch_bound
+from allockit.results import (
+    ClusterSimResult,
+    DRFHResult,
+    DynamicTrace,
+    ReservesResult,
+    Result,
+    SimulationResult,
+    StretchBound,
+    VCResult,
+)
 from allockit.runner import SweepSummary, run_sweep
 from allockit.runner.store import read_rows
-from allockit.simulation.drfh_dynamic import DynamicTrace
-from allockit.simulation.result import SimulationResult
 from allockit.simulation.simulate import simulate
 from allockit.solver import SolverReport
 from allockit.tasks import Task, TaskRow, execute_task
@@ -110,7 +117,18 @@ def test_frozen_results_are_read_only():
         trace.departures["user1"] = 0.0
 
 
-@pytest.mark.parametrize("kind", [VCResult, DRFHResult, SimulationResult, StretchBound])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        VCResult,
+        DRFHResult,
+        ReservesResult,
+        SimulationResult,
+        ClusterSimResult,
+        DynamicTrace,
+        StretchBound,
+    ],
+)
 def test_malformed_result_objects_are_refused(kind):
     with pytest.raises(InvalidInputError, match="malformed"):
         kind.from_dict({"method": "x"})
@@ -155,3 +173,29 @@ def test_one_status_vocabulary_for_solves_allocations_simulations_and_sweeps(tmp
     with pytest.raises(ValueError, match="not a valid Status"):
         SimulationResult.from_schedule(WORKLOAD, "x", WORKLOAD.submit, WORKLOAD.submit + 1,
                                        underutilization=0.0, seconds=0.0, status="finished")
+
+
+def test_every_result_type_of_the_families_lives_in_the_results_layer():
+    # solves, allocations, simulations and bounds: one place, one status vocabulary
+    import allockit.results as results
+    from allockit.models import stretch_bound as bound_module
+    from allockit.simulation import cluster, dfrs, drfh_dynamic
+
+    kinds = [
+        VCResult,
+        DRFHResult,
+        ReservesResult,
+        SimulationResult,
+        ClusterSimResult,
+        DynamicTrace,
+        StretchBound,
+    ]
+    for kind in kinds:
+        assert kind.__module__.startswith("allockit.results."), kind
+        assert getattr(results, kind.__name__) is kind
+        assert "status" in kind.__dataclass_fields__, kind
+    # the producers return the results layer's types (no second copy of a class)
+    assert bound_module.StretchBound is StretchBound
+    assert drfh_dynamic.DynamicTrace is DynamicTrace
+    assert cluster.ClusterSimResult is ClusterSimResult
+    assert dfrs.SimulationResult is SimulationResult

@@ -120,7 +120,8 @@ def test_theorem1_check_uses_the_constant_tau():
 
 
 def test_mean_utilization_of_simultaneous_events_is_not_a_division_by_zero():
-    from allockit.simulation.drfh_dynamic import DynamicTrace, mean_utilization
+    from allockit.results import DynamicTrace
+    from allockit.simulation.drfh_dynamic import mean_utilization
 
     trace = DynamicTrace(np.array([3.0, 3.0, 3.0]), np.zeros((3, 2)),
                          np.array([[0.5, 0.2], [0.7, 0.1], [0.4, 0.4]]), {}, ("u",))

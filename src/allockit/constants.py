@@ -17,9 +17,14 @@ __all__ = [
     "FAIRNESS_MAX_INTEGERS",
     "FAIRNESS_SOLVE_SECONDS",
     "FAIRNESS_TOL",
+    "MAX_CLUSTER_NODES",
+    "MAX_CLUSTER_SECONDS",
+    "MAX_CLUSTER_WORK",
     "MAX_CORES",
     "MAX_DRFH_PLACEMENTS",
+    "MAX_EXPERIMENT_JOBS",
     "MAX_HOSTS",
+    "MAX_LOAD",
     "MAX_NODES",
     "MAX_PERIODS",
     "MAX_SECONDS",
@@ -28,6 +33,7 @@ __all__ = [
     "MCB_TOL",
     "MEM_EPS",
     "MEM_TOL",
+    "MIN_LOAD",
     "PENALTY_SECONDS",
     "PERIOD_FLOOR_SECONDS",
     "PERIOD_SECONDS",
@@ -101,3 +107,17 @@ FAIRNESS_SOLVE_SECONDS = 60.0
 FAIRNESS_MAX_INTEGERS = 200_000
 #: A store's task claim without a heartbeat for this long is stale and taken over (s).
 STALE_CLAIM_SECONDS = 60.0
+#: Longest simulated time of one cluster-reserves run (s): Li and Parker's runs last 60 s.
+MAX_CLUSTER_SECONDS = 3600.0
+#: Most nodes of one cluster-reserves run (the scale experiment's largest, 100,000).
+MAX_CLUSTER_NODES = 100_000
+#: Most node-seconds (nodes x simulated seconds) of one cluster-reserves run: about a
+#: quarter of an hour on one core (1,000 nodes for 60 s take about 5 s).
+MAX_CLUSTER_WORK = 10_000_000.0
+#: Most jobs of one synthetic workload of an experiment (the papers': 1,000 to 200,000).
+MAX_EXPERIMENT_JOBS = 1_000_000
+#: Offered loads of the workload generators and experiments (work over capacity): the
+#: papers' are 0.1 to 0.9. Above 1 the queue only grows and a simulation's time grows
+#: with its square (8,000 FWload jobs: 21 s at 0.9, 35 s at 2, 68 s at 10); below 0.01
+#: a long trace passes the 1e10 s an SWF file holds.
+MIN_LOAD, MAX_LOAD = 0.01, 2.0

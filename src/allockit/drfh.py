@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from allockit.instances.drfh import DRFHInstance
-from allockit.options import MethodSpec, Range, check_common, check_options
+from allockit.options import MethodSpec, Range, check_options, run_user_method
 from allockit.results import DRFHResult
 
 __all__ = ["DRFH_METHODS", "METHODS", "METHOD_SPECS", "allocate"]
@@ -208,18 +208,15 @@ def _allocate_user(
     options: dict[str, Any],
 ) -> DRFHResult:
     """Run a user's mechanism and check what it returns (``evaluation.drfh_allocation``)."""
-    import time
-
     from allockit.evaluation.drfh_allocation import result_from_output
 
-    check_common(time_limit=time_limit, threads=threads, seed=seed)
-    common = {"time_limit": time_limit, "threads": threads, "seed": seed}
-    given = {k: v for k, v in common.items() if v is not None}
-    declared = getattr(resolved.function, "method_spec", None)
-    if isinstance(declared, MethodSpec):
-        check_options("DRFH method", declared, {**options, **given})
-    started = time.perf_counter()
-    output = resolved.function(instance, **given, **options)
-    return result_from_output(
-        instance, output, method=resolved.name, seconds=time.perf_counter() - started
+    output, seconds = run_user_method(
+        "DRFH method",
+        resolved.function,
+        instance,
+        time_limit=time_limit,
+        threads=threads,
+        seed=seed,
+        options=options,
     )
+    return result_from_output(instance, output, method=resolved.name, seconds=seconds)

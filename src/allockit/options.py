@@ -28,7 +28,7 @@ allockit.errors.InvalidInputError: VCSched method 'gr' does not accept option 't
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +48,7 @@ __all__ = [
     "max_threads",
     "method_table",
     "parse_option_pairs",
+    "run_user_method",
 ]
 
 #: The options every method accepts, with one documented meaning.
@@ -342,6 +343,75 @@ accepted: seed, split, threads, time_limit
     for name, value in options.items():
         if name in spec.ranges:
             spec.ranges[name].check(name, value)
+
+
+def run_user_method(
+    family: str,
+    function: Callable[..., Any],
+    instance: Any,
+    *,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    seed: int | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> tuple[Any, float]:
+    """Call a user's method with its options checked, and time the call.
+
+    The common options are validated (``check_common``); those that are not None are
+    passed on with ``options``. A method that declares a ``method_spec`` (a
+    ``MethodSpec``) has all of them checked against it first (``check_options``).
+    What the method returns is for the caller to check and score.
+
+    Parameters
+    ----------
+    family : str
+        The kind of method, used in error messages (``"VCSched method"``, ...).
+    function : callable
+        The user's method, ``function(instance, **options)``.
+    instance : object
+        The instance it is called on.
+    time_limit, threads, seed : optional
+        The common options (None: not given, not passed).
+    options : Mapping[str, Any], optional
+        The method's own options, passed as they are.
+
+    Returns
+    -------
+    tuple (object, float)
+        The method's output and the seconds the call took (wall clock).
+
+    Raises
+    ------
+    InvalidInputError
+        For a bad common option, or an option the declared ``method_spec`` refuses.
+
+    Examples
+    --------
+    >>> def twice(instance, **options):
+    ...     return [2 * x for x in instance], sorted(options)
+    >>> output, seconds = run_user_method("toy method", twice, [1, 2], seed=3,
+    ...                                   options={"k": 1})
+    >>> output, seconds >= 0
+    (([2, 4], ['k', 'seed']), True)
+    >>> twice.method_spec = MethodSpec("twice", "doubles", ("k",))
+    >>> run_user_method("toy method", twice, [1], options={"j": 1})
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: toy method 'twice' does not accept option 'j'; \
+accepted: k, seed, threads, time_limit
+    """
+    import time
+
+    check_common(time_limit=time_limit, threads=threads, seed=seed)
+    common = {"time_limit": time_limit, "threads": threads, "seed": seed}
+    given = {k: v for k, v in common.items() if v is not None}
+    own = dict(options or {})
+    declared = getattr(function, "method_spec", None)
+    if isinstance(declared, MethodSpec):
+        check_options(family, declared, {**own, **given})
+    started = time.perf_counter()
+    output = function(instance, **given, **own)
+    return output, time.perf_counter() - started
 
 
 def method_table(specs: Mapping[str, MethodSpec]) -> str:

@@ -3,9 +3,9 @@
 A task kind maps a name (``"vcsched"``, ``"dfrs"``, ...) to the function that runs it,
 given as ``"module:function"`` so that a worker process can import it by name. The
 experiments (``allockit.experiments``) register their kinds when imported; the runner
-(``allockit.runner``) runs tasks of any kind without importing a domain module. Four
-diagnostic kinds live here: ``sleep``, ``fail``, ``spin`` and ``mark`` (leaves a line in a
-file, to count how often each task ran).
+(``allockit.runner``) runs tasks of any kind without importing a domain module. Five
+diagnostic kinds live here: ``sleep``, ``fail``, ``spin``, ``mark`` (leaves a line in a
+file, to count how often each task ran) and ``crash`` (ends the process running it).
 
 Examples
 --------
@@ -44,6 +44,7 @@ TASK_KINDS: dict[str, str] = {
     "fail": "allockit.tasks:_kind_fail",
     "spin": "allockit.tasks:_kind_spin",
     "mark": "allockit.tasks:_kind_mark",
+    "crash": "allockit.tasks:_kind_crash",
 }
 
 
@@ -392,3 +393,14 @@ def _kind_mark(task: Task) -> dict[str, Any]:
     pause = task.params.get("first_seconds" if first else "seconds", task.params.get("seconds"))
     time.sleep(float(pause or 0.0))
     return {"status": "done"}
+
+
+def _kind_crash(task: Task) -> dict[str, Any]:
+    """Diagnostic: end the process running the task at once, as a segfault would.
+
+    ``os._exit(params['code'])`` (default 70): no row, no cleanup. The runner's tests of
+    dead workers use it; on the serial backend it ends the sweep itself.
+    """
+    import os
+
+    os._exit(int(task.params.get("code", 70)))

@@ -16,7 +16,7 @@ from typing import Any
 from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
-from allockit.options import MethodSpec, Range, check_common, check_options
+from allockit.options import MethodSpec, Range, check_options, run_user_method
 from allockit.results import VCResult
 
 __all__ = [
@@ -460,18 +460,15 @@ def _solve_user(
     The common options that are not None are passed on; a method that declares a
     ``method_spec`` (an ``allockit.options.MethodSpec``) has its options checked first.
     """
-    import time
-
     from allockit.evaluation.user_methods import score_method_output
 
-    check_common(time_limit=time_limit, threads=threads, seed=seed)
-    declared = getattr(resolved.function, "method_spec", None)
-    common = {"time_limit": time_limit, "threads": threads, "seed": seed}
-    given = {k: v for k, v in common.items() if v is not None}
-    if isinstance(declared, MethodSpec):
-        check_options("VCSched method", declared, {**options, **given})
-    started = time.perf_counter()
-    output = resolved.function(instance, **given, **options)
-    return score_method_output(
-        instance, output, method=resolved.name, seconds=time.perf_counter() - started
+    output, seconds = run_user_method(
+        "VCSched method",
+        resolved.function,
+        instance,
+        time_limit=time_limit,
+        threads=threads,
+        seed=seed,
+        options=options,
     )
+    return score_method_output(instance, output, method=resolved.name, seconds=seconds)

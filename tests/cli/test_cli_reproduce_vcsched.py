@@ -37,10 +37,10 @@ def test_large_figures_sample(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("extra", "match"),
     [
-        (["table1", "--worst", "-1"], "--worst must be >= 0"),
-        (["large", "--truncation", "clip"], "applies to table1 and table7 only"),
+        (["table1", "--worst", "-1"], "--worst must be an integer in [0, 1000]"),
+        (["large", "--truncation", "clip"], "--truncation applies to table1 and table7, not to"),
         (["table1", "--starts", "top", "--every", "1440"], "start must be one of"),
-        (["large", "--total-tasks"], "--total-tasks applies to parallel only"),
+        (["large", "--total-tasks"], "--total-tasks applies to parallel, not to"),
     ],
 )
 def test_bad_options_exit_2(capsys, tmp_path, extra, match):

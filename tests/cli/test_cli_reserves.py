@@ -17,7 +17,10 @@ FIELDS = {"problem", "method", "status", "allocation", "deviation", "qp_objectiv
 
 
 def _run(capsys, argv):
-    code = main(argv)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # a usage error found by argparse
+        code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -52,7 +55,7 @@ def test_an_option_of_the_other_method_exits_2(tmp_path, capsys):
     path.write_text(json.dumps(INSTANCE))
     code, _, err = _run(capsys, ["reserves", str(path), "--method", "cluster-reserves",
                                  "--c", "3"])
-    assert code == 2 and "'c'" in err
+    assert code == 2 and "--c applies to --method bank" in err
 
 
 def test_cluster_sim_scenario_with_a_manager_failure(tmp_path, capsys):
@@ -73,6 +76,7 @@ def test_cluster_sim_custom_run_and_bad_input(capsys):
     assert _run(capsys, ["cluster-sim"])[0] == 2
     assert _run(capsys, ["cluster-sim", "--scenario", "fig9"])[0] == 2
     assert _run(capsys, ["cluster-sim", "--scenario", "fig5", "--fail", "x@y"])[0] == 2
+    assert _run(capsys, ["cluster-sim", "--nodes", "100", "--fanout", "abc"])[0] == 2
 
 
 def test_reserves_experiment_quick_fig3(tmp_path, capsys):

@@ -28,12 +28,22 @@ from hypothesis import strategies as st
 
 from allockit.instances import example_path
 from tests.cli.fuzz_harness import (
+    ABSURD,
+    TEMPLATES,
+    Fixtures,
+    check_case,
     check_contract,
     check_refused,
+    hostile_values,
+    leaf_parsers,
+    must_refuse,
+    option_cases,
     run_cli,
     run_subprocess,
     strict_json,
+    template_args,
 )
+from tests.cli.fuzz_harness import _outside as fuzz_outside
 
 FUZZ = settings(
     max_examples=25,
@@ -633,3 +643,242 @@ def test_help_is_fast_and_loads_no_pydantic():
         capture_output=True, text=True, check=True,
     )
     assert probe.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------- every option
+# The parser is the list of what to fuzz (``fuzz_harness.option_cases``): every
+# subcommand, every option and positional, classified from its declaration. A value the
+# declaration refuses (outside the option's range, not one of its choices, an output
+# that cannot be written, a file that cannot be read, an unknown name) must be refused
+# with exit 2 and one line, before any work; any other value must keep the contract (a
+# completed run with valid output, or one clear refusal) within CASE_SECONDS.
+CASES = option_cases()
+VALUED = [c for c in CASES if c.kind != "flag"]
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory):
+    from allockit.instances.datasets import DATA_ENV
+
+    before = os.environ.get(DATA_ENV)
+    os.environ[DATA_ENV] = str(tmp_path_factory.mktemp("no-traces"))  # names find nothing
+    try:
+        yield Fixtures(tmp_path_factory.mktemp("fuzz-parser"))
+    finally:
+        if before is None:
+            os.environ.pop(DATA_ENV, None)
+        else:
+            os.environ[DATA_ENV] = before
+
+
+def test_every_subcommand_has_a_template():
+    missing = sorted(set(leaf_parsers()) - set(TEMPLATES))
+    assert not missing, f"add a cheap invocation to fuzz_harness.TEMPLATES for: {missing}"
+    assert not set(TEMPLATES) - set(leaf_parsers()), "a template of no subcommand"
+
+
+def test_every_number_option_has_a_declared_range():
+    from allockit.cli import common
+
+    number_types = {common.positive_int, common.positive_float, common.nonnegative_float,
+                    common.seed_int, common.finite_float, common.integer, int, float}
+    missing = []
+    for command, parser in leaf_parsers().items():
+        ranges = common.option_ranges(command)
+        for action in parser._actions:
+            typed = action.type in number_types or getattr(action.type, "__name__", "") == (
+                "numbers")
+            if typed and action.dest not in ranges:
+                missing.append(f"{command} {action.option_strings[0]}")
+    assert not missing, f"declare a range in allockit.cli.common._ranges for: {missing}"
+
+
+def test_the_parser_is_the_list_of_cases():
+    # the walk finds every option the help lists, so a new one is fuzzed at once
+    assert len({(c.command, c.dest) for c in CASES}) == len(CASES)
+    commands = {c.command for c in CASES}
+    assert {"cluster-sim", "measy-experiment", "workload jann97", "reproduce"} <= commands
+    kinds = {(c.command, c.name): c.kind for c in CASES}
+    assert kinds["cluster-sim", "--duration"] == "number"
+    assert kinds["cluster-sim", "--fanout"] == "list"
+    assert kinds["measy-experiment", "--plot"] == "output"
+    assert kinds["workload jann97", "--model"] == "input"
+
+
+#: The values every case gets in the deterministic run (hypothesis draws from the rest).
+FIRST = {
+    "number": ["abc", "nan", "1e308"],
+    "list": ["1,abc", "1e308", "-5"],
+    "typed": ["1@abc", "1@-1", "1@1e9", "99999@1", "m9.9@1"],
+    "choice": ["bogus-choice"],
+}
+
+
+def _refusals(case):
+    """The values every case gets here: each kind's first few, and its range's edges."""
+    if case.kind not in FIRST:
+        return hostile_values(case)
+    values = list(FIRST[case.kind])
+    if case.kind in ("number", "list"):
+        from allockit.cli.common import option_ranges
+
+        rule = option_ranges(case.command)[case.dest]
+        values += fuzz_outside(rule if case.kind == "number" else rule.item)
+    return values
+
+
+@pytest.mark.parametrize("case", VALUED, ids=str)
+def test_values_the_declaration_refuses_are_refused_before_any_work(fixtures, case):
+    for template in TEMPLATES[case.command]:
+        args = template_args(template, fixtures)
+        for value in _refusals(case):
+            if must_refuse(case, value, args):
+                check_case(template, case, value, fixtures)
+
+
+@st.composite
+def parser_cases(draw):
+    case = draw(st.sampled_from(CASES))
+    template = draw(st.sampled_from(TEMPLATES[case.command]))
+    if case.kind == "flag":
+        return template, case, ""
+    pool = hostile_values(case)
+    value = draw(st.one_of(
+        st.sampled_from(pool),
+        st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8),
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+        st.integers(-(10**25), 10**25).map(str),
+        st.sampled_from(ABSURD),
+    ))
+    if value not in pool:  # a drawn value: never a placeholder, never written outside
+        value = value.replace("{", "(").replace("}", ")")
+        if case.kind in ("output", "input"):
+            value = "{tmp}/" + value
+    return template, case, value
+
+
+PARSER_FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+)
+
+
+@PARSER_FUZZ
+@given(drawn=parser_cases())
+def test_any_value_of_any_option_keeps_the_contract(fixtures, drawn):
+    template, case, value = drawn
+    check_case(template, case, value, fixtures)
+
+
+# ---------------------------------------------------------------------- the issue's cases
+ISSUE_30 = [
+    (["cluster-sim", "--nodes", "100", "--fanout", "abc"], "--fanout"),
+    (["cluster-sim", "--scenario", "fig3", "--duration", "1e308"], "--duration"),
+    (["cluster-sim", "--scenario", "fig3", "--duration", "1e7"], "--duration"),
+    (["measy-experiment", "fig6", "--jobs", "100", "--loads", "1e308", "--store", "{store}"],
+     "--loads"),
+    (["measy-experiment", "fig6", "--jobs", "100", "--loads", "1e30", "--store", "{store}"],
+     "--loads"),
+    (["workload", "feitelson96", "--jobs", "100", "--load", "1e-300"], "--load"),
+    (["workload", "lublin", "--jobs", "100", "--load", "1e-300"], "load 1e-300"),
+    (["cluster-sim", "--nodes", "10", "--duration", "2", "--plot", "{tmp}/a-folder"], "--plot"),
+    (["reproduce", "--paper", "nope"], "--paper"),
+    (["workload", "jann97", "--jobs", "10", "--model", "{tmp}/unknown-field.json"], "colour"),
+    (["workload", "jann97", "--jobs", "10", "--model", "{tmp}/list.json"], "object"),
+    (["simulate", "{swf}", "--algorithm", "EASY", "--migration-cost", "5", "--bg-threshold",
+      "0.5"], "--migration-cost applies to the two-tier schedulers"),
+    (["cluster-sim", "--nodes", "10", "--fail", "1@1e9", "--duration", "20"], "--fail"),
+    (["cluster-sim", "--nodes", "10", "--fanout", "1000,1000"], "--fanout"),
+    (["reserves", "{reserves}", "--c", "1e308"], "--c"),
+    (["measy-experiment", "fig13", "--costs", "-5", "--store", "{store}"], "in [0, 1e+10]"),
+    (["workload", "fit", "{ctc}", "--out", "{tmp}/a-folder"], "--out"),
+    (["workload", "fit", "{ctc}", "--out", "/proc/model.json"], "--out"),
+    (["measy-experiment", "fig8", "--model", "lublin", "--jobs", "30", "--loads", "0.8",
+      "--plot", "/proc/f.png", "--backend", "serial", "--store", "{store}"], "--plot"),
+    (["dfrs-experiment", "table2", "--sets", "real", "--store", "{store}"], "real set"),
+    (["dfrs-experiment", "table2", "--sets", "scaled", "--algorithms", "nope", "--store",
+      "{store}"], "algorithms"),
+]
+
+
+@pytest.mark.parametrize(("argv", "says"), ISSUE_30, ids=lambda v: " ".join(v)[:60]
+                         if isinstance(v, list) else None)
+def test_the_issue_cases_are_refused_at_once_naming_the_cause(fixtures, argv, says):
+    tmp, store = fixtures.fresh()
+    (tmp / "list.json").write_text("[1, 2]")
+    model = json.loads(Path(_jann_model(tmp)).read_text())
+    model["colour"] = "red"
+    (tmp / "unknown-field.json").write_text(json.dumps(model))
+    outcome = run_cli([fixtures.render(a, tmp, store) for a in argv])
+    check_refused(outcome)
+    assert says in outcome.err, outcome.describe()
+    assert outcome.seconds < 20 and not store.exists(), outcome.describe()
+
+
+#: options merged from main after issue 30 was filed: each acts on some runs only.
+APPLIES_ONLY = [
+    (["simulate", "{swf}", "--algorithm", "EASY", "--reasy-extra", "line17"],
+     "--reasy-extra applies to REASY"),
+    (["simulate", "{swf}", "--algorithm", "KEASY", "--no-reasy-protect"],
+     "--reasy-protect applies to REASY"),
+    (["cluster-sim", "--nodes", "10", "--duration", "2", "--algorithm", "static",
+      "--measure-noise", "5"], "--measure-noise applies to the algorithms that read reports"),
+    (["cluster-sim", "--nodes", "10", "--duration", "2", "--algorithm", "static",
+      "--report-jitter", "0.1"], "--report-jitter applies to the algorithms that read reports"),
+]
+
+
+@pytest.mark.parametrize(("argv", "says"), APPLIES_ONLY, ids=lambda v: " ".join(v)[:60]
+                         if isinstance(v, list) else None)
+def test_new_options_are_refused_where_they_do_not_act(fixtures, argv, says):
+    tmp, store = fixtures.fresh()
+    outcome = run_cli([fixtures.render(a, tmp, store) for a in argv])
+    check_refused(outcome)
+    assert says in outcome.err, outcome.describe()
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "{swf1}", "--algorithm", "REASY", "--reasy-extra", "line17",
+     "--no-reasy-protect"],
+    ["cluster-sim", "--nodes", "10", "--duration", "2", "--algorithm", "bank",
+     "--measure-noise", "5", "--report-jitter", "0.1"],
+], ids=lambda v: " ".join(v)[:60])
+def test_new_options_are_taken_where_they_act(fixtures, argv):
+    tmp, store = fixtures.fresh()
+    outcome = run_cli([fixtures.render(a, tmp, store) for a in argv])
+    check_contract(outcome)
+    assert outcome.code == 0, outcome.describe()
+
+
+def _jann_model(tmp):
+    from allockit.instances.jann97 import load_jann_model, save_jann_model
+
+    path = tmp / "model.json"
+    save_jann_model(load_jann_model("ctc"), path)
+    return path
+
+
+def test_a_plot_is_written_where_it_is_reported(fixtures):
+    tmp, _store = fixtures.fresh()
+    target = tmp / "shares"  # no suffix: matplotlib alone would write shares.png
+    outcome = run_cli(["cluster-sim", "--nodes", "6", "--duration", "2", "--plot", str(target)])
+    check_contract(outcome)
+    assert outcome.code == 0, outcome.describe()
+    assert strict_json(outcome.out)["plot"] == str(target)
+    assert target.read_bytes()[1:4] == b"PNG" and not Path(f"{target}.png").exists()
+
+
+def test_a_fit_refuses_its_output_before_fitting(fixtures, monkeypatch):
+    import allockit.instances.jann97 as jann97
+
+    def never(*args, **kwargs):
+        raise AssertionError("the fit ran before --out was checked")
+
+    monkeypatch.setattr(jann97, "fit_jann97", never)
+    tmp, _ = fixtures.fresh()
+    outcome = run_cli(["workload", "fit", fixtures.paths["ctc"], "--out", str(tmp / "a-file"
+                                                                            / "m.json")])
+    check_refused(outcome)
+    assert "--out" in outcome.err

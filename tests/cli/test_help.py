@@ -86,3 +86,35 @@ def test_help_exits_zero(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 0 and "usage:" in capsys.readouterr().out
+
+
+def _numbers_in(text: str) -> set[float]:
+    found = set()
+    for token in re.findall(r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?", text.replace("^", "e")):
+        try:
+            found.add(float(token.replace(",", "")))
+        except ValueError:
+            pass
+    if "2e63-1" in text.replace("^", "e").replace(" ", ""):
+        found.add(2.0**63 - 1)
+    return found
+
+
+def test_every_declared_range_is_the_one_the_help_states():
+    # the help is the manual: an option's line names the bounds its range declares
+    problems = []
+    for command, action in _options():
+        if not action.option_strings:
+            continue
+        rule = common.option_ranges(command).get(action.dest)
+        if rule is None or action.dest in ("threads", "workers"):  # 4 x cores: machine's
+            continue
+        item = getattr(rule, "item", rule)
+        shown = _numbers_in(action.help or "")
+        for bound in (item.ge, item.gt, item.le, item.lt):
+            if bound is None or callable(bound):
+                continue
+            if not any(abs(float(bound) - n) <= 1e-9 * max(1.0, abs(n)) for n in shown):
+                problems.append(f"{command} {action.option_strings[0]}: help does not state "
+                                f"{bound!r} ({item.describe()}): {action.help!r}")
+    assert not problems, "\n".join(problems)

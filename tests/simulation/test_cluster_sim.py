@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allockit.errors import InvalidInputError
+from allockit.results import ClusterSimResult
 from allockit.simulation.cluster import (
     ClusterSimConfig,
     allowed_mask,
@@ -16,7 +17,6 @@ from allockit.simulation.cluster import (
     simulate_cluster,
 )
 from allockit.simulation.cluster_nodes import gps_serve
-from allockit.simulation.cluster_result import ClusterSimResult
 from allockit.simulation.cluster_scenarios import (
     PAPER,
     SCENARIOS,

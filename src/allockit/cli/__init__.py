@@ -121,8 +121,16 @@ or directory: '/nonexistent.json'
     import contextlib
     import io
 
-    from allockit.cli.common import check_outputs, check_ranges, error_line
+    from allockit.cli.common import (
+        check_outputs,
+        check_ranges,
+        error_line,
+        refuse_empty_values,
+    )
 
+    if any("\x00" in str(arg) for arg in (sys.argv[1:] if argv is None else argv)):
+        _one_line("allockit: error: an argument holds a NUL byte, which no option or path may")
+        return EXIT_INVALID  # (a shell cannot pass one; a script calling main can)
     parser = build_parser()
     captured = io.StringIO()
     try:
@@ -137,7 +145,14 @@ or directory: '/nonexistent.json'
         _one_line(lines[-1] if lines else "allockit: error: invalid usage")
         raise SystemExit(EXIT_INVALID) from None
     sys.stderr.write(captured.getvalue())
+    words, leaf = _command_path(parser, args)
+    args.command_path = " ".join(words)
+    args.option_names = {
+        a.dest: a.option_strings[0] if a.option_strings else a.dest for a in leaf._actions
+    }
+    args.given_options = _given_options(parser, argv)
     try:
+        refuse_empty_values(args)
         check_ranges(args)
         check_outputs(args)
         return int(args.func(args))
@@ -161,6 +176,58 @@ or directory: '/nonexistent.json'
             _one_line(f"allockit: error: {error_line(exc)}")
             return EXIT_INVALID
         raise
+
+
+def _command_path(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[list[str], argparse.ArgumentParser]:
+    """The chosen subcommand's words (``["workload", "lublin"]``) and its parser."""
+    words: list[str] = []
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or getattr(args, subs[0].dest, None) not in subs[0].choices:
+            return words, parser
+        name = getattr(args, subs[0].dest)
+        words.append(name)
+        parser = subs[0].choices[name]
+
+
+def _given_options(
+    parser: argparse.ArgumentParser, argv: Sequence[str] | None
+) -> frozenset[str]:
+    """The dests of the options written on the command line (defaults left out).
+
+    The command line is parsed again with every default of ``parser`` suppressed (then
+    restored), so only what was written lands in the namespace; ``common.given`` reads
+    the result.
+    """
+    import contextlib
+    import io
+
+    saved: list[tuple[argparse.Action, object]] = []
+    tables: list[tuple[argparse.ArgumentParser, dict]] = []
+    stack = [parser]
+    while stack:
+        current = stack.pop()
+        tables.append((current, dict(current._defaults)))
+        current._defaults.clear()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
+                saved.append((action, action.default))
+                action.default = argparse.SUPPRESS
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            namespace, _ = parser.parse_known_args(argv)
+    except SystemExit:  # cannot happen after the first parse succeeded; stay quiet
+        return frozenset()
+    finally:
+        for action, default in saved:
+            action.default = default
+        for current, defaults in tables:
+            current._defaults.update(defaults)
+    return frozenset(vars(namespace))
 
 
 def _one_line(text: str) -> None:

@@ -12,10 +12,12 @@ Exit codes (a contract users' scripts rely on):
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,24 +29,33 @@ __all__ = [
     "EXIT_OK",
     "EXIT_TASKS_FAILED",
     "OUTPUT_KINDS",
+    "ListRange",
+    "applies_only",
+    "check_backend_options",
     "check_output",
     "check_outputs",
     "check_ranges",
     "connect_option",
+    "dfrs_timing_options",
     "error_line",
     "finite_float",
+    "given",
     "integer",
     "method_list_option",
     "method_option",
     "method_option_arguments",
     "method_options",
     "method_spec_of",
+    "name_list",
     "nonnegative_float",
     "number_list",
+    "numbers",
     "option_ranges",
+    "output_kinds",
     "positive_float",
     "positive_int",
     "print_json",
+    "refuse_empty_values",
     "seed_int",
     "write_dict_csv",
 ]
@@ -245,6 +256,79 @@ def number_list(option: str, text: str, kind: type = float) -> tuple:
     return values
 
 
+def name_list(option: str, text: str, sep: str = ",") -> tuple[str, ...]:
+    """Names separated by ``sep`` (spaces stripped, empty items skipped); at least one.
+
+    Parameters
+    ----------
+    option : str
+        The option's name, for the message (``"--sets"``).
+    text : str
+        The command-line value.
+    sep : str, default ","
+        The separator (``";"`` for algorithm names, which hold commas).
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    InvalidInputError
+        If no name is left: an empty selection is refused, never read as "all".
+
+    Examples
+    --------
+    >>> name_list("--sets", "real, scaled")
+    ('real', 'scaled')
+    >>> name_list("--algorithms", " ; ", ";")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --algorithms needs one or more names separated by ';'; \
+got ' ; '
+    """
+    names = tuple(x.strip() for x in text.split(sep) if x.strip())
+    if not names:
+        raise InvalidInputError(
+            f"{option} needs one or more names separated by {sep!r}; got {text!r}"
+        )
+    return names
+
+
+def refuse_empty_values(args: argparse.Namespace) -> None:
+    """Refuse an option written with an empty value (``--methods ''``, ``--url ''``).
+
+    No option of allockit means anything by an empty string; read as "not given" it
+    would silently select everything. Called by ``allockit.cli.main`` before any work.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``given_options`` names the options written).
+
+    Raises
+    ------
+    InvalidInputError
+        ``"--methods needs a value; got ''"``.
+
+    Examples
+    --------
+    >>> refuse_empty_values(argparse.Namespace(given_options={"methods"}, methods="sg"))
+    >>> refuse_empty_values(argparse.Namespace(given_options={"methods"}, methods=" "))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --methods needs a value; got ' '
+    """
+    names = getattr(args, "option_names", {})
+    for dest in sorted(getattr(args, "given_options", ())):
+        value = getattr(args, dest, None)
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, str) and not item.strip():
+                name = names.get(dest, "--" + dest.replace("_", "-"))
+                raise InvalidInputError(f"{name} needs a value; got {item!r}")
+
+
 def print_json(data: Any) -> None:
     """Write ``data`` as JSON on stdout (strict JSON: no NaN or infinity).
 
@@ -326,21 +410,175 @@ def write_dict_csv(path: str, rows: list[dict[str, Any]]) -> None:
 
 
 # ---------------------------------------------------------------------- the boundary
-def _ranges() -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class ListRange:
+    """What a list option accepts: each item's range, the list's length and its order.
+
+    The declarative check of the list options (``--loads``, ``--costs``, ``--fanout``),
+    beside ``allockit.options.Range`` for single numbers; both live in
+    ``option_ranges``. argparse reads the list (``numbers``); ``check_ranges`` applies
+    this.
+
+    Attributes
+    ----------
+    item : allockit.options.Range
+        What each item accepts.
+    min_len, max_len : int
+        Fewest and most items.
+    order : {"", "distinct", "increasing"}
+        ``distinct``: no item twice; ``increasing``: strictly increasing.
+
+    Examples
+    --------
+    >>> from allockit.options import Range
+    >>> rule = ListRange(Range(float, gt=0, le=10), max_len=3, order="distinct")
+    >>> rule.describe()
+    'comma-separated numbers in (0, 10], 1 to 3 of them, no value twice'
+    >>> rule.check("--loads", (0.5, 0.5))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --loads must be comma-separated numbers in (0, 10], \
+1 to 3 of them, no value twice; got 0.5 twice
+    """
+
+    item: Any
+    min_len: int = 1
+    max_len: int = 100
+    order: str = ""
+
+    def describe(self) -> str:
+        """What the option accepts, in words.
+
+        Returns
+        -------
+        str
+            The items' kind and bounds, the length, the order.
+
+        Examples
+        --------
+        >>> from allockit.options import Range
+        >>> ListRange(Range(int, ge=2), max_len=5, order="").describe()
+        'comma-separated integers >= 2, 1 to 5 of them'
+        """
+        words = self.item.describe()
+        for one, many in (("an integer", "integers"), ("a number", "numbers")):
+            if words.startswith(one):
+                words = many + words[len(one):]
+                break
+        text = f"comma-separated {words}, {self.min_len} to {self.max_len} of them"
+        if self.order == "distinct":
+            text += ", no value twice"
+        elif self.order == "increasing":
+            text += ", increasing"
+        return text
+
+    def check(self, name: str, values: Any) -> None:
+        """Raise ``InvalidInputError`` unless ``values`` is accepted.
+
+        Parameters
+        ----------
+        name : str
+            The option's name (``"--loads"``).
+        values : tuple
+            The parsed list.
+
+        Raises
+        ------
+        InvalidInputError
+            ``"<name> must be <describe()>; got <why>"``.
+
+        Examples
+        --------
+        >>> from allockit.options import Range
+        >>> ListRange(Range(float, ge=0)).check("--costs", (0.0, 5.0))
+        >>> ListRange(Range(float, ge=0)).check("--costs", (-5.0,))
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: --costs must be comma-separated numbers >= 0, 1 \
+to 100 of them; got -5
+        """
+        values = tuple(values)
+        why = ""
+        if not self.min_len <= len(values) <= self.max_len:
+            why = f"{len(values)} values"
+        else:
+            bad = [v for v in values if not self.item.accepts(v)]
+            if bad:
+                why = _fmt_number(bad[0])
+            elif self.order == "distinct" and len(set(values)) < len(values):
+                twice = next(v for k, v in enumerate(values) if v in values[:k])
+                why = f"{_fmt_number(twice)} twice"
+            elif self.order == "increasing" and any(
+                b <= a for a, b in itertools.pairwise(values)
+            ):
+                why = ",".join(_fmt_number(v) for v in values)
+        if why:
+            raise InvalidInputError(f"{name} must be {self.describe()}; got {why}")
+
+
+def _fmt_number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def numbers(kind: type = float) -> Callable[[str], tuple]:
+    """An argparse type: comma-separated numbers, as a tuple (their range: ``check_ranges``).
+
+    Parameters
+    ----------
+    kind : {float, int}
+        What each item is.
+
+    Returns
+    -------
+    callable
+        ``text -> tuple``; raises ``argparse.ArgumentTypeError`` (a usage error, exit
+        2) for an item that is not a number of the kind, NaN or an infinity, or an empty
+        list.
+
+    Examples
+    --------
+    >>> numbers(float)("0.5, 0.9")
+    (0.5, 0.9)
+    >>> numbers(int)("10,abc")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected comma-separated integers; got '10,abc'
+    """
+
+    def parse(text: str) -> tuple:
+        try:
+            return number_list("", text, kind)
+        except InvalidInputError:
+            what = "integers" if kind is int else "finite numbers"
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {what}; got {text!r}"
+            ) from None
+
+    parse.__name__ = "numbers"
+    return parse
+
+
+def _ranges() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     from allockit.constants import (
         BOUND_TOL_FLOOR,
+        MAX_CLUSTER_NODES,
+        MAX_CLUSTER_SECONDS,
         MAX_CORES,
+        MAX_EXPERIMENT_JOBS,
         MAX_HOSTS,
+        MAX_LOAD,
         MAX_NODES,
         MAX_SECONDS,
         MAX_SEED,
         MAX_TASKS,
+        MIN_LOAD,
         PERIOD_FLOOR_SECONDS,
     )
     from allockit.options import Range, max_threads
 
     seconds = "seconds"
-    return {
+    loads = ListRange(Range(float, ge=MIN_LOAD, le=MAX_LOAD), max_len=100, order="distinct")
+    general = {
         "seed": Range(int, ge=0, le=MAX_SEED),
         "threads": Range(int, ge=1, le=max_threads()),
         "workers": Range(int, ge=1, le=max_threads()),
@@ -356,11 +594,14 @@ def _ranges() -> dict[str, Any]:
         "hosts": Range(int, ge=1, le=MAX_HOSTS),
         "jobs": Range(int, ge=1, le=MAX_TASKS),
         "trace_jobs": Range(int, ge=1, le=MAX_TASKS),
-        "processors": Range(int, ge=1, le=MAX_NODES * MAX_CORES),
+        "processors": Range(int, ge=1, le=MAX_NODES),
+        "procs": Range(int, ge=1, le=MAX_NODES),
         "slack": Range(float, ge=0, lt=1),
         "cov_cpu": Range(float, ge=0, le=10),
         "cov_mem": Range(float, ge=0, le=10),
-        "load": Range(float, gt=0, le=100),
+        "load": Range(float, ge=MIN_LOAD, le=MAX_LOAD),
+        "loads": loads,
+        "costs": ListRange(Range(float, ge=0, le=MAX_SECONDS, unit=seconds), order="distinct"),
         "examples": Range(int, ge=1, le=1_000_000),
         "slots": Range(int, ge=1, le=10_000),
         "backfill_depth": Range(int, ge=0, le=MAX_TASKS),
@@ -370,15 +611,35 @@ def _ranges() -> dict[str, Any]:
         "measure_noise": Range(float, ge=0, le=100, unit="percentage points"),
         "report_jitter": Range(float, ge=0, le=MAX_SECONDS, unit=seconds),
         "connect_timeout": Range(float, gt=0, le=3600, unit=seconds),
+        "duration": Range(float, gt=0, le=MAX_CLUSTER_SECONDS, unit=seconds),
+        "warmup": Range(float, ge=0, lt=MAX_CLUSTER_SECONDS, unit=seconds),
+        "class3_nodes": Range(int, ge=1, le=MAX_CLUSTER_NODES),
+        "fanout": ListRange(Range(int, ge=2, le=MAX_CLUSTER_NODES), max_len=16),
+        "c": Range(float, gt=0, le=100),
+        "retention": Range(float, ge=0, le=1),
+        "every": Range(int, ge=1, le=1_000_000),
+        "worst": Range(int, ge=0, le=1000),
     }
+    by_command = {
+        "cluster-sim": {"nodes": Range(int, ge=1, le=MAX_CLUSTER_NODES)},
+        "dfrs-experiment": {"jobs": Range(int, ge=1, le=MAX_EXPERIMENT_JOBS)},
+        "measy-experiment": {
+            "jobs": Range(int, ge=1, le=MAX_EXPERIMENT_JOBS),
+            "trace_jobs": Range(int, ge=1, le=MAX_EXPERIMENT_JOBS),
+        },
+        "workload lublin": {"load": Range(float, gt=0, le=100)},
+    }
+    return general, by_command
 
 
 def check_ranges(args: argparse.Namespace) -> None:
-    """Check every number option against its range (``option_ranges``), before any work.
+    """Check every number and list option against its range (``option_ranges``).
 
     argparse has read each option's syntax; this is the one place where the values'
-    ranges are enforced, for every subcommand alike (a dest shared by several
-    subcommands has one meaning and one range).
+    ranges are enforced, for every subcommand alike, before any work. A dest has one
+    range for every subcommand unless the subcommand declares its own
+    (``option_ranges(command)``; ``args.command_path`` names the subcommand, as
+    ``allockit.cli.main`` sets it).
 
     Parameters
     ----------
@@ -399,55 +660,178 @@ def check_ranges(args: argparse.Namespace) -> None:
     ...
     allockit.errors.InvalidInputError: --period must be a number of seconds in [1, 1e+10]; \
 got 1e-09
+    >>> check_ranges(argparse.Namespace(command_path="cluster-sim", duration=1e7))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --duration must be a number of seconds in (0, 3600]; \
+got 10000000.0
     """
-    for dest, rule in option_ranges().items():
+    for dest, rule in option_ranges(getattr(args, "command_path", "")).items():
         value = getattr(args, dest, None)
-        if value is None or isinstance(value, str):
+        if value is None or isinstance(value, str | bool):
             continue
+        if isinstance(rule, ListRange) != isinstance(value, tuple):
+            continue  # a list given as text to a command parsed elsewhere (doctests)
         rule.check("--" + dest.replace("_", "-"), value)
 
 
-def option_ranges() -> dict[str, Any]:
-    """The range of every number option of the command line, by its argparse ``dest``.
+def option_ranges(command: str = "") -> dict[str, Any]:
+    """The range of every number and list option, by argparse ``dest``: one table.
+
+    A new option gets its range here (one line), or the fuzz suite and
+    ``tests/cli/test_help.py`` name it; ``check_ranges`` enforces the table before any
+    work.
+
+    Parameters
+    ----------
+    command : str, optional
+        A subcommand (``"cluster-sim"``, ``"workload lublin"``): its own ranges
+        replace the general ones of the same dest.
 
     Returns
     -------
-    dict of str to allockit.options.Range
-        ``dest`` -> accepted values (kind, bounds, unit). Thread and worker counts are
-        capped at 4 x the cores of this machine; periods and tolerances have a floor.
+    dict of str to allockit.options.Range or ListRange
+        ``dest`` -> accepted values (kind, bounds, unit; for lists also the length and
+        order). Thread and worker counts are capped at 4 x the cores of this machine;
+        periods and tolerances have a floor; simulated durations, loads, sizes and
+        counts a ceiling under which a run ends.
 
     Examples
     --------
     >>> option_ranges()["seed"].describe()
     'an integer in [0, 9223372036854775807]'
+    >>> option_ranges("cluster-sim")["nodes"].describe()
+    'an integer in [1, 100000]'
     """
     global _RANGES
     if _RANGES is None:
         _RANGES = _ranges()
-    return _RANGES
+    general, by_command = _RANGES
+    words = command.split()
+    merged = dict(general)
+    for k in range(1, len(words) + 1):  # "workload", then "workload lublin"
+        merged.update(by_command.get(" ".join(words[:k]), {}))
+    return merged
 
 
-_RANGES: dict[str, Any] | None = None
+_RANGES: tuple[dict[str, Any], dict[str, dict[str, Any]]] | None = None
+
+
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether option ``dest`` was written on the command line (not its default).
+
+    ``allockit.cli.main`` records the written options in ``args.given_options``; a
+    namespace without it (built in a test) counts every non-default-looking value as
+    not given.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    dest : str
+        The option's dest (``"migration_cost"``).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> given(argparse.Namespace(given_options={"seed"}), "seed")
+    True
+    >>> given(argparse.Namespace(seed=3), "seed")
+    False
+    """
+    return dest in getattr(args, "given_options", ())
+
+
+def applies_only(
+    args: argparse.Namespace, dests: Any, *, when: bool, to: str, here: str
+) -> None:
+    """Refuse options written on the command line that do not apply here.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``given`` says which options were written).
+    dests : iterable of str
+        The options (dests) that apply only ``when``.
+    when : bool
+        Whether they apply to this run.
+    to : str
+        What they apply to, for the message (``"the two-tier schedulers KEASY, REASY,
+        MEASY"``).
+    here : str
+        What this run is (``"--algorithm EASY"``).
+
+    Raises
+    ------
+    InvalidInputError
+        ``"--migration-cost applies to <to>, not to <here>"`` for the first written
+        option, when ``when`` is false.
+
+    Examples
+    --------
+    >>> args = argparse.Namespace(given_options={"c"})
+    >>> applies_only(args, ["c"], when=True, to="bank", here="--method bank")
+    >>> applies_only(args, ["c", "retention"], when=False, to="--method bank",
+    ...              here="--method cluster-reserves")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --c applies to --method bank, not to --method \
+cluster-reserves
+    """
+    if when:
+        return
+    for dest in dests:
+        if given(args, dest):
+            raise InvalidInputError(f"--{dest.replace('_', '-')} applies to {to}, not to {here}")
+
 
 #: Output options by dest: "file" (its folder must exist), "dir" (created if missing),
-#: "path" (a file or a folder, by the command), "store" (a results store).
+#: "path" (a file or a folder, by the command), "store" (a results store). A command
+#: that takes one of them in another kind says so with ``output_kinds``.
 OUTPUT_KINDS = {
     "write": "file",
     "csv": "file",
     "jobs_csv": "file",
     "markdown": "file",
     "parquet": "file",
-    "plot": "path",
-    "out": "path",
+    "plot": "file",
+    "out": "file",
     "store": "store",
     "output": "store",
 }
-#: Commands whose ``--plot`` is a folder of figures.
-_PLOT_FOLDERS = ("compare", "demo", "simulate")
+
+
+def output_kinds(parser: argparse.ArgumentParser, **kinds: str) -> None:
+    """Declare the kind of a subcommand's output options where it is not the default.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    **kinds : str
+        dest -> ``"file"``, ``"dir"`` or ``"path"`` (``OUTPUT_KINDS``); a callable
+        taking the parsed ``args`` and returning the kind is accepted too (``--plot`` of
+        ``measy-experiment`` is a folder for ``all``, a file otherwise).
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> output_kinds(p, plot="dir")
+    >>> p.parse_args([]).output_kinds
+    {'plot': 'dir'}
+    """
+    parser.set_defaults(output_kinds=dict(kinds))
 
 
 def check_output(path: str | Path, kind: str, option: str) -> None:
     """Refuse an output path that cannot be written, before any work runs.
+
+    The folder is probed by creating (and removing) a file in it, so what the
+    permission bits do not say (a read-only or virtual file system such as ``/proc``,
+    a full quota) is found too.
 
     Parameters
     ----------
@@ -464,8 +848,8 @@ def check_output(path: str | Path, kind: str, option: str) -> None:
     ------
     InvalidInputError
         If the path is a folder where a file is wanted (or the reverse), its folder
-        does not exist or is not writable, a file is in the way, or the store is not an
-        allockit store.
+        does not exist or cannot be written, a file is in the way, or the store is not
+        an allockit store.
 
     Examples
     --------
@@ -473,9 +857,12 @@ def check_output(path: str | Path, kind: str, option: str) -> None:
     Traceback (most recent call last):
     ...
     allockit.errors.InvalidInputError: --csv: folder '/nonexistent/dir' does not exist
+    >>> check_output("/proc/x.png", "file", "--plot")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --plot: cannot write '/proc/x.png' (No such file \
+or directory)
     """
-    import os
-
     target = Path(path)
     if str(path) == "":
         raise InvalidInputError(f"{option} needs a path; got ''")
@@ -492,28 +879,61 @@ def check_output(path: str | Path, kind: str, option: str) -> None:
     if kind == "file":
         if target.is_dir():
             raise InvalidInputError(f"{option}: {str(target)!r} is a folder; give a file name")
-        folder = target.parent
-        if not folder.is_dir():
-            raise InvalidInputError(f"{option}: folder {str(folder)!r} does not exist")
-        if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-            raise InvalidInputError(f"{option}: {str(target)!r} is not writable")
+        if not target.parent.is_dir():
+            raise InvalidInputError(f"{option}: folder {str(target.parent)!r} does not exist")
+        _probe_file(target, option)
         return
     if kind == "dir" and target.exists() and not target.is_dir():
         raise InvalidInputError(f"{option}: {str(target)!r} is a file; give a folder")
-    if not os.access(existing, os.W_OK):
-        raise InvalidInputError(f"{option}: {str(existing)!r} is not writable")
+    if target.exists() and not target.is_dir():
+        _probe_file(target, option)
+    else:
+        _probe_folder(existing, option)
+
+
+def _probe_file(target: Path, option: str) -> None:
+    """Open ``target`` for appending (created, then removed, if new): can it be written?"""
+    import os
+
+    created = not target.exists()
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{option}: cannot write {str(target)!r} ({exc.strerror or exc})"
+        ) from None
+    if created:
+        try:
+            os.unlink(target)
+        except OSError:
+            pass
+
+
+def _probe_folder(folder: Path, option: str) -> None:
+    """Create and remove a file in ``folder``: can files be made there?"""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".allockit-probe-"):
+            pass
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{option}: cannot write in {str(folder)!r} ({exc.strerror or exc})"
+        ) from None
 
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Check every output option of a parsed command line (``OUTPUT_KINDS``).
 
     Called by ``allockit.cli.main`` before the command runs, so that a run never ends
-    on an unwritable file after its work.
+    on an unwritable file after its work. A subcommand declares where its kinds differ
+    (``output_kinds``).
 
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed command line (``command`` is the subcommand).
+        The parsed command line.
 
     Raises
     ------
@@ -528,15 +948,14 @@ def check_outputs(args: argparse.Namespace) -> None:
     ...
     allockit.errors.InvalidInputError: --csv: '/' is a folder; give a file name
     """
-    command = getattr(args, "command", "")
+    declared = getattr(args, "output_kinds", None) or {}
     for dest, kind in OUTPUT_KINDS.items():
         value = getattr(args, dest, None)
         if not isinstance(value, str | Path):
             continue
-        if dest == "plot":
-            kind = "dir" if command in _PLOT_FOLDERS else "path"
-        if dest == "out" and command == "generate":
-            kind = "dir"
+        kind = declared.get(dest, kind)
+        if callable(kind):
+            kind = kind(args)
         check_output(value, kind, "--" + dest.replace("_", "-"))
 
 
@@ -629,7 +1048,7 @@ def error_line(exc: BaseException) -> str:
     module = type(exc).__module__
     prefix = "results store (SQLite): " if module.startswith("sqlite3") else ""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return prefix + text[:300]
+    return prefix + text[:500]
 
 
 def connect_option(p: argparse.ArgumentParser) -> None:
@@ -714,7 +1133,43 @@ def sweep_options(p: argparse.ArgumentParser, *, store: str) -> None:
     )
 
 
-def run_experiment(args: argparse.Namespace, tasks: list, sweep: str) -> Any:
+def check_backend_options(args: argparse.Namespace, backend: str) -> None:
+    """Refuse the options of another backend: ``--scheduler`` and ``--connect-timeout``
+    apply to ``dask``, ``--workers`` to ``local``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    backend : str
+        The backend the run uses (``--backend``, or a sweep file's).
+
+    Raises
+    ------
+    InvalidInputError
+        For an option written for another backend.
+
+    Examples
+    --------
+    >>> args = argparse.Namespace(given_options={"workers"})
+    >>> check_backend_options(args, "local")
+    >>> check_backend_options(args, "serial")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: --workers applies to --backend local, not to \
+--backend serial
+    """
+    here = f"--backend {backend}"
+    applies_only(args, ("workers",), when=backend == "local", to="--backend local", here=here)
+    applies_only(
+        args, ("scheduler", "connect_timeout"), when=backend == "dask", to="--backend dask",
+        here=here,
+    )
+
+
+def run_experiment(
+    args: argparse.Namespace, tasks: list, sweep: str, *, empty: str = ""
+) -> Any:
     """Run ``tasks`` with the options of ``sweep_options``; the sweep's summary.
 
     Parameters
@@ -725,13 +1180,37 @@ def run_experiment(args: argparse.Namespace, tasks: list, sweep: str) -> Any:
         The experiment's grid.
     sweep : str
         The sweep's name in the store.
+    empty : str, optional
+        Why the grid may be empty (a missing trace, a filter that matched nothing),
+        for the message.
 
     Returns
     -------
     allockit.runner.SweepSummary
         What ran, was skipped, failed.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``tasks`` is empty (nothing would run: exit 2, the line says why), or an
+        option of another backend was given.
+
+    Examples
+    --------
+    >>> args = argparse.Namespace(backend="serial")
+    >>> run_experiment(args, [], "dfrs-table2", empty="--sets real needs the HPC2N trace")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: dfrs-table2: nothing to run (no task in the \
+selection): --sets real needs the HPC2N trace
     """
     from allockit.runner import run_sweep
+
+    if not tasks:
+        raise InvalidInputError(
+            f"{sweep}: nothing to run (no task in the selection)" + (f": {empty}" if empty else "")
+        )
+    check_backend_options(args, args.backend)
 
     return run_sweep(
         tasks,
@@ -917,6 +1396,43 @@ module 'nosuch_mechanisms': No module named 'nosuch_mechanisms'
 
     resolve_method(family, text, label=option)
     return text
+
+
+def dfrs_timing_options(p: argparse.ArgumentParser, *, prefix: str = "") -> None:
+    """Add ``--penalty`` and ``--period`` (DFRS rescheduling penalty and MCB8 period).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    prefix : str, default ""
+        Put before each help line (``"DFRS "`` where other algorithms share the parser).
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser()
+    >>> dfrs_timing_options(p)
+    >>> a = p.parse_args(["--period", "3600"])
+    >>> a.penalty, a.period
+    (300.0, 3600.0)
+    """
+    from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
+
+    p.add_argument(
+        "--penalty",
+        type=nonnegative_float,
+        default=PENALTY_SECONDS,
+        metavar="S",
+        help=f"{prefix}rescheduling penalty in seconds, in [0, 1e10] "
+        f"(default: {PENALTY_SECONDS:g})",
+    )
+    p.add_argument(
+        "--period",
+        type=positive_float,
+        default=PERIOD_SECONDS,
+        metavar="S",
+        help=f"{prefix}MCB8 period in seconds, in [1, 1e10] (default: {PERIOD_SECONDS:g})",
+    )
 
 
 def method_spec_of(family: str, text: str) -> Any:

@@ -9,9 +9,13 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    applies_only,
+    dfrs_timing_options,
     integer,
-    nonnegative_float,
+    name_list,
     number_list,
+    numbers,
+    output_kinds,
     positive_float,
     positive_int,
     print_json,
@@ -19,16 +23,22 @@ from allockit.cli.common import (
     sweep_options,
 )
 from allockit.cli.workloads import platform_options, workload_from_args
-from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
+
+#: The experiments that draw a figure (``--plot``).
+_FIGURES = ("fig1", "fig3", "fig4")
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
     """``allockit bound FILE``: the lower bound on the optimal maximum stretch."""
     from allockit.models.stretch_bound import stretch_bound
 
+    applies_only(
+        args, ("tol",), when=args.method == "bisection", to="--method bisection (the exact "
+        "search narrows to 1e-12)", here=f"--method {args.method}",
+    )
     workload = workload_from_args(args.file, args)
     result = stretch_bound(workload, method=args.method, tol=args.tol, solver=args.solver)
     print_json(
@@ -79,33 +89,48 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     )
     from allockit.runner import read_rows
 
+    here = f"dfrs-experiment {args.experiment}"
+    applies_only(args, ("plot",), when=args.experiment in _FIGURES, to="fig1, fig3 and fig4",
+                 here=here)
+    sets_only = (
+        None if args.sets is None else name_list("--sets", args.sets)
+    )
+    if sets_only is not None:
+        here = f"--sets {','.join(sets_only)}"
+        applies_only(args, ("hpc2n", "weeks"), when="real" in sets_only, to="the real set",
+                     here=here)
+        applies_only(args, ("loads",), when="scaled" in sets_only, to="the scaled set",
+                     here=here)
+        applies_only(args, ("seeds", "jobs", "nodes"),
+                     when=bool({"scaled", "unscaled"} & set(sets_only)),
+                     to="the synthetic sets (scaled, unscaled)", here=here)
     hpc2n = resolve_hpc2n(args.hpc2n)
     skipped = _missing_hpc2n(args) if hpc2n is None else None
+    loads = args.loads
+    if isinstance(loads, str):  # a namespace built without the option layer
+        loads = number_list("--loads", loads)
     sets = trace_sets(
         quick=args.quick,
         hpc2n=hpc2n,
         seeds=args.seeds,
-        loads=None if args.loads is None else number_list("--loads", args.loads),
+        loads=loads,
         weeks=None if args.weeks is None else _weeks(args.weeks),
         jobs=args.jobs,
         nodes=args.nodes,
     )
-    if args.backfill_depth is not None and args.backfill_depth < 0:
-        raise InvalidInputError(f"--backfill-depth must be >= 0; got {args.backfill_depth}")
     tasks = experiment_tasks(
         args.experiment,
         sets,
         penalty=args.penalty,
         period=args.period,
         backfill_depth=args.backfill_depth,
-        sets_only=None
-        if args.sets is None
-        else tuple(x.strip() for x in args.sets.split(",") if x.strip()),
+        sets_only=sets_only,
         algorithms_only=None
         if args.algorithms is None
-        else tuple(x.strip() for x in args.algorithms.split(";") if x.strip()),
+        else name_list("--algorithms", args.algorithms, ";"),
     )
-    summary = run_experiment(args, tasks, f"dfrs-{args.experiment}")
+    empty = "--sets, --algorithms and --weeks leave no trace or algorithm of this experiment"
+    summary = run_experiment(args, tasks, f"dfrs-{args.experiment}", empty=empty)
     table = aggregate(args.experiment, read_rows(args.store), tasks)
     out: dict[str, Any] = {
         "experiment": args.experiment,
@@ -116,7 +141,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.markdown:
         Path(args.markdown).write_text(to_markdown(table), encoding="utf-8")
         out["markdown"] = args.markdown
-    if args.plot and args.experiment == "fig1":
+    if args.plot and args.experiment == "fig1":  # (--plot of another experiment refused)
         out["plot"] = str(plot_fig1(table, args.plot))
     elif args.plot and args.experiment in ("fig3", "fig4"):
         from allockit.experiments.dfrs import plot_period_sweep
@@ -175,7 +200,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     >>> register(parser.add_subparsers(dest="command"))
     >>> args = parser.parse_args(["dfrs-experiment", "table2", "--quick", "--loads", "0.5,0.9"])
     >>> args.experiment, args.quick, args.loads, args.penalty, args.period, args.func.__name__
-    ('table2', True, '0.5,0.9', 300.0, 600.0, 'cmd_experiment')
+    ('table2', True, (0.5, 0.9), 300.0, 600.0, 'cmd_experiment')
     """
     p = sub.add_parser("bound", help="lower bound on the optimal maximum stretch (Theorem 1)")
     p.add_argument("file", help="SWF workload (plain or .gz) or a trace name (hpc2n, ...)")
@@ -234,7 +259,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=integer,
         default=None,
         metavar="N",
-        help="EASY tries at most N queued jobs after the head, >= 0 (default: unlimited)",
+        help="EASY tries at most N queued jobs after the head, in [0, 1e7] (default: "
+        "unlimited)",
     )
     p.add_argument(
         "--quick",
@@ -250,9 +276,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--loads",
+        type=numbers(float),
         default=None,
         metavar="L1,L2",
-        help="comma-separated offered loads of the scaled set, > 0 (default: 0.1..0.9)",
+        help="offered loads of the scaled set, comma-separated, each in [0.01, 2], no value "
+        "twice (default: 0.1..0.9)",
     )
     p.add_argument(
         "--weeks",
@@ -266,7 +294,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=None,
         metavar="N",
-        help="jobs per synthetic trace, an integer in [1, 1e7] (default: 1000)",
+        help="jobs per synthetic trace, an integer in [1, 1000000] (default: 1000)",
     )
     p.add_argument(
         "--nodes",
@@ -282,20 +310,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="HPC2N SWF file or the trace name hpc2n (default: $ALLOCKIT_HPC2N, else the "
         "data directory's hpc2n: 'allockit data fetch hpc2n')",
     )
-    p.add_argument(
-        "--penalty",
-        type=nonnegative_float,
-        default=PENALTY_SECONDS,
-        metavar="S",
-        help=f"rescheduling penalty in seconds, in [0, 1e10] (default: {PENALTY_SECONDS:g})",
-    )
-    p.add_argument(
-        "--period",
-        type=positive_float,
-        default=PERIOD_SECONDS,
-        metavar="S",
-        help=f"MCB8 period in seconds, in [1, 1e10] (default: {PERIOD_SECONDS:g})",
-    )
+    dfrs_timing_options(p)
     p.add_argument(
         "--markdown",
         default=None,
@@ -309,4 +324,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write the figure (fig1, fig3, fig4) to this PNG file (default: none)",
     )
     sweep_options(p, store="dfrs-experiments.db")
+    output_kinds(p, plot="file")
     p.set_defaults(func=cmd_experiment)

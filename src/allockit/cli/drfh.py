@@ -8,10 +8,12 @@ import sys
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    applies_only,
     method_option,
     method_option_arguments,
     method_options,
     method_spec_of,
+    name_list,
     positive_int,
     print_json,
     seed_int,
@@ -30,6 +32,10 @@ def cmd_drfh(args: argparse.Namespace) -> int:
 
     method_option("drfh", args.method)  # a spec that cannot load fails before reading
     spec = method_spec_of("drfh", args.method)
+    applies_only(
+        args, ("slots",), when=args.method == "slots", to="--method slots",
+        here=f"--method {args.method}",
+    )
     options: dict = {}
     if args.method == "slots":
         options["per_largest"] = args.slots
@@ -65,7 +71,9 @@ def cmd_fairness(args: argparse.Namespace) -> int:
     if args.fairness_action == "replay":
         return cmd_fairness_replay(args)
     names = (
-        [p.strip() for p in args.properties.split(",")] if args.properties else list(PROPERTIES)
+        list(name_list("--properties", args.properties))
+        if args.properties is not None
+        else list(PROPERTIES)
     )
     for name in names:
         if name not in PROPERTIES:

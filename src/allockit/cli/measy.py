@@ -10,7 +10,10 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    applies_only,
     number_list,
+    numbers,
+    output_kinds,
     positive_int,
     print_json,
     run_experiment,
@@ -53,6 +56,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from allockit.experiments.measy import (
         FIGURES,
         aggregate,
+        check_times,
         experiment_tasks,
         measy_sets,
         paper_claims,
@@ -60,12 +64,24 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     )
     from allockit.runner import read_rows
 
+    here = f"measy-experiment {args.figure}"
+    applies_only(args, ("costs",), when=args.figure in ("fig13", "fig14", "all"),
+                 to="fig13, fig14 and all (the migration-cost figures)", here=here)
+    applies_only(args, ("traces", "trace_jobs"), when=args.figure in ("traces", "all"),
+                 to="traces and all (the real traces)", here=here)
+    applies_only(args, ("jobs", "loads", "processors", "model"), when=args.figure != "traces",
+                 to="the synthetic figures fig6-fig14 and all", here=here)
     figures = [*_FIGURES, "traces"] if args.figure == "all" else [args.figure]
+    loads, costs = args.loads, args.costs
+    if isinstance(loads, str):  # a namespace built without the option layer
+        loads = number_list("--loads", loads)
+    if isinstance(costs, str):
+        costs = number_list("--costs", costs)
     sets = measy_sets(
         quick=args.quick,
         jobs=args.jobs,
-        loads=None if args.loads is None else number_list("--loads", args.loads),
-        costs=None if args.costs is None else number_list("--costs", args.costs),
+        loads=loads,
+        costs=costs,
         processors=args.processors,
         seed=args.seed,
         model=args.model,
@@ -80,9 +96,13 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             "allockit: note: no real trace in the data directory, the traces figure is "
             "skipped; 'allockit data fetch all' gets them\n"
         )
+    check_times(sets, figures)
     per_figure = {figure: experiment_tasks(figure, sets) for figure in figures}
     tasks = [task for figure in figures for task in per_figure[figure]]
-    summary = run_experiment(args, tasks, f"measy-{args.figure}")
+    summary = run_experiment(
+        args, tasks, f"measy-{args.figure}",
+        empty="no real trace found ('allockit data fetch all' gets them, or --traces DIR)",
+    )
     rows = read_rows(args.store)
     tables = [aggregate(figure, rows, per_figure[figure]) for figure in figures]
     out: dict[str, Any] = {
@@ -110,6 +130,11 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     out["titles"] = {figure: FIGURES[figure]["title"] for figure in figures}
     print_json(out)
     return EXIT_OK if summary.failed == 0 else EXIT_TASKS_FAILED
+
+
+def _plot_kind(args: argparse.Namespace) -> str:
+    """``--plot``: a folder of figN.png for ``all``, else the figure's PNG file."""
+    return "dir" if args.figure == "all" else "file"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -149,25 +174,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--jobs",
         type=positive_int,
         default=None,
-        help="jobs of each synthetic workload, >= 1 (default: the paper's 200,000 FWload "
-        "and 100,000 JWload)",
+        help="jobs of each synthetic workload, in [1, 1000000] (default: the paper's "
+        "200,000 FWload and 100,000 JWload)",
     )
     p.add_argument(
         "--loads",
+        type=numbers(float),
         default=None,
-        help="comma-separated offered loads, > 0 (default: 0.5,0.6,0.7,0.8,0.9; quick: 0.6,0.9)",
+        help="offered loads, comma-separated, each in [0.01, 2], no value twice (default: "
+        "0.5,0.6,0.7,0.8,0.9; quick: 0.6,0.9)",
     )
     p.add_argument(
         "--costs",
+        type=numbers(float),
         default=None,
-        help="comma-separated migration costs of fig13/fig14 in seconds, >= 0 "
-        "(default: 0,20,60,120,240,480,900,1200,1500,1800,2400)",
+        help="fig13/fig14: migration costs in seconds, comma-separated, each in [0, 1e10], no "
+        "value twice (default: 0,20,60,120,240,480,900,1200,1500,1800,2400)",
     )
     p.add_argument(
         "--processors",
         type=positive_int,
         default=None,
-        help="processors of the synthetic runs, >= 1 (default: 320)",
+        help="processors of the synthetic runs, in [1, 1000000] (default: 320)",
     )
     p.add_argument(
         "--seed",
@@ -194,7 +222,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--trace-jobs",
         type=positive_int,
         default=None,
-        help="first jobs of each real trace, >= 1 (default: all, 50,000 for LLNL-Thunder "
+        help="first jobs of each real trace, in [1, 1000000] (default: all, 50,000 for "
+        "LLNL-Thunder "
         "and 20,000 for CEA-Curie; quick: 5,000)",
     )
     from allockit.cli.simulate import reasy_options
@@ -211,4 +240,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the figure as PNG (a folder of figN.png for 'all'; default: none)",
     )
     sweep_options(p, store="measy-experiments.db")
+    output_kinds(p, plot=_plot_kind)
     p.set_defaults(func=cmd_experiment)

@@ -7,15 +7,23 @@ import argparse
 import sys
 
 from allockit.cli.common import EXIT_OK, print_json
+from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Print the catalogue (a table, or JSON with ``--json``)."""
-    from allockit.experiments.catalog import catalog_rows
+    from allockit.experiments.catalog import CATALOG, catalog_rows
 
+    if args.paper is not None and not args.paper.strip():
+        raise InvalidInputError("--paper needs part of a paper's name; got ''")
     rows = catalog_rows(args.paper)
+    if not rows:  # an empty selection is an error, not an empty list
+        papers = ", ".join(dict.fromkeys(r.paper for r in CATALOG))
+        raise InvalidInputError(
+            f"--paper {args.paper!r} matches no paper; give part of a name: {papers}"
+        )
     if args.json:
         print_json({"reproductions": rows})
         return EXIT_OK
@@ -51,7 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--list", action="store_true", help="list the reproductions (the default)")
     p.add_argument(
-        "--paper", default=None, help="only one paper's, e.g. dfrs, measy (default: all five)"
+        "--paper",
+        default=None,
+        help="only one paper's: part of its name, e.g. dfrs, measy; one that matches none is "
+        "refused (default: all five)",
     )
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(func=cmd_reproduce)

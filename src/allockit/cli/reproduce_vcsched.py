@@ -17,14 +17,15 @@ from typing import Any
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    applies_only,
     method_list_option,
+    name_list,
     positive_float,
     positive_int,
     print_json,
     run_experiment,
     sweep_options,
 )
-from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
 
@@ -36,9 +37,7 @@ _SET = {"table1": "small", "table7": "large", "large": "large", "parallel": "lar
 def _items(args: argparse.Namespace, every: int) -> list[tuple[str, dict[str, Any]]]:
     from allockit.experiments.vcsched_figures import set_sample
 
-    if args.truncation == "clip":
-        if args.experiment not in ("table1", "table7"):
-            raise InvalidInputError("--truncation clip applies to table1 and table7 only")
+    if args.truncation == "clip":  # table1 and table7 only (cmd_experiment checks)
         from allockit.experiments.vcsched_table1 import clipped_set
 
         return [
@@ -46,8 +45,6 @@ def _items(args: argparse.Namespace, every: int) -> list[tuple[str, dict[str, An
             for k, (stem, inst) in enumerate(clipped_set(_SET[args.experiment], seed=args.seed))
             if k % every == 0
         ]
-    if args.total_tasks and args.experiment != "parallel":
-        raise InvalidInputError("--total-tasks applies to parallel only")
     return set_sample(
         _SET[args.experiment],
         every=every,
@@ -76,7 +73,7 @@ def _mcb_tables(args: argparse.Namespace, items, header: str) -> tuple[Any, dict
         worst_instances,
     )
 
-    starts = [s.strip() for s in args.starts.split(",") if s.strip()]
+    starts = list(name_list("--starts", args.starts))
     tasks = mcb_scoring_tasks(items, tol=args.tol, starts=starts, rule=args.rule)
     summary, rows = _run(args, tasks)
     paper = PAPER_TABLE1 if args.experiment == "table1" else PAPER_TABLE7
@@ -133,7 +130,7 @@ def _figures(args: argparse.Namespace, items, header: str) -> tuple[Any, dict, s
     default = PARALLEL_METHODS if args.experiment == "parallel" else LARGE_METHODS
     methods = (
         method_list_option("vcsched", args.methods, option="--methods")
-        if args.methods
+        if args.methods is not None
         else default
     )
     tasks = figure_tasks(items, methods, time_limit=args.time_limit, tol=args.tol)
@@ -147,8 +144,14 @@ def _figures(args: argparse.Namespace, items, header: str) -> tuple[Any, dict, s
 
 def cmd_experiment(args: argparse.Namespace) -> int:
     """``allockit vcsched-experiment table1|table7|large|parallel``: run, aggregate, print."""
-    if args.worst < 0:
-        raise InvalidInputError(f"--worst must be >= 0; got {args.worst}")
+    here = f"vcsched-experiment {args.experiment}"
+    tables = args.experiment in ("table1", "table7")
+    applies_only(args, ("starts", "rule", "truncation", "worst"), when=tables,
+                 to="table1 and table7", here=here)
+    applies_only(args, ("methods", "time_limit", "plot"), when=not tables,
+                 to="large and parallel", here=here)
+    applies_only(args, ("total_tasks",), when=args.experiment == "parallel", to="parallel",
+                 here=here)
     every = args.every or (QUICK_EVERY[args.experiment] if args.quick else 1)
     items = _items(args, every)
     name = _SET[args.experiment] + (" (parallel jobs)" if args.experiment == "parallel" else "")
@@ -229,9 +232,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=None,
         metavar="K",
-        help="every K-th instance of the set, >= 1 (default: 1, the whole set; overrides --quick)",
+        help="every K-th instance of the set, in [1, 1000000] (default: 1, the whole set; "
+        "overrides --quick)",
     )
-    p.add_argument("--seed", type=int, default=0, help="base seed of the set (default: 0)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="base seed of the set, 0..2^63-1 (default: 0)"
+    )
     p.add_argument(
         "--total-tasks",
         action="store_true",
@@ -242,7 +248,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--tol",
         type=positive_float,
         default=0.01,
-        help="MCB's search accuracy, > 0 (default: 0.01, the paper's)",
+        help="MCB's search accuracy, in [1e-9, 0.5] (default: 0.01, the paper's)",
     )
     p.add_argument(
         "--starts",
@@ -269,7 +275,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=3,
         metavar="N",
-        help="table1/table7: list the N worst instances per variant (default: 3; 0: none)",
+        help="table1/table7: list the N worst instances per variant, in [0, 1000] (default: "
+        "3; 0: none)",
     )
     p.add_argument(
         "--methods",
@@ -282,7 +289,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--time-limit",
         type=positive_float,
         default=600.0,
-        help="large/parallel: seconds per task (default: 600)",
+        help="large/parallel: seconds per task, in (0, 1e10] (default: 600)",
     )
     p.add_argument(
         "--markdown", default=None, metavar="FILE", help="tables beside the paper's (default: none)"

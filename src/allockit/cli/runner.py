@@ -9,6 +9,7 @@ from pathlib import Path
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    check_backend_options,
     connect_option,
     positive_int,
     print_json,
@@ -27,6 +28,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     backend = args.backend or spec.backend
+    check_backend_options(args, backend)
     store = Path(args.output) if args.output else spec.output
     if not args.output:  # the file's output, checked before any work as --output was
         check_store(store, option=f"{Path(args.spec).name}: output")

@@ -6,19 +6,44 @@ import argparse
 
 from allockit.cli.common import (
     EXIT_OK,
+    applies_only,
+    dfrs_timing_options,
     method_option_arguments,
     method_options,
     nonnegative_float,
+    output_kinds,
     positive_float,
     print_json,
     seed_int,
     write_dict_csv,
 )
 from allockit.cli.workloads import platform_options, workload_from_args
-from allockit.constants import PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 
 __all__ = ["register"]
+
+
+#: The options of ``simulate`` that only one family of schedulers takes (by dest).
+FAMILY_OPTIONS = {
+    "batch": ("estimates", "unit", "backfill_depth"),
+    "dfrs": ("penalty", "period", "hold"),
+    "two-tier": (
+        "migration_cost",
+        "bg_threshold",
+        "cpu_info",
+        "no_background",
+        "draws",
+        "feedback",
+        "seed",
+        "debug",
+    ),
+}
+#: What each family is, for the message refusing another family's option.
+FAMILY_NAMES = {
+    "batch": "the batch schedulers (--algorithm FCFS, EASY)",
+    "dfrs": "the DFRS schedulers (--algorithm 'GreedyPM */per/...', Table 1 names)",
+    "two-tier": "the two-tier schedulers (--algorithm KEASY, REASY, MEASY)",
+}
 
 
 def _options(family: str, args: argparse.Namespace) -> dict:
@@ -102,6 +127,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         policy, name = _user_policy(args)  # a spec that cannot load fails before reading
         family = policy.model
         spec = ENGINES.get(family)
+    here = f"--algorithm {args.algorithm}"
+    for fam, dests in FAMILY_OPTIONS.items():
+        applies_only(args, dests, when=family == fam, to=FAMILY_NAMES[fam], here=here)
+    applies_only(
+        args, ("migration_cost",), when=args.algorithm.strip().upper() == "MEASY",
+        to="MEASY (the only two-tier scheduler that migrates)", here=here,
+    )
+    applies_only(  # a policy of the user's on the two-tier platform receives them too
+        args, ("reasy_extra", "reasy_protect"),
+        when=args.algorithm.strip().upper() == "REASY" or (policy is not None
+                                                           and family == "two-tier"),
+        to="REASY (its two readings of Algorithm 3)", here=here,
+    )
     # --option KEY=VALUE overrides the flag of the same option
     options = {**_options(family, args), **method_options(args, spec, "simulator")}
     workload = workload_from_args(args.file, args)
@@ -158,27 +196,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "MODULE:CLASS, PATH/TO/FILE.py:CLASS or a registered plug-in (a Policy, see "
         "allockit.simulation.policy)",
     )
-    p.add_argument(
-        "--penalty",
-        type=nonnegative_float,
-        default=PENALTY_SECONDS,
-        metavar="S",
-        help=f"DFRS rescheduling penalty in seconds, >= 0 (default: {PENALTY_SECONDS:g})",
-    )
-    p.add_argument(
-        "--period",
-        type=positive_float,
-        default=PERIOD_SECONDS,
-        metavar="S",
-        help=f"DFRS MCB8 period in seconds, > 0 (default: {PERIOD_SECONDS:g})",
-    )
+    dfrs_timing_options(p, prefix="DFRS ")
     p.add_argument(
         "--hold",
         type=nonnegative_float,
         default=None,
         metavar="S",
         help="DFRS, not in the paper: a job started, resumed or moved less than S seconds "
-        "ago is neither paused nor moved by MCB8 (default: off)",
+        "ago is neither paused nor moved by MCB8; S in [0, 1e10] (default: off)",
     )
     p.add_argument(
         "--bound", action="store_true", help="add the stretch lower bound and the degradation"
@@ -194,7 +219,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_float,
         default=None,
         metavar="GIB",
-        help="node memory in GiB for the bandwidth figures (default: the workload's platform)",
+        help="node memory in GiB for the bandwidth figures, in (0, 1048576] (default: the "
+        "workload's platform)",
     )
     platform_options(p)
     p.add_argument(
@@ -213,7 +239,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="EASY tries at most N queued jobs after the head for backfilling, >= 0 "
+        help="EASY tries at most N queued jobs after the head for backfilling, in [0, 1e7] "
         "(default: unlimited; 0 is FCFS)",
     )
     p.add_argument(
@@ -238,7 +264,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         type=nonnegative_float,
         default=MIGRATION_COST_SECONDS,
         metavar="S",
-        help="MEASY: seconds a migrated job makes no progress, >= 0 "
+        help="MEASY: seconds a migrated job makes no progress, in [0, 1e10] "
         f"(default: {MIGRATION_COST_SECONDS:g})",
     )
     g.add_argument(
@@ -247,7 +273,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         default=BG_THRESHOLD,
         metavar="X",
         help="a bg process only under an idle fg VM or an fg process of CPU usage below X "
-        f"(a fraction, >= 0; above 1 admits any) (default: {BG_THRESHOLD:g})",
+        f"(a fraction, in [0, 1e6]; above 1 admits any) (default: {BG_THRESHOLD:g})",
     )
     g.add_argument(
         "--cpu-info",
@@ -288,6 +314,7 @@ def _two_tier_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check the two-tier invariants after every event (slower)",
     )
+    output_kinds(p, plot="dir")
     method_option_arguments(p)
     p.set_defaults(func=cmd_simulate)
 

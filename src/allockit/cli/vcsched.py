@@ -9,6 +9,7 @@ from pathlib import Path
 from allockit.cli.common import (
     EXIT_OK,
     EXIT_TASKS_FAILED,
+    check_backend_options,
     connect_option,
     finite_float,
     method_list_option,
@@ -16,6 +17,7 @@ from allockit.cli.common import (
     method_option_arguments,
     method_options,
     method_spec_of,
+    output_kinds,
     positive_float,
     positive_int,
     print_json,
@@ -127,6 +129,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     from allockit.comparison import compare
 
+    check_backend_options(args, args.backend)
     methods = _method_list(args.methods)
     params = _compare_params(args, methods)
     workers = args.workers or os.cpu_count() or 1
@@ -378,10 +381,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="run methods on instances; print the paper's Table 1")
     p.add_argument("inputs", nargs="+", help="instance files, directories or glob patterns")
     _compare_options(p)
+    output_kinds(p, plot="dir")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("demo", help="compare methods on the bundled sample of the small set")
     _compare_options(p)
+    output_kinds(p, plot="dir")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("generate", help="generate VCSched instances (paper Sec. 4.1)")
@@ -428,6 +433,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="Lublin-Feitelson task counts per job (default: off, one task per job)",
     )
+    output_kinds(g, out="dir")
     g.set_defaults(func=cmd_generate)
     g = gen.add_parser("vcsched-set", help="write the small or large set to a directory")
     g.add_argument(
@@ -448,4 +454,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="Lublin-Feitelson task counts per job (default: off, one task per job)",
     )
+    output_kinds(g, out="dir")
     g.set_defaults(func=cmd_generate)

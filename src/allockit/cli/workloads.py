@@ -6,7 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from allockit.cli.common import EXIT_OK, positive_float, positive_int, print_json, seed_int
+from allockit.cli.common import (
+    EXIT_OK,
+    output_kinds,
+    positive_float,
+    positive_int,
+    print_json,
+    seed_int,
+)
 from allockit.errors import InvalidInputError
 
 __all__ = ["register", "workload_from_args"]
@@ -172,18 +179,19 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_hpc2n(args: argparse.Namespace) -> int:
     """``allockit workload hpc2n TRACE --out DIR``: the paper's conversion, weekly files."""
-    from allockit.cli.common import check_output
     from allockit.instances.datasets import trace_path
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
     from allockit.instances.swf import read_swf, workload_to_swf, write_swf
 
-    if args.whole and args.weeks:
+    if args.whole and args.weeks is not None:
         raise InvalidInputError("workload hpc2n takes --weeks A-B or --whole, not both")
-    if args.out is not None:  # one SWF file with --weeks/--whole, else a folder of weeks
-        check_output(args.out, "file" if args.whole or args.weeks else "dir", "--out")
     trace = read_swf(trace_path(args.trace), on_error="skip" if args.skip_bad else "raise")
     whole = hpc2n_workload(trace)
-    if args.whole or args.weeks:
+    if whole.n_jobs == 0:
+        raise InvalidInputError(
+            f"workload hpc2n: {args.trace} holds no job to convert (empty selection)"
+        )
+    if args.whole or args.weeks is not None:
         from allockit.instances.hpc2n import join_weeks
 
         if args.whole:
@@ -211,6 +219,11 @@ def cmd_hpc2n(args: argparse.Namespace) -> int:
         )
     print_json({"weeks": len(weeks), "jobs": int(sum(w.n_jobs for w in weeks)), "out": str(out)})
     return EXIT_OK
+
+
+def _hpc2n_out_kind(args: argparse.Namespace) -> str:
+    """``--out`` of ``workload hpc2n``: one SWF file with --weeks/--whole, else a folder."""
+    return "file" if args.whole or args.weeks else "dir"
 
 
 def _week_range(text: str) -> tuple[int, int]:
@@ -325,7 +338,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_float,
         default=None,
         metavar="X",
-        help="offered load, in (0, 100]: interarrival times scaled to it (default: unscaled)",
+        help="offered load, in (0, 100]: interarrival times scaled to it; a load whose "
+        "submit times pass 1e10 s (what SWF holds) is refused (default: unscaled)",
     )
     w.add_argument(
         "--typeless", action="store_true", help="one job type, not two (default: two types)"
@@ -341,20 +355,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("jann97", "Jann et al. 1997 model (MEASY's JWload), SWF on stdout"),
     ):
         w = wl.add_parser(kind, help=text)
-        w.add_argument("--jobs", type=positive_int, default=1000, help=">= 1 (default: 1000)")
+        w.add_argument(
+            "--jobs", type=positive_int, default=1000, help="in [1, 1e7] (default: 1000)"
+        )
         w.add_argument(
             "--procs",
             type=positive_int,
             default=320,
-            help="single-core processors, >= 1 (default: 320, the MEASY paper's)",
+            help="single-core processors, in [1, 1000000] (default: 320, the MEASY paper's)",
         )
         w.add_argument("--seed", type=seed_int, default=0, help="0..2^63-1 (default: 0)")
         w.add_argument(
             "--load",
             type=positive_float,
             default=None,
-            help="offered load on --procs, > 0: interarrival times scaled to it "
-            "(default: the model's own)",
+            help="offered load on --procs, in [0.01, 2]: interarrival times scaled to it; "
+            "a load whose submit times pass 1e10 s (what SWF holds) is refused (default: "
+            "the model's own)",
         )
         w.add_argument(
             "--estimates",
@@ -431,6 +448,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skip malformed lines (default: refuse the file)",
     )
+    output_kinds(w, out=_hpc2n_out_kind)
     w.set_defaults(func=cmd_hpc2n)
     w = wl.add_parser("stats", help="jobs, nodes, offered load, size and runtime summaries")
     w.add_argument("file", help="SWF file (plain or .gz) or a trace name (hpc2n, ...)")

@@ -170,6 +170,9 @@ def solve_best(
     phases.local_search(run, 0.05 if small else LOCAL_SEARCH_SHARE)
     if run.certified():
         return run.proven()
+    phases.configuration_lp(run)
+    if run.certified():
+        return run.proven()
     answer = phases.exact_search(run)
     if answer is not None:
         return answer

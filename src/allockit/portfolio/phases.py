@@ -15,12 +15,15 @@ from allockit.results import SolveStatus, VCResult
 
 __all__ = [
     "BNB_MAX_TASKS",
+    "COLUMNS_MIN_GAP",
+    "COLUMNS_SHARE",
     "CPSAT_MAX_CELLS",
     "EXACT_SHARE",
     "LOCAL_SEARCH_SHARE",
     "MAX_RESTARTS",
     "PORTFOLIO_HEURISTICS",
     "bounds",
+    "configuration_lp",
     "exact_search",
     "heuristics",
     "local_search",
@@ -39,6 +42,11 @@ CPSAT_MAX_CELLS = 40_000
 #: Share of the remaining time CP-SAT or the MILP solver gets when the local search has
 #: other starting placements to try (on the paper's large set restarts did more).
 EXACT_SHARE = 0.3
+#: Share of the remaining time the configuration LP (bound and dives) may use, and the
+#: certified gap above which it runs (below it, the local search's restarts do more:
+#: the LP bound is nearly tight where tasks are many per host).
+COLUMNS_SHARE = 0.8
+COLUMNS_MIN_GAP = 0.003
 #: Cap on the local search's restarts in the last phase.
 MAX_RESTARTS = 1000
 
@@ -233,6 +241,60 @@ def local_search(
         run.instance, hosts, stop_load=stop, time_limit=budget, seed=run.seed + offset
     )
     best.offer(run.instance, improved, f"{name.split('+', 1)[0]}+local-search")
+
+
+def configuration_lp(run: PortfolioRun) -> None:
+    """The configuration LP's bound, and a placement dived from its columns.
+
+    Runs (``allockit.evaluation.config_search.columns_certify``) on instances too large
+    for the branch and bound, when the closed-form bound leaves a certified gap above
+    ``COLUMNS_MIN_GAP`` (or there is no incumbent), for ``COLUMNS_SHARE`` of the time
+    left; the bound tightens the run's, a dived placement is offered and improved by
+    the local search.
+
+    Parameters
+    ----------
+    run : PortfolioRun
+        The run; its incumbent and bound are updated.
+
+    Examples
+    --------
+    >>> from allockit.portfolio.state import PortfolioRun
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1] * 3)
+    >>> run = PortfolioRun.start(inst, time_limit=10, threads=None, seed=None,
+    ...                          rel_gap=1e-4, exact="auto", solver="highs", method="best")
+    >>> configuration_lp(run); run.best.bound is None    # 3 tasks: branch and bound's size
+    True
+    """
+    best, instance = run.best, run.instance
+    if (
+        instance.n_tasks <= BNB_MAX_TASKS
+        or instance.is_adaptation
+        or best.bound is None
+        or (
+            best.task_hosts is not None
+            and best.bound - best.min_yield <= COLUMNS_MIN_GAP * best.bound
+        )
+        or run.left() <= run.reserve
+    ):
+        return
+    from allockit.evaluation.config_search import columns_certify
+    from allockit.evaluation.knapsack import load_knapsack_kernel
+
+    run.setup += load_knapsack_kernel()
+    columns = columns_certify(
+        instance,
+        best.task_hosts,
+        lower_load=1.0 / best.bound if best.bound < 1.0 else None,
+        placements=[hosts for _, hosts in run.starts],
+        rel_gap=run.rel_gap,
+        time_limit=run.components.part(COLUMNS_SHARE, keep=run.reserve, floor=0.001),
+    )
+    run.notes.append(columns.message)
+    best.tighten(columns.bound, "configuration-lp")
+    if best.offer(instance, columns.task_hosts, "configuration-lp"):
+        run.starts.append(("configuration-lp", best.task_hosts))
+        local_search(run, 0.05)
 
 
 def _exact_choice(run: PortfolioRun) -> str:

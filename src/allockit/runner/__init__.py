@@ -246,6 +246,9 @@ def run_sweep(
     InvalidInputError
         For an unknown backend, a bad worker count, grace or ``stale_after``, a store
         that is not an allockit store, or an unreachable Dask scheduler.
+    ConnectionError
+        If the Dask scheduler goes away during the sweep (the line says how many rows
+        are saved; the unfinished tasks are released, so a rerun resumes at once).
 
     Examples
     --------
@@ -295,7 +298,13 @@ def run_sweep(
                 elif backend == "local":
                     run_local(source, emit, workers or os.cpu_count() or 1, grace)
                 else:
-                    run_dask(source, emit, scheduler, grace, connect_timeout=connect_timeout)
+                    try:
+                        run_dask(source, emit, scheduler, grace, connect_timeout=connect_timeout)
+                    except ConnectionError as exc:
+                        raise ConnectionError(
+                            f"{exc}; the {bar.done} finished rows are in {store}: run the same "
+                            "sweep again to resume"
+                        ) from None
     return SweepSummary(
         total=len(unique),
         skipped=len(unique) - bar.done,

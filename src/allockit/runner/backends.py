@@ -163,13 +163,24 @@ def _run_one_serially(task: Task, grace: float) -> TaskRow:
 
 
 class _Worker:
-    """A ``python -m allockit.runner.worker`` child process fed with pickled tasks."""
+    """A ``python -m allockit.runner.worker`` child process fed with pickled tasks.
+
+    The child ends when this process does, however it ends (SIGKILL included): see
+    ``allockit.runner.worker.die_with_parent``.
+    """
 
     def __init__(self) -> None:
+        import os
+
+        from allockit.runner.worker import PARENT_ENV
+
+        # the worker dies with this process (allockit.runner.worker.die_with_parent)
+        env = {**os.environ, PARENT_ENV: str(os.getpid())}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "allockit.runner.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            env=env,
         )
         self.task: Task | None = None
         self.started = 0.0
@@ -378,6 +389,12 @@ def run_dask(
     InvalidInputError
         If ``scheduler`` is empty, or does not answer within ``connect_timeout``
         seconds (the message names the address).
+    ConnectionError
+        If the scheduler goes away during the sweep: the tasks it held are not
+        recorded (no failed row), so that a rerun of the sweep runs them. A worker
+        killed in the middle of a task is not an error: the scheduler runs the task on
+        another worker, and a task that kills every worker it runs on (``KilledWorker``)
+        becomes a failed row.
 
     Examples
     --------
@@ -415,8 +432,19 @@ def run_dask(
         client = scheduler
     source = as_source(tasks)
     futures: dict[Any, Task] = {}
+    address = scheduler if own else getattr(client, "scheduler", None) and client.scheduler.address
+
+    def lost(why: str) -> ConnectionError:
+        return ConnectionError(
+            f"the Dask scheduler {address!r} went away ({why}) with {len(futures)} tasks "
+            "unfinished; they are not recorded"
+        )
+
+    quiet = _Quiet()  # the client's own log lines about a lost scheduler: the error says it
     try:
         while True:
+            if client.status != "running":
+                raise lost(f"client {client.status}")
             while (task := source.take()) is not None:
                 future = client.submit(
                     execute_task_guarded, task, grace, pure=False, key=f"allockit-{task.key}"
@@ -431,13 +459,46 @@ def run_dask(
                 done, _ = wait(list(futures), timeout=_POLL * 5, return_when="FIRST_COMPLETED")
             except TimeoutError:  # nothing finished yet: look at the source again
                 continue
+            except Exception as exc:  # the futures were cancelled: the scheduler is gone
+                if client.status == "running" and not _connection_lost(exc):
+                    raise
+                raise lost(type(exc).__name__) from None
             for future in done:
-                task = futures.pop(future)
                 try:
                     row = future.result()
-                except Exception as exc:  # lost worker, cancelled, unpicklable result...
-                    row = failed_row(task, f"dask: {exc!r}", 0.0)
+                except Exception as exc:  # lost worker (KilledWorker), unpicklable result...
+                    if _connection_lost(exc) or client.status != "running":
+                        raise lost(type(exc).__name__) from None
+                    row = failed_row(futures[future], f"dask: {exc!r}", 0.0)
+                del futures[future]
                 emit(row)
     finally:
         if own:
             client.close()
+        quiet.restore()
+
+
+class _Quiet:
+    """Silence Dask's client-side loggers (reconnect tracebacks) until ``restore``."""
+
+    NAMES = ("distributed.client", "distributed.comm", "distributed.core", "distributed.batched")
+
+    def __init__(self) -> None:
+        import logging
+
+        self.levels = {}
+        for name in self.NAMES:
+            logger = logging.getLogger(name)
+            self.levels[name] = logger.level
+            logger.setLevel(logging.CRITICAL + 1)
+
+    def restore(self) -> None:
+        import logging
+
+        for name, level in self.levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether a Dask error says the client lost its scheduler (not a task's failure)."""
+    return "scheduler-connection-lost" in str(exc) or isinstance(exc, OSError)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from allockit.errors import InvalidInputError
-from allockit.results import Status, finite_or_none, readonly_array, readonly_mapping
+from allockit.results.base import Status, finite_or_none, readonly_array, readonly_mapping
 
 __all__ = ["ClusterSimResult"]
 

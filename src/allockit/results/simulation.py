@@ -12,17 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from allockit.constants import TAU
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Workload
 from allockit.results.base import Status, readonly_array, readonly_mapping
-from allockit.simulation.metrics import bounded_slowdown, bounded_stretch
+from allockit.results.job_metrics import bounded_slowdown, bounded_stretch
 
-__all__ = ["SimulationResult"]
+__all__ = ["JobTable", "SimulationResult"]
 
 _ARRAYS = {
     "ids": np.int64,
@@ -35,6 +34,28 @@ _ARRAYS = {
     "job_migrations": np.int64,
     "timeline": np.float64,
 }
+
+
+class JobTable(Protocol):
+    """What ``SimulationResult.from_schedule`` reads of a workload.
+
+    ``allockit.instances.workload.Workload`` is one; the results layer names only the
+    fields it needs, so it imports nothing above it.
+    """
+
+    @property
+    def n_jobs(self) -> int: ...  # pragma: no cover - protocol
+
+    @property
+    def ids(self) -> np.ndarray: ...  # pragma: no cover - protocol
+
+    @property
+    def submit(self) -> np.ndarray: ...  # pragma: no cover - protocol
+
+    @property
+    def runtime(self) -> np.ndarray: ...  # pragma: no cover - protocol
+
+    def work(self) -> np.ndarray: ...  # pragma: no cover - protocol
 
 
 def _to_json(value: Any) -> Any:
@@ -106,7 +127,7 @@ class SimulationResult:
     @classmethod
     def from_schedule(
         cls,
-        workload: Workload,
+        workload: JobTable,
         algorithm: str,
         start: np.ndarray,
         end: np.ndarray,
@@ -117,7 +138,11 @@ class SimulationResult:
         job_migrations: np.ndarray | None = None,
         **more: Any,
     ) -> SimulationResult:
-        """The result of a finished schedule: stretches, normalisation and totals derived."""
+        """The result of a finished schedule: stretches, normalisation and totals derived.
+
+        ``workload`` is the simulated ``allockit.instances.workload.Workload`` (any
+        ``JobTable``: ids, submit and run times, work per job).
+        """
         zeros = np.zeros(workload.n_jobs, dtype=np.int64)
         job_preemptions = zeros if job_preemptions is None else job_preemptions
         job_migrations = zeros if job_migrations is None else job_migrations
