@@ -326,7 +326,7 @@ def min_avg_stretch(
     level = float((a + b * fair)[placed].min())
     lower = np.where(placed, np.clip((level - a) / b, 0.0, 1.0), 1.0)
     lower = np.minimum(lower, fair)
-    n, nodes = cpu.size, counts.shape[1]
+    n = cpu.size
     inf = highspy.kHighsInf
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -339,26 +339,24 @@ def min_avg_stretch(
     )
     h.changeColsCost(n, np.arange(n, 2 * n, dtype=np.int32), np.ones(n))
     weight = counts * cpu[:, None]
-    for i in range(nodes):
-        jobs = np.flatnonzero(weight[:, i] > 0)
-        if jobs.size:
-            h.addRow(-inf, 1.0, jobs.size, jobs.astype(np.int32), weight[jobs, i])
-
-    def estimate(j: int, y: float) -> float:
-        return 1.0 / (a[j] + b[j] * y)
-
-    def add_cut(j: int, y: float) -> None:
-        value = estimate(j, y)
-        slope = -b[j] * value * value
-        # t_j >= value + slope (y_j - y)  <=>  t_j - slope y_j >= value - slope y
-        h.addRow(
-            value - slope * y, inf, 2, np.array([n + j, j], dtype=np.int32), np.array([1.0, -slope])
-        )
-
-    for j in range(n):
-        for y in {*np.linspace(lower[j], 1.0, 6).tolist(), float(fair[j])}:
+    # one row per node holding a task (in node order): sum_j weight[j, i] y_j <= 1
+    node, job = np.nonzero(weight.T > 0)
+    used = np.unique(node)
+    h.addRows(
+        used.size, np.full(used.size, -inf), np.ones(used.size), job.size,
+        np.searchsorted(node, used).astype(np.int32), job.astype(np.int32), weight[job, node],
+    )
+    # first cuts: six points from the lower bound to 1 and the fair yield, per job
+    grid = np.ones((6, n))
+    moving = lower != 1.0  # (one linspace for all: the same points as one per job)
+    grid[:, moving] = np.linspace(lower[moving], 1.0, 6)
+    cut_jobs, cut_at = [], []
+    for j, points, y_fair in zip(range(n), grid.T.tolist(), fair.tolist(), strict=True):
+        for y in {*points, y_fair}:
             if a[j] + b[j] * y > 0:
-                add_cut(j, y)
+                cut_jobs.append(j)
+                cut_at.append(y)
+    _add_tangents(h, a, b, np.array(cut_jobs, dtype=np.int64), np.array(cut_at, dtype=float))
     y = fair
     for _ in range(max_rounds):
         h.run()
@@ -370,9 +368,32 @@ def min_avg_stretch(
         under = np.flatnonzero(values > sol[n:] + rtol * values)
         if under.size == 0:
             break
-        for j in under.tolist():
-            add_cut(j, float(y[j]))
+        _add_tangents(h, a, b, under, y[under])
     return y
+
+
+def _add_tangents(h: Any, a: np.ndarray, b: np.ndarray, jobs: np.ndarray, at: np.ndarray) -> None:
+    """Add the cut ``t_j >= f_j(y) + f_j'(y) (y_j - y)`` of ``f_j = 1 / (a_j + b_j y_j)``.
+
+    One row per ``(jobs[k], at[k])``, in that order, in one call: rows ``t_j - s y_j >=
+    f - s y`` on columns ``n + j`` and ``j`` (``n = a.size``), the tangent's slope ``s``.
+    """
+    import highspy
+
+    if jobs.size == 0:
+        return
+    value = 1.0 / (a[jobs] + b[jobs] * at)
+    slope = -b[jobs] * value * value
+    index = np.empty(2 * jobs.size, dtype=np.int32)
+    index[0::2] = a.size + jobs
+    index[1::2] = jobs
+    coeff = np.empty(2 * jobs.size)
+    coeff[0::2] = 1.0
+    coeff[1::2] = -slope
+    h.addRows(
+        jobs.size, value - slope * at, np.full(jobs.size, highspy.kHighsInf), index.size,
+        np.arange(0, index.size, 2, dtype=np.int32), index, coeff,
+    )
 
 
 def build_avg_yield_lp(counts: np.ndarray, cpu: np.ndarray) -> Any:

@@ -113,6 +113,80 @@ def test_min_avg_stretch_is_feasible_and_no_feasible_point_beats_it(m, data):
         assert cost(y) <= cost(z) * (1 + 1e-5)
 
 
+def _min_avg_stretch_row_by_row(counts, cpu, a, b, rtol=1e-6, max_rounds=200):
+    """The cutting planes of ``min_avg_stretch`` as first written: one addRow per row."""
+    import highspy
+
+    counts, cpu = np.asarray(counts, dtype=float), np.asarray(cpu, dtype=float)
+    fair = max_min_affine(counts, cpu, a, b)
+    placed = counts.sum(axis=1) > 0
+    if not placed.any():
+        return fair
+    level = float((a + b * fair)[placed].min())
+    lower = np.where(placed, np.clip((level - a) / b, 0.0, 1.0), 1.0)
+    lower = np.minimum(lower, fair)
+    n, nodes = cpu.size, counts.shape[1]
+    inf = highspy.kHighsInf
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    # columns 0..n-1: y_j; n..2n-1: t_j (the stretch estimates)
+    h.addVars(
+        2 * n,
+        np.concatenate([lower, np.zeros(n)]),
+        np.concatenate([np.where(placed, 1.0, lower), np.full(n, inf)]),
+    )
+    h.changeColsCost(n, np.arange(n, 2 * n, dtype=np.int32), np.ones(n))
+    weight = counts * cpu[:, None]
+    for i in range(nodes):
+        jobs = np.flatnonzero(weight[:, i] > 0)
+        if jobs.size:
+            h.addRow(-inf, 1.0, jobs.size, jobs.astype(np.int32), weight[jobs, i])
+
+    def estimate(j: int, y: float) -> float:
+        return 1.0 / (a[j] + b[j] * y)
+
+    def add_cut(j: int, y: float) -> None:
+        value = estimate(j, y)
+        slope = -b[j] * value * value
+        # t_j >= value + slope (y_j - y)  <=>  t_j - slope y_j >= value - slope y
+        h.addRow(
+            value - slope * y, inf, 2, np.array([n + j, j], dtype=np.int32), np.array([1.0, -slope])
+        )
+
+    for j in range(n):
+        for y in {*np.linspace(lower[j], 1.0, 6).tolist(), float(fair[j])}:
+            if a[j] + b[j] * y > 0:
+                add_cut(j, y)
+    y = fair
+    for _ in range(max_rounds):
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:  # pragma: no cover
+            return fair
+        sol = np.asarray(h.getSolution().col_value, dtype=float)
+        y = np.clip(sol[:n], lower, 1.0)
+        values = 1.0 / (a + b * y)
+        under = np.flatnonzero(values > sol[n:] + rtol * values)
+        if under.size == 0:
+            break
+        for j in under.tolist():
+            add_cut(j, float(y[j]))
+    return y
+
+
+@settings(max_examples=80)
+@given(m=mappings(), data=st.data())
+def test_min_avg_stretch_builds_the_same_lps_as_row_by_row(m, data):
+    # the rows go in with one addRows call each round: the same LPs, the same answers
+    counts, cpu = m
+    n = cpu.size
+    a = np.array([data.draw(st.sampled_from([0.0, 0.05, 0.1, 0.3])) for _ in range(n)])
+    b = np.array([data.draw(st.sampled_from([0.2, 0.5, 1.0])) for _ in range(n)])
+    assert np.array_equal(
+        min_avg_stretch(counts, cpu, a, b), _min_avg_stretch_row_by_row(counts, cpu, a, b)
+    )
+
+
 @settings(max_examples=60)
 @given(m=mappings())
 def test_max_avg_equals_the_pyomo_lp_and_beats_max_min(m):
