@@ -59,6 +59,7 @@ __all__ = [
     "SWF_PLATFORM",
     "VCSCHED",
     "DRFHDocument",
+    "JannModelDocument",
     "SWFHeaderValues",
     "SWFPlatform",
     "SweepDocument",

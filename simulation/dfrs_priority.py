@@ -143,6 +143,7 @@ def first_by_priority(
 
     Every job whose key ties with the last one taken comes too, so the answer is
     exactly the start of the full order (``by_priority``) without sorting the rest.
+
     Parameters
     ----------
     jobs : numpy.ndarray

@@ -7,7 +7,8 @@ the hosts by what they cover, and generates columns again for what is left, unti
 every task is covered (a placement whose every host load is at most ``C``) or the
 residual does not fit the hosts left (the dive fails; nothing is claimed from it).
 Columns that cover a task type more often than needed lose the extra tasks, from
-the most loaded host first.
+the most loaded host first. Diving on column-generation solutions is a classic
+primal heuristic of branch and price [1]_.
 
 References
 ----------

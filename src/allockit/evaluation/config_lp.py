@@ -12,7 +12,8 @@ needs at least as many hosts as any placement; when its value exceeds ``H``, no
 placement has every host load at most ``C``, so ``L* > C`` and the minimum yield is
 below ``1 / C``. Its dual is ``max sum_i d_i pi_i`` s.t. ``sum_i p_i pi_i <= 1`` for
 every pattern, ``pi >= 0``: *any* ``pi >= 0`` divided by ``kappa(pi) = max_p sum_i
-p_i pi_i`` is feasible, so ``LP(C) >= sum_i d_i pi_i / kappa(pi)`` (Farley's bound).
+p_i pi_i`` is feasible, so ``LP(C) >= sum_i d_i pi_i / kappa(pi)`` (Farley's bound;
+the configuration LP is Gilmore and Gomory's [1]_, applied to VCSched's placement [2]_).
 Column generation solves the restricted master over known patterns with HiGHS, takes
 its duals and prices them with the exact two-dimensional knapsack of
 ``allockit.evaluation.knapsack``, whose *upper bound* on ``kappa`` (exact when its
