@@ -63,7 +63,6 @@ def _paragraphs(reports: list) -> None:
 
 def cmd_fairness(args: argparse.Namespace) -> int:
     """``allockit fairness --method SPEC``: hypothesis property checks of a mechanism."""
-    from allockit.drfh import METHOD_SPECS
     from allockit.fairness import PROPERTIES, check
     from allockit.fairness.mechanism import Mechanism
     from allockit.options import parse_option_pairs
@@ -81,9 +80,7 @@ def cmd_fairness(args: argparse.Namespace) -> int:
                 f"--properties must name some of {list(PROPERTIES)}; got {name!r}"
             )
     found = Mechanism.resolve(args.method, label="--method")
-    spec = METHOD_SPECS[found.name] if found.builtin else getattr(
-        found.function, "method_spec", None
-    )
+    spec = method_spec_of("drfh", args.method)
     options = parse_option_pairs(args.option or [], spec, "DRFH method")
     tasks = args.tasks or ("unbounded" if found.name == "lp" else "finite")
     instance = None
