@@ -27,6 +27,99 @@ def _affine_usage(job, node, weight, a, b, yields, active, level, nodes):
 
 
 @njit(cache=True)
+def _fits(job, node, weight, a, b, yields, active, level, nodes, cap):
+    return _affine_usage(job, node, weight, a, b, yields, active, level, nodes).max() <= cap
+
+
+@njit(cache=True)
+def _last_fitting_level(job, node, weight, a, b, yields, active, lo, top, nodes, cap):
+    """The largest float level in ``[lo, top)`` at which every node fits (``-inf`` if none).
+
+    "Fits" is ``_affine_usage(level).max() <= cap`` computed as the bisection computes
+    it; every operation in that sum is monotone in ``level`` under IEEE rounding, so the
+    test is true up to one float and false above it, and the bisection's path is decided
+    by that float. Found without bisecting the whole range: a binary search over the
+    jobs' breakpoints ``a_j`` and ``a_j + b_j`` (where the node loads change slope)
+    brackets it; within the bracket each load is linear, so interpolation lands within a
+    few ulps; a galloping search with the exact test settles the last float. ``top`` is
+    known not to fit.
+    """
+    count = 0
+    for j in range(a.shape[0]):
+        if active[j]:
+            count += 2
+    points = np.empty(count + 2)
+    points[0] = lo
+    points[1] = top
+    i = 2
+    for j in range(a.shape[0]):
+        if active[j]:
+            points[i] = a[j]
+            points[i + 1] = a[j] + b[j]
+            i += 2
+    points = np.unique(points)
+    first = 0
+    while points[first] < lo:
+        first += 1
+    last = points.shape[0] - 1
+    while points[last] > top:
+        last -= 1
+    if not _fits(job, node, weight, a, b, yields, active, points[first], nodes, cap):
+        return -np.inf
+    # invariant: points[first] fits, points[last] (top) does not
+    while last - first > 1:
+        middle = (first + last) // 2
+        if _fits(job, node, weight, a, b, yields, active, points[middle], nodes, cap):
+            first = middle
+        else:
+            last = middle
+    low, high = points[first], points[last]
+    # each node's load is linear on [low, high]: where does the first one pass cap?
+    load_low = _affine_usage(job, node, weight, a, b, yields, active, low, nodes)
+    load_high = _affine_usage(job, node, weight, a, b, yields, active, high, nodes)
+    guess = high
+    for n in range(nodes):
+        if load_high[n] > cap and load_high[n] > load_low[n]:
+            at = low + (cap - load_low[n]) / (load_high[n] - load_low[n]) * (high - low)
+            guess = min(guess, at)
+    guess = min(max(guess, low), high)
+    # gallop from the guess to a bracket of the exact test, then bisect it to one ulp
+    if _fits(job, node, weight, a, b, yields, active, guess, nodes, cap):
+        low = guess
+        step = np.nextafter(guess, np.inf) - guess
+        while True:
+            probe = min(low + step, high)
+            if probe >= high:
+                break
+            if _fits(job, node, weight, a, b, yields, active, probe, nodes, cap):
+                low = probe
+                step *= 2.0
+            else:
+                high = probe
+                break
+    else:
+        high = guess
+        step = guess - np.nextafter(guess, -np.inf)
+        while True:
+            probe = max(high - step, low)
+            if probe <= low:
+                break
+            if _fits(job, node, weight, a, b, yields, active, probe, nodes, cap):
+                low = probe
+                break
+            high = probe
+            step *= 2.0
+    while True:
+        mid = 0.5 * (low + high)
+        if mid <= low or mid >= high:
+            return low
+        if _fits(job, node, weight, a, b, yields, active, mid, nodes, cap):
+            low = mid
+        else:
+            high = mid
+
+
+@njit(cache=True)
 def affine_fill_kernel(
     job: np.ndarray,
     node: np.ndarray,
@@ -40,7 +133,9 @@ def affine_fill_kernel(
 
     The mapping is sparse: job ``job[k]`` uses CPU ``weight[k] * y`` on ``node[k]``.
     Each round bisects the common level to machine precision, then freezes the jobs on
-    saturated nodes and those at yield 1.
+    saturated nodes and those at yield 1. The bisection's tests are answered by the last
+    level that fits (``_last_fitting_level``: a few usage sums instead of one per
+    midpoint), which gives the same levels bit for bit.
     """
     n = a.shape[0]
     yields = np.ones(n)
@@ -67,15 +162,17 @@ def affine_fill_kernel(
                 if active[j]:
                     yields[j] = min(1.0, max(0.0, (top - a[j]) / b[j]))
             break
+        # the bisection of the level, with each test "the nodes fit at mid" answered by
+        # comparing mid with the last level that fits (the test is monotone in floating
+        # point): the same lo and hi as testing every midpoint, in a few usage sums
+        last = _last_fitting_level(job, node, weight, a, b, yields, active, lo, top, nodes,
+                                   1.0 + tol)
         hi = top
         for _ in range(200):
             mid = 0.5 * (lo + hi)
             if mid <= lo or mid >= hi:
                 break
-            if (
-                _affine_usage(job, node, weight, a, b, yields, active, mid, nodes).max()
-                <= 1.0 + tol
-            ):
+            if mid <= last:
                 lo = mid
             else:
                 hi = mid

@@ -79,6 +79,111 @@ def test_max_min_affine_is_feasible_and_max_min_fair(m, data):
         assert y == pytest.approx(max_min_yields(counts, cpu), abs=1e-9)
 
 
+
+def _affine_fill_by_bisection(job, node, weight, a, b, nodes, tol):
+    """``affine_fill_kernel`` as first written: every midpoint tested by a usage sum.
+
+    Plain Python floats, the same operations in the same order as the kernel's usage
+    sum, so the same bits: the oracle for the kernel's shortcut.
+    """
+    n = a.size
+    job, node, weight, a, b = job.tolist(), node.tolist(), weight.tolist(), a.tolist(), b.tolist()
+    yields = [1.0] * n
+    active = [False] * n
+    for j in job:
+        active[j] = True
+    for j in range(n):
+        if active[j]:
+            yields[j] = 0.0
+
+    def usage(level):
+        used = [0.0] * nodes
+        for k, j in enumerate(job):
+            y = min(1.0, max(0.0, (level - a[j]) / b[j])) if active[j] else yields[j]
+            used[node[k]] += weight[k] * y
+        return used
+
+    while any(active):
+        lo = min(a[j] for j in range(n) if active[j])
+        top = max(a[j] + b[j] for j in range(n) if active[j])
+        if max(usage(top)) <= 1.0 + tol:
+            for j in range(n):
+                if active[j]:
+                    yields[j] = min(1.0, max(0.0, (top - a[j]) / b[j]))
+            break
+        hi = top
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if max(usage(mid)) <= 1.0 + tol:
+                lo = mid
+            else:
+                hi = mid
+        over = usage(hi)
+        for j in range(n):
+            if active[j]:
+                yields[j] = min(1.0, max(0.0, (lo - a[j]) / b[j]))
+        used = usage(lo)
+        frozen = [False] * n
+        for k, j in enumerate(job):
+            if active[j] and (over[node[k]] > 1.0 + tol or used[node[k]] >= 1.0 - 1e-9):
+                frozen[j] = True
+        changed = False
+        for j in range(n):
+            if active[j] and (frozen[j] or yields[j] >= 1.0 - tol):
+                active[j] = False
+                changed = True
+        if not changed:
+            break
+    return np.array(yields)
+
+
+@settings(max_examples=150, deadline=None)
+@given(m=mappings(), data=st.data())
+def test_affine_fill_kernel_gives_the_bits_of_a_full_bisection(m, data):
+    # the kernel finds the last fitting level by breakpoints and interpolation, then
+    # replays the bisection against it: the same yields, bit for bit, as testing every
+    # midpoint (stretch-like a, b: progress vt over the time in the system ft, T ahead)
+    from allockit.simulation.allocation_kernels import affine_fill_kernel
+
+    counts, cpu = m
+    n = cpu.size
+    kind = data.draw(st.sampled_from(["stretch", "grid", "plain", "tiny"]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    if kind == "stretch":
+        horizon = data.draw(st.sampled_from([1e-9, 1.0, 600.0, 1e5]))
+        ft = rng.exponential(1e4, n)
+        vt = ft * rng.random(n)
+        a, b = vt / (ft + horizon), horizon / (ft + horizon)
+    elif kind == "grid":
+        a, b = rng.integers(0, 3, n) / 4.0, rng.integers(1, 4, n) / 4.0
+    elif kind == "plain":
+        a, b = np.zeros(n), np.ones(n)
+    else:
+        a, b = rng.random(n) * 1e-12, rng.random(n) + 1e-300
+    job, node = np.nonzero(counts)
+    weight = counts[job, node] * cpu[job]
+    args = (job.astype(np.int64), node.astype(np.int64), weight, a, b, counts.shape[1], 1e-12)
+    fast = affine_fill_kernel(*args)
+    assert np.array_equal(fast, _affine_fill_by_bisection(*args)), (fast, a, b)
+
+
+def test_last_fitting_level_is_the_last_float_that_fits():
+    # two jobs on one node (weights 1 and 0.5): the level where the load reaches 1
+    from allockit.simulation.allocation_kernels import _fits, _last_fitting_level
+
+    job, node = np.array([0, 1]), np.array([0, 0])
+    weight, a, b = np.array([1.0, 0.5]), np.array([0.0, 0.1]), np.array([1.0, 0.7])
+    yields, active = np.zeros(2), np.ones(2, dtype=bool)
+    args = (job, node, weight, a, b, yields, active)
+    cap = 1.0 + 1e-12
+    last = _last_fitting_level(*args, 0.0, 1.0, 1, cap)
+    assert _fits(*args, last, 1, cap) and not _fits(*args, np.nextafter(last, 2.0), 1, cap)
+    assert last == pytest.approx((1 + 0.5 * 0.1 / 0.7) / (1 + 0.5 / 0.7), rel=1e-12)
+    # nothing fits above lo: -inf, so the bisection keeps lo
+    assert _last_fitting_level(*args, 0.0, 1.0, 1, -1.0) == -np.inf
+
 @settings(max_examples=80)
 @given(m=mappings(), data=st.data())
 def test_min_avg_stretch_is_feasible_and_no_feasible_point_beats_it(m, data):
