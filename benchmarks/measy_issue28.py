@@ -10,6 +10,12 @@
 - ``seeds``: Figs 6-7 over the seeds in the store (0-4): per load and algorithm the mean
   over seeds of the mean response time and slowdown with a 95 % Student-t interval
   across seeds, and how often each variant is the best and the worst;
+- ``figures``: Figs 8-14 over the seeds in the store (0-4): Fig. 8's migrations per job
+  per load on both workloads; Figs 9-12's response times per load with 95 % intervals
+  across seeds and, per seed, whether MEASY beats KEASY and both beat EASY at every load;
+  Figs 13-14's MEASY/KEASY response ratio per migration cost (mean over the loads, then
+  over seeds) and each seed's crossover (last cost where MEASY is better, first where it
+  is worse), beside the paper's claims;
 - ``lost``: KEASY's progress lost per kill (weighted by size) per load, the migration
   cost at which a move costs what a kill does.
 
@@ -34,11 +40,22 @@ JOBS: dict[str, int] = {}
 
 
 def table(store: str, figure: str, **changes):
+    return whole_table(store, figure, **changes)["series"]
+
+
+def whole_table(store: str, figure: str, **changes):
     from allockit.experiments.measy import aggregate, experiment_tasks, measy_sets
     from allockit.runner import read_rows
 
     sets = measy_sets(**JOBS, **changes)
-    return aggregate(figure, read_rows(store), experiment_tasks(figure, sets))["series"]
+    return aggregate(figure, read_rows(store), experiment_tasks(figure, sets))
+
+
+def interval(values: list[float], digits: int = 0) -> str:
+    """``mean [low, high]``: the 95 % Student-t interval of the mean over the seeds."""
+    m = statistics.fmean(values)
+    h = T975[len(values) - 1] * statistics.stdev(values) / math.sqrt(len(values))
+    return f"{m:,.{digits}f} [{m - h:,.{digits}f}, {m + h:,.{digits}f}]"
 
 
 def gain(base: float, value: float) -> float:
@@ -150,6 +167,77 @@ def seeds(store: str) -> None:
     print("\nBest/worst: K = KEASY, R = REASY, M = MEASY, one pair per seed in seed order.")
 
 
+def figures(store: str) -> None:
+    from allockit.experiments.measy import PAPER_CLAIMS
+
+    print("**Fig. 8** (MEASY's migrations per job; the paper: "
+          f"{PAPER_CLAIMS['fig8']})\n")
+    print("| load | seeds | FWload [95 % CI] | JWload [95 % CI] | JWload > FWload in seeds |")
+    print("|---:|---:|---:|---:|---:|")
+    runs = {s: table(store, "fig8", loads=LOADS, seed=s) for s in range(5)}
+    for load in LOADS:
+        x = f"{load:g}"
+        have = [s for s, t in runs.items() if all(t.get(m, {}).get(x) for m in
+                                                  ("fwload", "jwload"))]
+        if len(have) < 2:
+            continue
+        fw = [runs[s]["fwload"][x]["migrations_per_job"] for s in have]
+        jw = [runs[s]["jwload"][x]["migrations_per_job"] for s in have]
+        more = sum(j > f for f, j in zip(fw, jw, strict=True))
+        print(f"| {x} | {len(have)} | {interval(fw, 3)} | {interval(jw, 3)} | "
+              f"{more} of {len(have)} |")
+    algs = ("EASY", "KEASY", "MEASY")
+    for figure in ("fig9", "fig10", "fig11", "fig12"):
+        runs = {s: whole_table(store, figure, loads=LOADS, seed=s) for s in range(5)}
+        title = next(iter(runs.values()))["title"]
+        print(f"\n**{figure[:3].title()}. {figure[3:]}: {title}** (the paper: "
+              f"{PAPER_CLAIMS[figure]})\n")
+        print("| load | seeds | " + " | ".join(f"{a} response (s) [95 % CI]" for a in algs)
+              + " | MEASY gain over EASY (%) [95 % CI] | MEASY < KEASY < EASY per seed |")
+        print("|---:|---:|" + "---:|" * (len(algs) + 1) + "---|")
+        held = {s: True for s in runs}
+        for load in LOADS:
+            x = f"{load:g}"
+            have = [s for s, t in runs.items()
+                    if all(t["series"].get(a, {}).get(x) for a in algs)]
+            if len(have) < 2:
+                continue
+            resp = {s: {a: runs[s]["series"][a][x]["mean_response_time"] for a in algs}
+                    for s in have}
+            cells = [interval([resp[s][a] for s in have]) for a in algs]
+            cells.append(interval([gain(resp[s]["EASY"], resp[s]["MEASY"]) for s in have], 1))
+            order = []
+            for s in have:
+                ok = resp[s]["MEASY"] <= resp[s]["KEASY"] <= resp[s]["EASY"]
+                held[s] = held[s] and ok
+                order.append("y" if ok else "n")
+            print(f"| {x} | {len(have)} | " + " | ".join(cells) + " | " + " ".join(order) + " |")
+        print(f"\nThe order held at every load in seeds {[s for s, h in held.items() if h]}.")
+    for figure in ("fig13", "fig14"):
+        runs = {s: whole_table(store, figure, seed=s) for s in range(5)}
+        have = [s for s, t in runs.items() if t["checks"].get("response_ratio_by_cost")]
+        if len(have) < 2:
+            continue
+        title = runs[have[0]]["title"]
+        print(f"\n**{figure[:3].title()}. {figure[3:]}: {title}** (the paper: "
+              f"{PAPER_CLAIMS[figure]})\n")
+        print("| migration cost (s) | seeds | MEASY / KEASY response, mean over loads "
+              "[95 % CI over seeds] | seeds where MEASY is better |")
+        print("|---:|---:|---:|---:|")
+        costs = sorted(set.intersection(*(set(runs[s]["checks"]["response_ratio_by_cost"])
+                                          for s in have)))
+        for c in costs:
+            ratios = [runs[s]["checks"]["response_ratio_by_cost"][c] for s in have]
+            better = sum(r <= 1.0 for r in ratios)
+            print(f"| {c:,.0f} | {len(have)} | {interval(ratios, 3)} | {better} of "
+                  f"{len(have)} |")
+        cross = [(runs[s]["checks"]["response_last_cost_measy_better"],
+                  runs[s]["checks"]["response_first_cost_measy_worse"]) for s in have]
+        print("\nCrossover per seed (last cost MEASY better, first cost MEASY worse): "
+              + "; ".join(f"seed {s}: {lo} / {hi}" for s, (lo, hi) in zip(have, cross,
+                                                                           strict=True)))
+
+
 def lost(store: str) -> None:
     print("| load | FWload kills | FWload lost progress per kill (s) | JWload kills | "
           "JWload lost progress per kill (s) |")
@@ -168,12 +256,13 @@ def lost(store: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
-    parser.add_argument("table", choices=["loads", "reasy", "seeds", "lost"])
+    parser.add_argument("table", choices=["loads", "reasy", "seeds", "figures", "lost"])
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
     if args.jobs:
         JOBS["jobs"] = args.jobs
-    {"loads": loads, "reasy": reasy, "seeds": seeds, "lost": lost}[args.table](args.store)
+    tables = {"loads": loads, "reasy": reasy, "seeds": seeds, "figures": figures, "lost": lost}
+    tables[args.table](args.store)
 
 
 if __name__ == "__main__":

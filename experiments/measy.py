@@ -739,6 +739,8 @@ def _checks(table: dict[str, Any]) -> dict[str, Any]:
                     checks[f"{n}_{short}_improvement_max"] = max(finite)
                     checks[f"{n}_{short}_improvement_avg"] = statistics.fmean(finite)
             variants = [n for n in ("KEASY", "REASY", "MEASY") if n in series]
+            if not variants:  # only EASY's rows so far (a partial store)
+                continue
             worst = [max(variants, key=lambda n, x=x: _metric(series, n, x, key)) for x in xs]
             best = [min(variants, key=lambda n, x=x: _metric(series, n, x, key)) for x in xs]
             checks[f"worst_variant_{short}"] = dict(zip(xs, worst, strict=True))
