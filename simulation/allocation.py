@@ -328,9 +328,10 @@ def min_avg_stretch(
     lower = np.minimum(lower, fair)
     n = cpu.size
     inf = highspy.kHighsInf
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    from allockit.evaluation.placement import thread_highs
+
+    h = thread_highs()
+    h.clearModel()
     # columns 0..n-1: y_j; n..2n-1: t_j (the stretch estimates)
     h.addVars(
         2 * n,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +22,7 @@ __all__ = [
     "min_yield_of",
     "placement_violation",
     "result_from_placement",
+    "thread_highs",
 ]
 
 
@@ -275,7 +277,7 @@ def _max_sum_yields_sparse(
 
     if floor >= 1.0:  # every yield is fixed at 1 (clip(y, 1, 1) whatever HiGHS says)
         return np.ones(n_jobs)
-    h = _highs()
+    h = thread_highs()
     h.clearModel()
     values = np.asarray(values, dtype=float)
     start = np.searchsorted(jobs, np.arange(n_jobs + 1)).astype(np.int32)
@@ -297,8 +299,19 @@ def _max_sum_yields_sparse(
 _SOLVERS = threading.local()
 
 
-def _highs():
-    """This thread's HiGHS instance for ``max_sum_yields`` (silent, one thread)."""
+def thread_highs() -> Any:
+    """This thread's reusable HiGHS instance (silent, one thread), its model not cleared.
+
+    For LPs solved inside event loops (``max_sum_yields``, the DFRS stretch LPs): call
+    ``clearModel()`` before passing a model; a cleared instance gives the answers of a
+    new one without the cost of building one per event.
+
+    Examples
+    --------
+    >>> h = thread_highs()
+    >>> h is thread_highs(), h.getOptionValue("threads")[1]
+    (True, 1)
+    """
     h = getattr(_SOLVERS, "highs", None)
     if h is None:
         from highspy import _core
