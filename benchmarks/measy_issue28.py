@@ -215,7 +215,10 @@ def figures(store: str) -> None:
         print(f"\nThe order held at every load in seeds {[s for s, h in held.items() if h]}.")
     for figure in ("fig13", "fig14"):
         runs = {s: whole_table(store, figure, seed=s) for s in range(5)}
-        have = [s for s, t in runs.items() if t["checks"].get("response_ratio_by_cost")]
+        # the seeds with every cost of the figure (a seed still running has fewer)
+        size = max(len(t["checks"].get("response_ratio_by_cost") or {}) for t in runs.values())
+        have = [s for s, t in runs.items()
+                if size and len(t["checks"].get("response_ratio_by_cost") or {}) == size]
         if len(have) < 2:
             continue
         title = runs[have[0]]["title"]
