@@ -306,6 +306,11 @@ def thread_highs() -> Any:
     ``clearModel()`` before passing a model; a cleared instance gives the answers of a
     new one without the cost of building one per event.
 
+    Returns
+    -------
+    highspy._core._Highs
+        The bare HiGHS solver of the calling thread (output off, one thread).
+
     Examples
     --------
     >>> h = thread_highs()
