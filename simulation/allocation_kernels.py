@@ -14,106 +14,116 @@ from allockit.heuristics.kernel_setup import njit, warm_inputs
 __all__ = ["affine_fill_kernel", "maxmin_dense_kernel", "maxmin_fill_kernel"]
 
 
+_BIG = np.finfo(np.float64).max  # the largest finite float
+
+
 @njit(cache=True)
-def _affine_usage(job, node, weight, a, b, yields, active, level, nodes):
-    used = np.zeros(nodes)
-    for k in range(job.shape[0]):
+def _node_usage(n, ptr, entries, job, weight, a, b, yields, active, level):
+    """Node ``n``'s load at ``level``: ``weight * yield`` of its entries
+    ``entries[ptr[n]:ptr[n + 1]]``, added in entry order from 0 (an active job's yield is
+    ``clip((level - a_j) / b_j, 0, 1)``, a frozen job's is ``yields[j]``)."""
+    used = 0.0
+    for i in range(ptr[n], ptr[n + 1]):
+        k = entries[i]
         j = job[k]
         y = yields[j]
         if active[j]:
             y = min(1.0, max(0.0, (level - a[j]) / b[j]))
-        used[node[k]] += weight[k] * y
+        used += weight[k] * y
     return used
 
 
 @njit(cache=True)
-def _fits(job, node, weight, a, b, yields, active, level, nodes, cap):
-    return _affine_usage(job, node, weight, a, b, yields, active, level, nodes).max() <= cap
+def _node_last_level(n, ptr, entries, job, weight, a, b, yields, active, cap):
+    """The largest float level at which node ``n``'s load is at most ``cap``.
 
-
-@njit(cache=True)
-def _last_fitting_level(job, node, weight, a, b, yields, active, lo, top, nodes, cap):
-    """The largest float level in ``[lo, top)`` at which every node fits (``-inf`` if none).
-
-    "Fits" is ``_affine_usage(level).max() <= cap`` computed as the bisection computes
-    it; every operation in that sum is monotone in ``level`` under IEEE rounding, so the
-    test is true up to one float and false above it, and the bisection's path is decided
-    by that float. Found without bisecting the whole range: a binary search over the
-    jobs' breakpoints ``a_j`` and ``a_j + b_j`` (where the node loads change slope)
-    brackets it; within the bracket each load is linear, so interpolation lands within a
-    few ulps; a galloping search with the exact test settles the last float. ``top`` is
-    known not to fit.
+    The load is ``_node_usage``. Every operation in it is monotone in the level under IEEE
+    rounding, so the test "load <= cap" is true up to one float and false above it:
+    that float is returned (``inf`` if the node fits at every level, ``-inf`` at none).
+    Found without bisecting the whole range: a binary search over the node's active
+    jobs' breakpoints ``a_j`` and ``a_j + b_j`` (where its load changes slope) brackets
+    it; within the bracket the load is linear, so interpolation lands within a few
+    ulps; a galloping search and a bisection with the exact test settle the last float.
     """
-    count = 0
-    for j in range(a.shape[0]):
-        if active[j]:
-            count += 2
-    points = np.empty(count + 2)
-    points[0] = lo
-    points[1] = top
-    i = 2
-    for j in range(a.shape[0]):
-        if active[j]:
-            points[i] = a[j]
-            points[i + 1] = a[j] + b[j]
-            i += 2
-    points = np.unique(points)
-    first = 0
-    while points[first] < lo:
-        first += 1
-    last = points.shape[0] - 1
-    while points[last] > top:
-        last -= 1
-    if not _fits(job, node, weight, a, b, yields, active, points[first], nodes, cap):
+    if _node_usage(n, ptr, entries, job, weight, a, b, yields, active, np.inf) <= cap:
+        return np.inf
+    if _node_usage(n, ptr, entries, job, weight, a, b, yields, active, -np.inf) > cap:
         return -np.inf
-    # invariant: points[first] fits, points[last] (top) does not
-    while last - first > 1:
-        middle = (first + last) // 2
-        if _fits(job, node, weight, a, b, yields, active, points[middle], nodes, cap):
-            first = middle
-        else:
-            last = middle
-    low, high = points[first], points[last]
-    # each node's load is linear on [low, high]: where does the first one pass cap?
-    load_low = _affine_usage(job, node, weight, a, b, yields, active, low, nodes)
-    load_high = _affine_usage(job, node, weight, a, b, yields, active, high, nodes)
-    guess = high
-    for n in range(nodes):
-        if load_high[n] > cap and load_high[n] > load_low[n]:
-            at = low + (cap - load_low[n]) / (load_high[n] - load_low[n]) * (high - low)
-            guess = min(guess, at)
-    guess = min(max(guess, low), high)
-    # gallop from the guess to a bracket of the exact test, then bisect it to one ulp
-    if _fits(job, node, weight, a, b, yields, active, guess, nodes, cap):
-        low = guess
-        step = np.nextafter(guess, np.inf) - guess
-        while True:
-            probe = min(low + step, high)
-            if probe >= high:
-                break
-            if _fits(job, node, weight, a, b, yields, active, probe, nodes, cap):
-                low = probe
-                step *= 2.0
-            else:
+    count = 0
+    for i in range(ptr[n], ptr[n + 1]):
+        if active[job[entries[i]]]:
+            count += 2
+    points = np.empty(count)
+    c = 0
+    for i in range(ptr[n], ptr[n + 1]):
+        j = job[entries[i]]
+        if active[j]:
+            points[c] = a[j]
+            points[c + 1] = a[j] + b[j]
+            c += 2
+    points.sort()
+    first, last = 0, count - 1
+    if not _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[first]) <= cap:
+        low, high = -_BIG, points[first]
+    elif _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[last]) <= cap:
+        low = points[last]
+        step = max(np.nextafter(low, np.inf) - low, 5e-324)
+        while True:  # gallop up to a level that does not fit
+            probe = low + step
+            if probe > _BIG:
+                probe = _BIG
+            if not _node_usage(n, ptr, entries, job, weight, a, b, yields, active, probe) <= cap:
                 high = probe
                 break
-    else:
-        high = guess
-        step = guess - np.nextafter(guess, -np.inf)
-        while True:
-            probe = max(high - step, low)
-            if probe <= low:
-                break
-            if _fits(job, node, weight, a, b, yields, active, probe, nodes, cap):
-                low = probe
-                break
-            high = probe
+            low = probe
             step *= 2.0
+    else:
+        while last - first > 1:
+            middle = (first + last) // 2
+            load = _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[middle])
+            if load <= cap:
+                first = middle
+            else:
+                last = middle
+        low, high = points[first], points[last]
+        # linear on [low, high]: interpolate, then gallop to a bracket of the exact test
+        u_low = _node_usage(n, ptr, entries, job, weight, a, b, yields, active, low)
+        u_high = _node_usage(n, ptr, entries, job, weight, a, b, yields, active, high)
+        guess = high
+        if u_high > u_low:
+            guess = low + (cap - u_low) / (u_high - u_low) * (high - low)
+        guess = min(max(guess, low), high)
+        if _node_usage(n, ptr, entries, job, weight, a, b, yields, active, guess) <= cap:
+            low = guess
+            step = np.nextafter(guess, np.inf) - guess
+            while True:
+                probe = min(low + step, high)
+                if probe >= high:
+                    break
+                if _node_usage(n, ptr, entries, job, weight, a, b, yields, active, probe) <= cap:
+                    low = probe
+                    step *= 2.0
+                else:
+                    high = probe
+                    break
+        else:
+            high = guess
+            step = guess - np.nextafter(guess, -np.inf)
+            while True:
+                probe = max(high - step, low)
+                if probe <= low:
+                    break
+                if _node_usage(n, ptr, entries, job, weight, a, b, yields, active, probe) <= cap:
+                    low = probe
+                    break
+                high = probe
+                step *= 2.0
+    # bisect [low, high] (low fits, high does not) down to adjacent floats
     while True:
-        mid = 0.5 * (low + high)
+        mid = 0.5 * low + 0.5 * high
         if mid <= low or mid >= high:
             return low
-        if _fits(job, node, weight, a, b, yields, active, mid, nodes, cap):
+        if _node_usage(n, ptr, entries, job, weight, a, b, yields, active, mid) <= cap:
             low = mid
         else:
             high = mid
@@ -133,18 +143,39 @@ def affine_fill_kernel(
 
     The mapping is sparse: job ``job[k]`` uses CPU ``weight[k] * y`` on ``node[k]``.
     Each round bisects the common level to machine precision, then freezes the jobs on
-    saturated nodes and those at yield 1. The bisection's tests are answered by the last
-    level that fits (``_last_fitting_level``: a few usage sums instead of one per
-    midpoint), which gives the same levels bit for bit.
+    saturated nodes and those at yield 1. A node's load is monotone in the level, so
+    the bisection's test "every node fits at mid" is "mid is at most the smallest of
+    the nodes' last fitting levels" (``_node_last_level``). Each node's level is kept
+    from round to round until one of its jobs freezes (its load curve changes only
+    then), and a node's overload at a level is read from its own: the same levels, bit
+    for bit, as summing every node's load at every midpoint, in a few sums per node.
     """
     n = a.shape[0]
+    size = job.shape[0]
     yields = np.ones(n)
     active = np.zeros(n, dtype=np.bool_)
-    for k in range(job.shape[0]):
+    for k in range(size):
         active[job[k]] = True
     for j in range(n):
         if active[j]:
             yields[j] = 0.0
+    # the entries of each node, in entry order
+    ptr = np.zeros(nodes + 1, dtype=np.int64)
+    for k in range(size):
+        ptr[node[k] + 1] += 1
+    for i in range(nodes):
+        ptr[i + 1] += ptr[i]
+    fill = ptr[:-1].copy()
+    entries = np.empty(size, dtype=np.int64)
+    for k in range(size):
+        entries[fill[node[k]]] = k
+        fill[node[k]] += 1
+    cap = 1.0 + tol
+    node_last = np.empty(nodes)
+    stale = np.ones(nodes, dtype=np.bool_)
+    over = np.zeros(nodes, dtype=np.bool_)
+    live = np.zeros(nodes, dtype=np.bool_)
+    used = np.zeros(nodes)
     while True:
         lo = np.inf
         top = -np.inf
@@ -156,17 +187,18 @@ def affine_fill_kernel(
                 top = max(top, a[j] + b[j])
         if count == 0:
             break
-        used = _affine_usage(job, node, weight, a, b, yields, active, top, nodes)
-        if used.max() <= 1.0 + tol:
+        last = np.inf
+        for i in range(nodes):
+            if stale[i]:
+                node_last[i] = _node_last_level(i, ptr, entries, job, weight, a, b, yields,
+                                                active, cap)
+                stale[i] = False
+            last = min(last, node_last[i])
+        if top <= last:  # every node fits at the top level (the load is monotone)
             for j in range(n):
                 if active[j]:
                     yields[j] = min(1.0, max(0.0, (top - a[j]) / b[j]))
             break
-        # the bisection of the level, with each test "the nodes fit at mid" answered by
-        # comparing mid with the last level that fits (the test is monotone in floating
-        # point): the same lo and hi as testing every midpoint, in a few usage sums
-        last = _last_fitting_level(job, node, weight, a, b, yields, active, lo, top, nodes,
-                                   1.0 + tol)
         hi = top
         for _ in range(200):
             mid = 0.5 * (lo + hi)
@@ -176,23 +208,36 @@ def affine_fill_kernel(
                 lo = mid
             else:
                 hi = mid
-        over = _affine_usage(job, node, weight, a, b, yields, active, hi, nodes)
+        # a node is over at hi iff hi is above its last fitting level; its load at lo
+        # is its _node_usage (only the nodes holding an active job matter)
+        for i in range(nodes):
+            over[i] = hi > node_last[i]
+            live[i] = False
+        for k in range(size):
+            if active[job[k]]:
+                live[node[k]] = True
+        for i in range(nodes):
+            if live[i]:
+                used[i] = _node_usage(i, ptr, entries, job, weight, a, b, yields, active, lo)
         for j in range(n):
             if active[j]:
                 yields[j] = min(1.0, max(0.0, (lo - a[j]) / b[j]))
-        used = _affine_usage(job, node, weight, a, b, yields, active, lo, nodes)
         frozen = np.zeros(n, dtype=np.bool_)
         any_frozen = False
-        for k in range(job.shape[0]):
+        for k in range(size):
             j = job[k]
-            if active[j] and (over[node[k]] > 1.0 + tol or used[node[k]] >= 1.0 - 1e-9):
+            if active[j] and (over[node[k]] or used[node[k]] >= 1.0 - 1e-9):
                 frozen[j] = True
         for j in range(n):
             if active[j] and (frozen[j] or yields[j] >= 1.0 - tol):
                 active[j] = False
+                frozen[j] = True
                 any_frozen = True
         if not any_frozen:
             break
+        for k in range(size):  # the nodes of the jobs just frozen have a new load curve
+            if frozen[job[k]]:
+                stale[node[k]] = True
     return yields
 
 

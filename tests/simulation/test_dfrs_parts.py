@@ -169,20 +169,51 @@ def test_affine_fill_kernel_gives_the_bits_of_a_full_bisection(m, data):
     assert np.array_equal(fast, _affine_fill_by_bisection(*args)), (fast, a, b)
 
 
-def test_last_fitting_level_is_the_last_float_that_fits():
-    # two jobs on one node (weights 1 and 0.5): the level where the load reaches 1
-    from allockit.simulation.allocation_kernels import _fits, _last_fitting_level
+def _node_args(weight, a, b, active):
+    """``_node_last_level``'s arrays for one node holding one entry per job."""
+    k = np.arange(weight.size)
+    ptr = np.array([0, weight.size])
+    return ptr, k, k, weight, a, b, np.zeros(weight.size), active
 
-    job, node = np.array([0, 1]), np.array([0, 0])
-    weight, a, b = np.array([1.0, 0.5]), np.array([0.0, 0.1]), np.array([1.0, 0.7])
-    yields, active = np.zeros(2), np.ones(2, dtype=bool)
-    args = (job, node, weight, a, b, yields, active)
+
+def test_node_last_level_is_the_last_float_that_fits():
+    # two jobs on one node (weights 1 and 0.5): the level where the load reaches 1
+    from allockit.simulation.allocation_kernels import _node_last_level, _node_usage
+
+    args = _node_args(np.array([1.0, 0.5]), np.array([0.0, 0.1]), np.array([1.0, 0.7]),
+                      np.ones(2, dtype=bool))
     cap = 1.0 + 1e-12
-    last = _last_fitting_level(*args, 0.0, 1.0, 1, cap)
-    assert _fits(*args, last, 1, cap) and not _fits(*args, np.nextafter(last, 2.0), 1, cap)
+    last = _node_last_level(0, *args, cap)
+    assert _node_usage(0, *args, last) <= cap < _node_usage(0, *args, np.nextafter(last, 2.0))
     assert last == pytest.approx((1 + 0.5 * 0.1 / 0.7) / (1 + 0.5 / 0.7), rel=1e-12)
-    # nothing fits above lo: -inf, so the bisection keeps lo
-    assert _last_fitting_level(*args, 0.0, 1.0, 1, -1.0) == -np.inf
+    # a node that never overflows, and one that overflows at every level
+    assert _node_last_level(0, *args, 2.0) == np.inf
+    assert _node_last_level(0, *args, -1.0) == -np.inf
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_node_last_level_on_random_loads(data):
+    # against the definition: fits at the returned float, not at the next one
+    from allockit.simulation.allocation_kernels import _node_last_level, _node_usage
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    jobs = data.draw(st.integers(1, 6))
+    weight = rng.choice([0.25, 0.5, 1.0, 2.0], jobs) * rng.random(jobs).round(2).clip(0.01)
+    a, b = rng.random(jobs) * data.draw(st.sampled_from([1e-9, 1.0, 1e3])), rng.random(jobs) + 1e-6
+    active = rng.random(jobs) < 0.8
+    args = _node_args(weight, a, b, active)
+    args[6][~active] = rng.random((~active).sum())  # the frozen jobs' yields
+    cap = data.draw(st.sampled_from([0.5, 1.0 + 1e-12, 3.0]))
+    last = _node_last_level(0, *args, cap)
+    if last == np.inf:
+        assert _node_usage(0, *args, np.inf) <= cap
+    elif last == -np.inf:
+        assert _node_usage(0, *args, -np.inf) > cap
+    else:
+        above = np.nextafter(last, np.inf)
+        assert _node_usage(0, *args, last) <= cap < _node_usage(0, *args, above)
+
 
 @settings(max_examples=80)
 @given(m=mappings(), data=st.data())
