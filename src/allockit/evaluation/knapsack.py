@@ -121,6 +121,22 @@ def prepare_kernel(value, wa, wm, dem, cap_a, cap_m):  # pragma: no cover
 
 
 @njit(cache=True)
+def _units_fitting(demand, room_a, room_m, a, m):  # pragma: no cover
+    """How many units of an item (at most ``demand``) fit in the room left on both
+    resources: ``min(demand, floor(room_a / a), floor(room_m / m))``, at least 0 (an
+    item without memory fits by its CPU alone)."""
+    t = demand
+    f = np.floor(room_a / a)
+    if f < t:
+        t = int(max(f, 0.0))
+    if m > 0.0:
+        f = np.floor(room_m / m)
+        if f < t:
+            t = int(max(f, 0.0))
+    return t
+
+
+@njit(cache=True)
 def search_kernel(
     v, a, m, ws, d, cap_a, cap_m, x, fs, ints, node_limit, out_x, order
 ):  # pragma: no cover
@@ -154,14 +170,7 @@ def search_kernel(
             if cap_a - load_a < min_a[k] or cap_m - load_m < min_m[k]:
                 k = n
                 break
-            t = d[k]
-            f = np.floor((cap_a - load_a) / a[k])
-            if f < t:
-                t = int(max(f, 0.0))
-            if m[k] > 0.0:
-                f = np.floor((cap_m - load_m) / m[k])
-                if f < t:
-                    t = int(max(f, 0.0))
+            t = _units_fitting(d[k], cap_a - load_a, cap_m - load_m, a[k], m[k])
             if t > 0:
                 x[k] = t
                 load_a += t * a[k]
@@ -253,14 +262,7 @@ def greedy_patterns_kernel(value, wa, wm, dem, cap_a, cap_m, floor, out_x):  # p
             i = order[s] if r < 0 else order[r]
             if r == s:
                 continue
-            t = dem[i]
-            f = np.floor((cap_a - load_a) / wa[i])
-            if f < t:
-                t = int(max(f, 0.0))
-            if wm[i] > 0.0:
-                f = np.floor((cap_m - load_m) / wm[i])
-                if f < t:
-                    t = int(max(f, 0.0))
+            t = _units_fitting(dem[i], cap_a - load_a, cap_m - load_m, wa[i], wm[i])
             if t > 0:
                 row[i] = t
                 load_a += t * wa[i]
