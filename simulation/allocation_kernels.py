@@ -64,6 +64,8 @@ def _node_last_level(n, ptr, entries, job, weight, a, b, yields, active, cap):
     points.sort()
     first, last = 0, count - 1
     if not _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[first]) <= cap:
+        # (not reached: at the smallest a_j every active job's yield is 0, the load at
+        # -inf, which fits; kept so that the search below always has a bracket)
         low, high = -_BIG, points[first]
     elif _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[last]) <= cap:
         low = points[last]
@@ -75,6 +77,8 @@ def _node_last_level(n, ptr, entries, job, weight, a, b, yields, active, cap):
             if not _node_usage(n, ptr, entries, job, weight, a, b, yields, active, probe) <= cap:
                 high = probe
                 break
+            if probe == low:  # the largest float fits; the next one, inf, does not
+                return low
             low = probe
             step *= 2.0
     else:

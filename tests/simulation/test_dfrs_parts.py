@@ -385,3 +385,44 @@ def test_bad_names_list_the_valid_parts(name, match):
     with pytest.raises(InvalidInputError, match=match) as exc:
         parse_algorithm(name)
     assert "GreedyPM" in str(exc.value) and "opt=avg" in str(exc.value)
+
+
+def _affine_args(job, node, weight, a, b, nodes):
+    return (np.array(job, dtype=np.int64), np.array(node, dtype=np.int64),
+            np.array(weight, dtype=float), np.array(a, dtype=float), np.array(b, dtype=float),
+            nodes, 1e-12)
+
+
+def test_affine_fill_kernel_on_inputs_found_in_review():
+    # A job frozen because its yield reached 1 - tol changes its nodes' load curves: their
+    # last fitting levels must be computed again (job 1 here), or job 2 gets other bits.
+    from allockit.simulation.allocation_kernels import affine_fill_kernel
+
+    args = _affine_args(
+        [0, 1, 2], [1, 0, 0], [2.0, 0.9855417326693342, 0.028916532067576384],
+        [0.0, 0.0, 0.49999521215961734], [1.0, 0.5000000000007554, 9.575681765440009e-06], 2,
+    )
+    y = affine_fill_kernel(*args)
+    assert np.array_equal(y, _affine_fill_by_bisection(*args))
+    assert y[2] == 0.5000000448909289
+    # a level beyond the largest float: the search stops there (it used to loop forever)
+    args = _affine_args([0], [0], [2.0], [np.finfo(float).max], [1.0], 1)
+    assert np.array_equal(affine_fill_kernel(*args), _affine_fill_by_bisection(*args))
+
+
+def test_node_last_level_above_every_breakpoint():
+    # (L - a) / b can round below 1 at the last breakpoint L = a + b: a cap between that
+    # load and the full one makes the search gallop upwards past every breakpoint
+    from allockit.simulation.allocation_kernels import _node_last_level, _node_usage
+
+    biggest = np.finfo(float).max
+    for a0, b0 in [(0.3, 0.6), (1e3, 1e-6), (biggest, 1.0)]:
+        args = _node_args(np.array([2.0]), np.array([a0]), np.array([b0]), np.ones(1, bool))
+        cap = _node_usage(0, *args, a0 + b0)
+        assert cap < 2.0  # the load still rises above a + b: the case under test
+        last = _node_last_level(0, *args, cap)
+        assert last >= a0 + b0 and _node_usage(0, *args, last) <= cap
+        if last < biggest:
+            assert _node_usage(0, *args, np.nextafter(last, np.inf)) > cap
+        else:  # the largest float fits; the next one, inf, does not
+            assert _node_usage(0, *args, np.inf) > cap
