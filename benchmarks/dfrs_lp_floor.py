@@ -32,18 +32,18 @@ class _TimedHighs:
     """A HiGHS instance whose ``run()`` adds its CPU seconds to ``seconds``."""
 
     def __init__(self, highs) -> None:
-        object.__setattr__(self, "_highs", highs)
-        object.__setattr__(self, "seconds", 0.0)
-        object.__setattr__(self, "solves", 0)
+        self.highs = highs
+        self.seconds = 0.0
+        self.solves = 0
 
-    def __getattr__(self, name):
-        return getattr(self._highs, name)
+    def __getattr__(self, name):  # every other method: HiGHS's own
+        return getattr(self.highs, name)
 
     def run(self):
         started = time.process_time()
-        status = self._highs.run()
-        object.__setattr__(self, "seconds", self.seconds + time.process_time() - started)
-        object.__setattr__(self, "solves", self.solves + 1)
+        status = self.highs.run()
+        self.seconds += time.process_time() - started
+        self.solves += 1
         return status
 
 
@@ -85,8 +85,7 @@ def main() -> None:
         simulate(tiny, name, **_options(name))
     total = in_highs = 0.0
     for name in names:
-        object.__setattr__(timed, "seconds", 0.0)
-        object.__setattr__(timed, "solves", 0)
+        timed.seconds, timed.solves = 0.0, 0
         inputs.clear()
         cpu = time.process_time()
         result = simulate(workload, name, **_options(name))

@@ -62,14 +62,11 @@ def _node_last_level(n, ptr, entries, job, weight, a, b, yields, active, cap):
             points[c + 1] = a[j] + b[j]
             c += 2
     points.sort()
+    # points[0], the smallest a_j, fits: every active job's yield is 0 there, as at -inf
     first, last = 0, count - 1
-    if not _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[first]) <= cap:
-        # (not reached: at the smallest a_j every active job's yield is 0, the load at
-        # -inf, which fits; kept so that the search below always has a bracket)
-        low, high = -_BIG, points[first]
-    elif _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[last]) <= cap:
+    if _node_usage(n, ptr, entries, job, weight, a, b, yields, active, points[last]) <= cap:
         low = points[last]
-        step = max(np.nextafter(low, np.inf) - low, 5e-324)
+        step = np.nextafter(low, np.inf) - low
         while True:  # gallop up to a level that does not fit
             probe = low + step
             if probe > _BIG:
