@@ -1,7 +1,7 @@
 """Time Table 5's simulations on HPC2N weeks, two versions of the code side by side.
 
     python benchmarks/bench_dfrs_weeks.py run --weeks 10,120 [--algorithms A;B] [--interleave 8]
-        [--out F.json]
+        [--out F.json] [--no-memo]
     python benchmarks/bench_dfrs_weeks.py side-by-side --old /path/to/old/python \\
         --weeks 10,60,120,160 [--stride 4] [--out F.json]
     python benchmarks/bench_dfrs_weeks.py compare OLD.log NEW.log
@@ -10,7 +10,10 @@
 EASY; penalty 300 s, period 600 s, as ``allockit dfrs-experiment table5``) on each
 HPC2N week, one process, after one tiny run per algorithm family that loads the
 compiled kernels. It prints one line per (week, algorithm) with the CPU seconds and an
-md5 fingerprint of the per-job start, end, preemption and migration arrays, and a total.
+md5 fingerprint of the per-job start, end, preemption and migration arrays, and a total,
+then the hits and misses of the process's LP memos (``allockit.evaluation.answer_memo``:
+the week's variants run one after another, as on one worker of a sweep, and share
+them); ``--no-memo`` solves every LP again.
 
 ``side-by-side`` runs ``run`` under two interpreters in turns, one week at a time (the
 old code installed in another environment, e.g. a ``git worktree`` of the old commit
@@ -186,6 +189,16 @@ def compare(old_path: str, new_path: str) -> dict:
     return report
 
 
+def _print_memo_stats() -> None:
+    try:
+        from allockit.evaluation.answer_memo import memo_stats
+    except ImportError:  # code older than the memo
+        return
+    for name, stats in memo_stats().items():
+        print(f"memo {name}: {stats['hits']} hits, {stats['misses']} misses, "
+              f"{stats['kept']} kept")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -201,6 +214,8 @@ def main() -> None:
             p.add_argument("--interleave", type=int, default=1,
                            help="run the table's algorithms in the order a[0::K], a[1::K], ... "
                                 "(a run stopped early then has some of every family)")
+            p.add_argument("--no-memo", action="store_true",
+                           help="solve every LP again (allockit.evaluation.answer_memo off)")
         else:
             p.add_argument("--old", required=True, help="python of the old code's environment")
     p = sub.add_parser("compare")
@@ -212,6 +227,10 @@ def main() -> None:
         return
     weeks = [int(w) for w in args.weeks.split(",")]
     if args.command == "run":
+        if args.no_memo:
+            from allockit.evaluation.answer_memo import set_memo_capacity
+
+            set_memo_capacity(0)
         algorithms = (args.algorithms.split(";") if args.algorithms
                       else table5_algorithms(args.stride))
         k = args.interleave
@@ -227,6 +246,7 @@ def main() -> None:
         else:
             rows = run(weeks, algorithms, args.trace)
             print(f"total {sum(r['cpu'] for r in rows):.2f} s over {len(rows)} simulations")
+            _print_memo_stats()
         result = rows
     else:
         result = side_by_side(args.old, weeks, args.stride, args.trace)

@@ -1,6 +1,6 @@
 """How much of Table 5's simulations is HiGHS solving the LPs that define the schedules.
 
-    python benchmarks/dfrs_lp_floor.py --week 120 [--algorithms 'A;B'] [--repeats]
+    python benchmarks/dfrs_lp_floor.py --week 120 [--algorithms 'A;B'] [--repeats] [--memo]
 
 Runs each algorithm of the paper's Table 5 (or those named) on one HPC2N week, as
 ``bench_dfrs_weeks.py run`` does (penalty 300 s, period 600 s, one warm-up run per
@@ -9,7 +9,11 @@ that the CPU seconds of each ``run()`` call are added up. It prints, per algorit
 CPU seconds of the simulation, those inside HiGHS's ``run()``, the number of solves
 and the schedule's fingerprint; then a total. The opt=avg and ``/stretch-per/opt=avg``
 yields are the vertices HiGHS returns for these LPs, so a faster simulator giving the
-same schedules still spends that time: it is the floor of a week's time.
+same schedules still spends that time on the LPs it solves: it is the floor of a
+week's time when every LP is solved. The process's LP memo
+(``allockit.evaluation.answer_memo``) is off unless ``--memo``: with it, an LP met
+before in the week (in this run or an earlier variant's) is not solved again, and the
+floor is that of the LPs still solved.
 
 ``--repeats`` also counts, per algorithm, the opt=avg LPs (``max_sum_yields``) whose
 inputs repeat an earlier one of the same run exactly.
@@ -52,14 +56,18 @@ def main() -> None:
     parser.add_argument("--week", type=int, default=120)
     parser.add_argument("--algorithms", help="';'-separated names (default: all of Table 5)")
     parser.add_argument("--repeats", action="store_true")
+    parser.add_argument("--memo", action="store_true", help="keep the LP memo on")
     parser.add_argument("--trace", default=TRACE)
     args = parser.parse_args()
 
     import allockit.evaluation.placement as placement
+    from allockit.evaluation.answer_memo import set_memo_capacity
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
     from allockit.instances.swf import read_swf
     from allockit.simulation.simulate import simulate
 
+    if not args.memo:
+        set_memo_capacity(0)
     timed = _TimedHighs(placement.thread_highs())
     placement.thread_highs = lambda: timed  # the simulator's LPs look it up at each call
     inputs: collections.Counter = collections.Counter()

@@ -272,7 +272,10 @@ def min_avg_stretch(
     max-min water-filling); subject to that, node capacities and ``y <= 1``, the sum of
     the convex estimates is minimised by Kelley's cutting planes: an LP in ``(y, t)``
     solved with HiGHS, with a tangent of ``1 / (a_j + b_j y)`` added wherever ``t_j``
-    under-estimates it by more than ``rtol`` (relative), until none does.
+    under-estimates it by more than ``rtol`` (relative), until none does. The LPs are
+    solved on the thread's HiGHS instance, cleared first, so the answer depends on the
+    arguments alone; it is kept in the process's ``min_avg_stretch`` memo
+    (``allockit.evaluation.answer_memo``) and not computed again for the same arguments.
 
     Parameters
     ----------
@@ -312,13 +315,29 @@ def min_avg_stretch(
     >>> max_min_affine(counts, cpu, np.zeros(4), np.ones(4)).round(6).tolist()
     [0.5, 0.5, 0.8, 0.8]
     """
-    import highspy
+    from allockit.evaluation.answer_memo import memo
 
     counts, cpu = _check(counts, cpu)
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any() or (a < 0).any():
         raise InvalidInputError("a and b need one entry per job, a >= 0 and b > 0")
+    answers = memo("min_avg_stretch")
+    key = answers.key(counts, cpu, a, b, float(rtol), int(max_rounds))
+    kept = answers.get(key)
+    if kept is None:
+        kept = _solve_min_avg_stretch(counts, cpu, a, b, rtol, max_rounds)
+        answers.put(key, kept)
+    return kept
+
+
+def _solve_min_avg_stretch(
+    counts: np.ndarray, cpu: np.ndarray, a: np.ndarray, b: np.ndarray, rtol: float,
+    max_rounds: int,
+) -> np.ndarray:
+    """``min_avg_stretch`` on checked float arrays: Kelley's cutting planes with HiGHS."""
+    import highspy
+
     fair = max_min_affine(counts, cpu, a, b)
     placed = counts.sum(axis=1) > 0
     if not placed.any():

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from allockit.constants import MEM_TOL
+from allockit.evaluation.answer_memo import memo
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
 
@@ -271,12 +272,32 @@ def _max_sum_yields_sparse(
     of a matrix, ``numpy.unique`` of ``job * hosts + host``), the column-wise matrix
     HiGHS takes. A floor of 1 fixes every yield at 1 (no LP). Otherwise one HiGHS
     instance per thread is reused (its model cleared first: the same answers as a new
-    instance, without the cost of building one at every event of a simulation).
+    instance, without the cost of building one at every event of a simulation), and the
+    answers are kept in the process's ``max_sum_yields`` memo
+    (``allockit.evaluation.answer_memo``): an LP met again is not solved again.
     """
-    import highspy
-
     if floor >= 1.0:  # every yield is fixed at 1 (clip(y, 1, 1) whatever HiGHS says)
         return np.ones(n_jobs)
+    answers = memo("max_sum_yields")
+    key = answers.key(jobs, hosts, np.asarray(values, dtype=float), n_jobs, n_hosts, floor)
+    kept = answers.get(key)
+    if kept is None:
+        kept = _solve_max_sum_yields(jobs, hosts, values, n_jobs, n_hosts, floor)
+        answers.put(key, kept)
+    return kept
+
+
+def _solve_max_sum_yields(
+    jobs: np.ndarray,
+    hosts: np.ndarray,
+    values: np.ndarray,
+    n_jobs: int,
+    n_hosts: int,
+    floor: float,
+) -> np.ndarray:
+    """Solve ``_max_sum_yields_sparse``'s LP (floor < 1) on the thread's HiGHS instance."""
+    import highspy
+
     h = thread_highs()
     h.clearModel()
     values = np.asarray(values, dtype=float)
