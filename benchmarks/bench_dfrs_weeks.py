@@ -3,7 +3,7 @@
     python benchmarks/bench_dfrs_weeks.py run --weeks 10,120 [--algorithms A;B] [--interleave 8]
         [--out F.json] [--no-memo]
     python benchmarks/bench_dfrs_weeks.py side-by-side --old /path/to/old/python \\
-        --weeks 10,60,120,160 [--stride 4] [--out F.json]
+        --weeks 10,60,120,160 [--stride 4] [--out F.json] [--no-memo]
     python benchmarks/bench_dfrs_weeks.py compare OLD.log NEW.log
 
 ``run`` simulates each algorithm of the paper's Table 5 (the 116 DFRS variants, FCFS and
@@ -13,7 +13,9 @@ compiled kernels. It prints one line per (week, algorithm) with the CPU seconds 
 md5 fingerprint of the per-job start, end, preemption and migration arrays, and a total,
 then the hits and misses of the process's LP memos (``allockit.evaluation.answer_memo``:
 the week's variants run one after another, as on one worker of a sweep, and share
-them); ``--no-memo`` solves every LP again.
+them); ``--no-memo`` solves every LP again. With the memo, a run's CPU seconds depend
+on what ran before it in the process (its LPs may have been solved already).
+``side-by-side --no-memo`` times the new code without it (the old code has none).
 
 ``side-by-side`` runs ``run`` under two interpreters in turns, one week at a time (the
 old code installed in another environment, e.g. a ``git worktree`` of the old commit
@@ -93,14 +95,17 @@ def _options(name: str) -> dict:
     return {"penalty": 300.0, "period": 600.0}
 
 
-def side_by_side(old: str, weeks: list[int], stride: int, trace: str) -> dict:
+def side_by_side(
+    old: str, weeks: list[int], stride: int, trace: str, no_memo: bool = False
+) -> dict:
     report: dict = {"weeks": [], "old_python": old, "new_python": sys.executable}
     for week in weeks:
         times, prints, per = {}, {}, {}
         for label, python in (("old", old), ("new", sys.executable)):
+            memo_off = ["--no-memo"] if no_memo and label == "new" else []
             out = subprocess.run(
                 [python, __file__, "run", "--weeks", str(week), "--stride", str(stride),
-                 "--trace", trace, "--json"],
+                 "--trace", trace, "--json", *memo_off],
                 check=True, capture_output=True, text=True,
             ).stdout
             rows = json.loads(out.strip().splitlines()[-1])
@@ -218,6 +223,8 @@ def main() -> None:
                            help="solve every LP again (allockit.evaluation.answer_memo off)")
         else:
             p.add_argument("--old", required=True, help="python of the old code's environment")
+            p.add_argument("--no-memo", action="store_true",
+                           help="the new code without its LP memo (code against code)")
     p = sub.add_parser("compare")
     p.add_argument("old_log")
     p.add_argument("new_log")
@@ -228,9 +235,9 @@ def main() -> None:
     weeks = [int(w) for w in args.weeks.split(",")]
     if args.command == "run":
         if args.no_memo:
-            from allockit.evaluation.answer_memo import set_memo_capacity
+            from allockit.evaluation.answer_memo import set_memo_max_bytes
 
-            set_memo_capacity(0)
+            set_memo_max_bytes(0)
         algorithms = (args.algorithms.split(";") if args.algorithms
                       else table5_algorithms(args.stride))
         k = args.interleave
@@ -249,7 +256,7 @@ def main() -> None:
             _print_memo_stats()
         result = rows
     else:
-        result = side_by_side(args.old, weeks, args.stride, args.trace)
+        result = side_by_side(args.old, weeks, args.stride, args.trace, args.no_memo)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)

@@ -54,6 +54,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=500)
     args = parser.parse_args()
+    from allockit.evaluation.answer_memo import set_memo_max_bytes
+
+    set_memo_max_bytes(0)  # time every scoring LP, not a copy of the first repeat's answer
     cases = _instances(args.instances, args.jobs)
     times: dict[str, list[float]] = {
         "mcb8": [], "gr": [], "scoring": [], "user": [], "user (array)": []

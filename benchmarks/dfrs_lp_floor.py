@@ -61,13 +61,13 @@ def main() -> None:
     args = parser.parse_args()
 
     import allockit.evaluation.placement as placement
-    from allockit.evaluation.answer_memo import set_memo_capacity
+    from allockit.evaluation.answer_memo import set_memo_max_bytes
     from allockit.instances.hpc2n import hpc2n_workload, split_weeks
     from allockit.instances.swf import read_swf
     from allockit.simulation.simulate import simulate
 
     if not args.memo:
-        set_memo_capacity(0)
+        set_memo_max_bytes(0)
     timed = _TimedHighs(placement.thread_highs())
     placement.thread_highs = lambda: timed  # the simulator's LPs look it up at each call
     inputs: collections.Counter = collections.Counter()
@@ -107,6 +107,11 @@ def main() -> None:
         print(f"w{args.week:03d} {name:40} {cpu:7.3f} s  highs {timed.seconds:7.3f} s  "
               f"solves {timed.solves:6d}{extra}  {fingerprint(result)}", flush=True)
     print(f"total {total:.1f} s, in HiGHS run() {in_highs:.1f} s ({in_highs / total:.0%})")
+    if args.memo:
+        from allockit.evaluation.answer_memo import memo_stats
+
+        for memo_name, stats in memo_stats().items():
+            print(f"memo {memo_name}: {stats['hits']} hits, {stats['misses']} misses")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ The rest is shared in one of two ways:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -302,7 +303,8 @@ def min_avg_stretch(
     ------
     InvalidInputError
         For a bad ``counts``/``cpu`` (see ``base_yield``), or if ``a`` or ``b`` does
-        not have one entry per job, some ``a_j < 0`` or some ``b_j <= 0``.
+        not have one entry per job, some ``a_j < 0`` or some ``b_j <= 0``; if ``rtol``
+        is not a finite number > 0 or ``max_rounds`` not an integer >= 0.
 
     Examples
     --------
@@ -322,13 +324,15 @@ def min_avg_stretch(
     b = np.asarray(b, dtype=float)
     if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any() or (a < 0).any():
         raise InvalidInputError("a and b need one entry per job, a >= 0 and b > 0")
-    answers = memo("min_avg_stretch")
-    key = answers.key(counts, cpu, a, b, float(rtol), int(max_rounds))
-    kept = answers.get(key)
-    if kept is None:
-        kept = _solve_min_avg_stretch(counts, cpu, a, b, rtol, max_rounds)
-        answers.put(key, kept)
-    return kept
+    if not (isinstance(rtol, int | float) and math.isfinite(rtol) and rtol > 0):
+        raise InvalidInputError(f"rtol must be a finite number > 0; got {rtol!r}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 0:
+        raise InvalidInputError(f"max_rounds must be an integer >= 0; got {max_rounds!r}")
+    rtol = float(rtol)
+    return memo("min_avg_stretch").answer(
+        (counts, cpu, a, b, rtol, max_rounds),
+        lambda: _solve_min_avg_stretch(counts, cpu, a, b, rtol, max_rounds),
+    )
 
 
 def _solve_min_avg_stretch(

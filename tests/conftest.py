@@ -41,6 +41,14 @@ def _no_global_rng_leak(request):
     assert random.getstate() == py_state, "test touched Python's global RNG"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_lp_memos():
+    """Start every test with empty LP memos: no answer kept by an earlier test is found."""
+    from allockit.evaluation.answer_memo import clear_memos
+
+    clear_memos()
+
+
 #: Where CI and the developers' machines keep the real traces (beside the checkout).
 SHARED_TRACES = Path(__file__).resolve().parents[2] / "shared" / "data" / "traces"
 

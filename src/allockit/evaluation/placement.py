@@ -245,7 +245,9 @@ def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
     -------
     numpy.ndarray, shape (n_jobs,)
         Yields in [``floor``, 1] maximising their sum; all equal to ``floor`` if
-        HiGHS does not report an optimum.
+        HiGHS does not report an optimum. A new array at every call: the answer to an
+        LP met before in the process is a copy of the one kept then
+        (``allockit.evaluation.answer_memo``), the same bits as a new solve.
 
     Examples
     --------
@@ -278,13 +280,12 @@ def _max_sum_yields_sparse(
     """
     if floor >= 1.0:  # every yield is fixed at 1 (clip(y, 1, 1) whatever HiGHS says)
         return np.ones(n_jobs)
-    answers = memo("max_sum_yields")
-    key = answers.key(jobs, hosts, np.asarray(values, dtype=float), n_jobs, n_hosts, floor)
-    kept = answers.get(key)
-    if kept is None:
-        kept = _solve_max_sum_yields(jobs, hosts, values, n_jobs, n_hosts, floor)
-        answers.put(key, kept)
-    return kept
+    values = np.asarray(values, dtype=float)
+    n_jobs, n_hosts, floor = int(n_jobs), int(n_hosts), float(floor)
+    return memo("max_sum_yields").answer(
+        (jobs, hosts, values, n_jobs, n_hosts, floor),
+        lambda: _solve_max_sum_yields(jobs, hosts, values, n_jobs, n_hosts, floor),
+    )
 
 
 def _solve_max_sum_yields(
@@ -325,7 +326,9 @@ def thread_highs() -> Any:
 
     For LPs solved inside event loops (``max_sum_yields``, the DFRS stretch LPs): call
     ``clearModel()`` before passing a model; a cleared instance gives the answers of a
-    new one without the cost of building one per event.
+    new one without the cost of building one per event. Do not change its options:
+    the answers are kept (``allockit.evaluation.answer_memo``) on the premise that they
+    depend on the model alone.
 
     Returns
     -------

@@ -24,7 +24,7 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,13 @@ from typing import Any
 from allockit.constants import RUNNER_BACKENDS, RUNNER_GRACE_SECONDS, STALE_CLAIM_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.results.base import Status
-from allockit.runner.backends import execute_task_guarded, run_dask, run_local, run_serial
+from allockit.runner.backends import (
+    execute_task_guarded,
+    preferred_pick,
+    run_dask,
+    run_local,
+    run_serial,
+)
 from allockit.runner.progress import Progress
 from allockit.runner.store import Heartbeat, ResultStore, check_store, flat_rows, read_rows
 from allockit.tasks import TASK_KINDS, Task, TaskRow, execute_task, register_task_kind
@@ -153,8 +159,14 @@ class _Claims:
         return state
 
     def take(self) -> Task | None:
+        return self.take_preferring(None)
+
+    def take_preferring(self, rank: Callable[[Task], int] | None) -> Task | None:
+        """The next task claimed, the lowest ``rank`` first (``preferred_pick``)."""
         while self.queue:
-            task = self.queue.popleft()
+            i = 0 if rank is None else preferred_pick(self.queue, rank)
+            task = self.queue[i]
+            del self.queue[i]
             state = self._state(task)
             if state == "claimed":
                 return task
