@@ -46,9 +46,10 @@ __all__ = [
 ]
 
 #: Bytes of answers each memo keeps unless ``set_memo_max_bytes`` says otherwise.
-#: One HPC2N week of Table 5 makes about 84,000 ``max_sum_yields`` calls over its 64
-#: ``opt=avg`` variants, some 70 MB of answers; a family of up to 15 variants (run one
-#: after another) needs about half of that.
+#: One HPC2N week of Table 5 makes about 84,000 ``max_sum_yields`` calls over its 53
+#: ``opt=avg`` variants, at roughly 1 KB per answer of 100 jobs (an estimate); the
+#: variants that share LPs are those of one family (up to 15, about 40,000 calls), run
+#: one after another.
 DEFAULT_MAX_BYTES = 64 * 2**20
 
 #: Bytes counted per answer besides its array's data: the array object, the key and
