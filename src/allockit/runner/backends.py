@@ -40,6 +40,11 @@ _POLL = 0.2
 class TaskSource(Protocol):
     """Where a backend takes its tasks: ``take()`` and ``exhausted``.
 
+    A source may also offer ``take_preferring(rank)``: the task of lowest ``rank`` (a
+    function Task -> int) among the next ones, as ``preferred_pick`` chooses it. The
+    local backend uses it to keep each worker on one instance; without it, tasks are
+    handed out in the source's order.
+
     Examples
     --------
     >>> source = as_source([Task(kind="sleep", instance_id="a", instance={}, method="-")])
