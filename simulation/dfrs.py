@@ -68,6 +68,10 @@ class _Driver:
         self.period = policy.period
         self.periodic = policy.period is not None
         self.time_dependent = bool(getattr(policy, "time_dependent", False))
+        self.trusted = isinstance(policy, DfrsAlgorithm)  # (a user's yields are checked)
+        from allockit.simulation.dfrs_event_kernels import completion_kernel
+
+        self._completion = completion_kernel
         self.debug = debug
         self.state = DfrsState(workload, penalty=penalty, debug=debug, record=record)
         self.events = EventQueue(start=self.state.clock)
@@ -164,12 +168,12 @@ class _Driver:
             jobs, y = self._jobs, self._yields  # same mapping: same yields
         else:
             jobs, y = self.yields(now)
-        state.yields[jobs] = y
-        begin = np.maximum(now, state.penalty_until[jobs])
-        with np.errstate(divide="ignore"):
-            ends = np.where(y > 0, begin + (state.runtime[jobs] - state.vt[jobs]) / y, math.inf)
-        first = int(np.argmin(ends))  # (the first of equal minima: the lowest index)
-        self.expect_done(float(ends[first]), int(jobs[first]))
+        # the yields in, the earliest completion out (the first of equal minima: the
+        # lowest index), in one compiled pass
+        end, first = self._completion(
+            jobs, y, now, state.penalty_until, state.runtime, state.vt, state.yields
+        )
+        self.expect_done(end, first)
 
     def expect_done(self, time: float, j: int) -> None:
         """Make job ``j``'s completion at ``time`` the one on the queue (none if inf)."""
@@ -194,6 +198,8 @@ class _Driver:
         horizon = self.next_tick - now if self.tick_pending else (self.period or 0.0)
         horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)
         y = self.policy.yields(state, jobs, counts, now, horizon)
+        if not self.trusted:
+            y = _checked_yields(self.policy, y, jobs.size, now)
         self._yields_for, self._jobs, self._yields = state.layout, jobs, y
         return jobs, y
 
@@ -226,6 +232,29 @@ class _Driver:
             raise SimulationInvariantError(
                 f"{left.size} jobs never completed (first: {int(state.w.ids[left[0]])})"
             )
+
+
+def _checked_yields(policy: Any, y: Any, n: int, now: float) -> np.ndarray:
+    """A user policy's yields as a float array of ``n`` values in [0, 1], or an error."""
+    from allockit.simulation.policy import policy_name
+
+    try:
+        out = np.asarray(y, dtype=float)
+    except (TypeError, ValueError):
+        out = None
+    if out is None or out.shape != (n,):
+        got = "a value that is not numeric" if out is None else f"shape {out.shape}"
+        raise InvalidInputError(
+            f"policy {policy_name(policy)!r}: yields must be one number per running job "
+            f"({n}) at time {now:g} s; got {got}"
+        )
+    bad = np.flatnonzero(~((out >= 0.0) & (out <= 1.0 + 1e-9)))
+    if bad.size:
+        raise InvalidInputError(
+            f"policy {policy_name(policy)!r}: yields must be in [0, 1]; yields[{int(bad[0])}]"
+            f" is {float(out[bad[0]])!r} at time {now:g} s"
+        )
+    return np.ascontiguousarray(out)
 
 
 def _busy_seconds(workload: Workload) -> float:
@@ -282,10 +311,15 @@ def _load_kernels(names: tuple[str, ...]) -> float:
     fresh = "allockit.simulation.dfrs_kernels" not in sys.modules
     started = time.perf_counter()
     import allockit.simulation.allocation_kernels
+    import allockit.simulation.dfrs_event_kernels
     import allockit.simulation.dfrs_kernels  # noqa: F401 - registers their warm-up inputs
 
     imported = time.perf_counter() - started if fresh else 0.0
-    return imported + (common.load_kernels(*names) if names else 0.0)
+    return imported + common.load_kernels(*_EVENT_KERNELS, *names)
+
+
+#: The kernels the driver and the state call at every event, whatever the policy.
+_EVENT_KERNELS = ("advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel")
 
 
 def simulate_dfrs(

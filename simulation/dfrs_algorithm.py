@@ -254,6 +254,8 @@ class DfrsAlgorithm(FractionalPolicy):
             kernels.append("maxmin_dense_kernel")  # the opt=min yields
         if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
             kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
+            if self.hold is None:
+                kernels.append("mcb8_remap_kernel")  # Mcb8Policy.remap, fused
         if name.on_submit == "MCB8" or name.periodic is not None:
             kernels.append("mcb8_memory_prefix_kernel")  # both MCB8 policies' drop loop
         if name.periodic == "mcb8-stretch":

@@ -18,12 +18,14 @@ from allockit.constants import MEM_EPS
 from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_kernel
+from allockit.simulation.dfrs_event_kernels import _pairwise, _readonly
 
 __all__ = [
     "add_rows_kernel",
     "greedy_start_kernel",
     "mcb8_largest_yield_kernel",
     "mcb8_memory_prefix_kernel",
+    "mcb8_remap_kernel",
 ]
 
 
@@ -334,3 +336,167 @@ def _add_row(
         for n in range(row.shape[0]):
             mem_used[n] -= row[n] * m
             load[n] -= row[n] * c
+
+
+_FLOAT_MAX = np.finfo(np.float64).max
+
+
+@njit(cache=True)
+def _priority_keys(jobs: np.ndarray, vt: np.ndarray, submit: np.ndarray, now: float):
+    """``dfrs_priority.priority_keys``: ``-flow/vt²`` (finite), ``-inf`` at zero vt."""
+    keys = np.empty(jobs.shape[0])
+    for i in range(jobs.shape[0]):
+        j = jobs[i]
+        v = vt[j]
+        if v > 0.0:
+            keys[i] = max(-(now - submit[j]) / (v * v), -_FLOAT_MAX)
+        else:
+            keys[i] = -np.inf
+    return keys
+
+
+@njit(cache=True)
+def _first_by_priority(jobs: np.ndarray, keys: np.ndarray, count: int):
+    """``dfrs_priority.first_by_priority``: the first ``count`` or more jobs in order,
+    and whether some were left out."""
+    if count >= jobs.shape[0]:
+        return jobs[np.argsort(keys, kind="mergesort")], False
+    kth = np.partition(keys, count - 1)[count - 1]
+    where = np.flatnonzero(keys <= kth)
+    first = jobs[where[np.argsort(keys[where], kind="mergesort")]]
+    return first, where.shape[0] < jobs.shape[0]
+
+
+@njit(cache=True)
+def _memory_prefix(order: np.ndarray, tasks: np.ndarray, mem: np.ndarray, nodes: int) -> int:
+    """``dfrs_policies.memory_prefix``: how many of ``order`` may fit in memory together."""
+    total = 0.0
+    big = 0
+    for i in range(order.shape[0]):
+        j = order[i]
+        total += tasks[j] * mem[j]
+        if mem[j] > 0.5 + MEM_EPS:
+            big += tasks[j]
+        if not (total <= nodes + 1e-9 and big <= nodes):
+            return i
+    return order.shape[0]
+
+
+@njit(cache=True)
+def _sum_rows_into(out: np.ndarray, pool: np.ndarray, slots: np.ndarray, weight: np.ndarray):
+    """``dfrs_policies._sum_rows``: ``out = rows[0] * w[0] + rows[1] * w[1] + ...``."""
+    for n in range(out.shape[0]):
+        out[n] = 0.0
+    for i in range(slots.shape[0]):
+        row = pool[slots[i]]
+        if i == 0:
+            for n in range(out.shape[0]):
+                out[n] = row[n] * weight[i]
+        else:
+            for n in range(out.shape[0]):
+                out[n] += row[n] * weight[i]
+
+
+@warm_inputs(lambda: (
+    _readonly(np.zeros(1, dtype=np.int64)), np.zeros(1, dtype=np.int8), np.zeros(1),
+    _readonly(np.zeros(1)), _readonly(np.ones(1, dtype=np.int64)), _readonly(np.ones(1)),
+    _readonly(np.ones(1)), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
+    -np.inf, -np.inf, 0.01,
+))
+@njit(cache=True)
+def mcb8_remap_kernel(
+    active: np.ndarray,
+    status: np.ndarray,
+    vt: np.ndarray,
+    submit: np.ndarray,
+    tasks: np.ndarray,
+    mem: np.ndarray,
+    cpu: np.ndarray,
+    pool: np.ndarray,
+    slot: np.ndarray,
+    nodes: int,
+    now: float,
+    minvt: float,
+    minft: float,
+    accuracy: float,
+):
+    """DFRS MCB8's remap (``dfrs_policies.Mcb8Policy.remap`` without ``hold``) in one call.
+
+    The jobs in the system (``active``, by index) in priority order, cut to the prefix
+    that may fit in memory and then to the one MCB8 packs at yield 0; the running jobs
+    with virtual time below ``minvt`` or submitted less than ``minft`` seconds ago
+    (``-inf``: no such rule) keep their rows (``pool[slot[j]]``); the others are packed
+    by MCB8 around them at the largest yield that packs, dropping the last job until
+    one does. Each step is the compiled twin of the policy's Python step (the same
+    floating-point operations in the same order), so the mapping is the same.
+
+    Returns ``(jobs, rows)``: the mapped jobs (the pinned ones in priority order, then
+    the others by index) and their tasks per node; no jobs if nothing packs.
+    """
+    keys = _priority_keys(active, vt, submit, now)
+    want = 2 * nodes + 16
+    while True:
+        first, more = _first_by_priority(active, keys, want)
+        cut = _memory_prefix(first, tasks, mem, nodes)
+        if cut < first.shape[0] or not more:
+            keep = first[:cut].copy()
+            break
+        want *= 4
+    pinned = np.zeros(keep.shape[0], dtype=np.bool_)
+    n_pinned = 0
+    for i in range(keep.shape[0]):
+        j = keep[i]
+        if status[j] == 2 and (vt[j] < minvt or now - submit[j] < minft):  # RUNNING
+            pinned[i] = True
+            n_pinned += 1
+    pinned_rows = np.empty((n_pinned, nodes))
+    p = 0
+    for i in range(keep.shape[0]):
+        if pinned[i]:
+            pinned_rows[p] = pool[slot[keep[i]]]
+            p += 1
+    size = 0
+    if keep.shape[0]:
+        size = mcb8_memory_prefix_kernel(
+            pinned, keep, tasks[keep], mem[keep], pinned_rows
+        )
+    zero_packs = True
+    base_mem = np.empty(nodes)
+    base_load = np.empty(nodes)
+    while size > 0:
+        order = keep[:size]
+        is_pinned = pinned[:size]
+        fixed = order[is_pinned]
+        movable = np.sort(order[~is_pinned])
+        fixed_slots = slot[fixed]
+        _sum_rows_into(base_mem, pool, fixed_slots, mem[fixed])
+        _sum_rows_into(base_load, pool, fixed_slots, cpu[fixed])
+        n_tasks = 0
+        for j in movable:
+            n_tasks += tasks[j]
+        task_job = np.empty(n_tasks, dtype=np.int64)
+        task_at = np.empty(n_tasks, dtype=np.int64)  # the task's job's place in movable
+        t = 0
+        for m in range(movable.shape[0]):
+            for _ in range(tasks[movable[m]]):
+                task_job[t] = movable[m]
+                task_at[t] = m
+                t += 1
+        need = np.empty(size)
+        for i in range(size):
+            need[i] = cpu[order[i]] * tasks[order[i]]
+        hi = min(1.0, nodes / _pairwise(need, 0, size))
+        found, placed = mcb8_largest_yield_kernel(
+            cpu[task_job], mem[task_job], base_load, 1.0 - base_mem, hi, accuracy,
+            zero_packs,
+        )
+        if found:
+            rows = np.zeros((size, nodes))
+            for i in range(fixed.shape[0]):
+                rows[i] = pool[fixed_slots[i]]
+            for t in range(n_tasks):
+                rows[fixed.shape[0] + task_at[t], placed[t]] += 1.0
+            return np.concatenate((fixed, movable)), rows
+        size -= 1
+        zero_packs = False
+    return np.zeros(0, dtype=np.int64), np.zeros((0, nodes))

@@ -69,6 +69,13 @@ class RowPool:
         """``rows(jobs)`` for jobs known to have rows (unchecked)."""
         return self._pool[self._slot[jobs]]
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pool of rows and each job's slot in it (-1: none), for compiled kernels.
+
+        Both are the live arrays: read them at once (the pool is replaced when it grows).
+        """
+        return self._pool, self._slot
+
     def slots(self, jobs: np.ndarray) -> np.ndarray:
         """The pool slots of ``jobs`` (-1 for a job without a row)."""
         return self._slot[jobs]

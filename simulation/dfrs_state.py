@@ -423,32 +423,32 @@ class DfrsState:
         """Running jobs whose remaining work is a rounding residue, in index order."""
         if not self.running:
             return []
-        jobs = self.running_jobs()
-        work = self.runtime[jobs]
-        done = work - self.vt[jobs] <= 1e-9 * np.maximum(1.0, work)
-        return jobs[done].tolist()
+        return _kernels().residue_kernel(self.running_jobs(), self.runtime, self.vt).tolist()
 
     # ------------------------------------------------------------------ time
     def advance(self, now: float) -> None:
-        """Progress every running job to ``now`` and integrate the underutilisation."""
+        """Progress every running job to ``now`` and integrate the underutilisation.
+
+        One compiled pass over the running jobs (``dfrs_event_kernels.advance_kernel``,
+        the same floating-point steps and sums as numpy's).
+        """
         span = now - self.clock
         if span <= 0:
             return
         used = 0.0
         if self.running:
             jobs = self.running_jobs()
-            useful = np.maximum(0.0, now - np.maximum(self.clock, self.penalty_until[jobs]))
-            y = self.yields[jobs]
-            progress = self.vt[jobs] + y * useful
-            if self.debug and (progress > self.runtime[jobs] * (1 + 1e-9) + 1e-6).any():
+            useful = np.empty(jobs.size)
+            used, given, overshoot = _kernels().advance_kernel(
+                jobs, self.clock, now, self.penalty_until, self.yields, self.vt,
+                self.runtime, self.cpu, self.tasks, useful,
+            )
+            if self.debug and overshoot:
                 raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
-            self.vt[jobs] = np.minimum(progress, self.runtime[jobs])
-            need = y * self.cpu[jobs] * self.tasks[jobs]
-            used = float((need * useful).sum())
-            given = float(need.sum()) * span
             self.allocated_cpu_seconds += given
             self.penalty_cpu_seconds += given - used
             if self.segments is not None:
+                y = self.yields[jobs]
                 for j, u, yy in zip(jobs.tolist(), useful.tolist(), y.tolist(), strict=True):
                     self.segments.append((j, self.clock, now, yy, u))
         self.under += min(self.nodes, self.demand) * span - used
@@ -461,10 +461,22 @@ class DfrsState:
         """
         if not self.running:
             return 0.0, 0.0
-        jobs = self.running_jobs()
-        need = self.yields[jobs] * self.cpu[jobs] * self.tasks[jobs]
-        free = self.penalty_until[jobs] <= now
-        return float(need.sum()), float(need[free].sum())
+        return _kernels().cpu_in_use_kernel(
+            self.running_jobs(), now, self.yields, self.cpu, self.tasks, self.penalty_until
+        )
+
+
+_EVENT_KERNELS = None
+
+
+def _kernels():
+    """``dfrs_event_kernels``, imported on first use (it imports numba)."""
+    global _EVENT_KERNELS
+    if _EVENT_KERNELS is None:
+        from allockit.simulation import dfrs_event_kernels
+
+        _EVENT_KERNELS = dfrs_event_kernels
+    return _EVENT_KERNELS
 
 
 def _add_in_order(total: float, values: np.ndarray) -> float:

@@ -284,9 +284,15 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
     from allockit.simulation import dfrs_policies
 
     fast = simulate_dfrs(w, name)
-    with unittest.mock.patch.object(dfrs_policies, "memory_prefix", lambda state, jobs: len(jobs)):
+    with (
+        unittest.mock.patch.object(dfrs_policies, "memory_prefix", lambda state, jobs: len(jobs)),
+        unittest.mock.patch.object(dfrs_policies.Mcb8Policy, "fused", False),
+    ):
         slow = simulate_dfrs(w, name)
     assert np.array_equal(fast.end, slow.end) and fast.migrations == slow.migrations
+
+
+_EVENT = {"advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel"}
 
 
 @pytest.mark.parametrize(
@@ -294,14 +300,16 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
     [
         ("MCB8 */opt=min",
          {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
-          "add_rows_kernel"}),
-        ("Greedy */opt=min", {"greedy_fill_kernel", "greedy_start_kernel", "maxmin_dense_kernel"}),
+          "add_rows_kernel", "mcb8_remap_kernel", *_EVENT}),
+        ("Greedy */opt=min",
+         {"greedy_fill_kernel", "greedy_start_kernel", "maxmin_dense_kernel", *_EVENT}),
         ("GreedyPM */per/opt=min/minvt=600",
          {"greedy_fill_kernel", "greedy_start_kernel", "mcb8_largest_yield_kernel",
-          "mcb8_memory_prefix_kernel", "maxmin_dense_kernel", "add_rows_kernel"}),
-        ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_start_kernel"}),
+          "mcb8_memory_prefix_kernel", "maxmin_dense_kernel", "add_rows_kernel",
+          "mcb8_remap_kernel", *_EVENT}),
+        ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_start_kernel", *_EVENT}),
         ("/stretch-per/opt=max/minvt=600",
-         {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "add_rows_kernel"}),
+         {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "add_rows_kernel", *_EVENT}),
     ],
 )
 def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
@@ -366,6 +374,7 @@ def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, a
         mp.setattr(dfrs_policies.GreedyPolicy, "start_waiting", _naive_start_waiting)
         mp.setattr(dfrs_policies.Mcb8Policy, "_leaders", staticmethod(_naive_remap_leaders))
         mp.setattr(dfrs_policies, "_memory_fit", lambda state, keep, pinned: len(keep))
+        mp.setattr(dfrs_policies.Mcb8Policy, "fused", False)  # (the Python steps)
         plain = simulate_dfrs(w, algorithm, debug=True, period=300.0)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dfrs_policies, "_CHUNK", chunk)
@@ -571,13 +580,14 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     # signature inside the timed run (a 1 s "slowest MCB8 call")
     from allockit.heuristics import greedy_kernels
     from allockit.heuristics.common import load_kernels
-    from allockit.simulation import allocation_kernels, dfrs_kernels
+    from allockit.simulation import allocation_kernels, dfrs_event_kernels, dfrs_kernels
 
     names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
-             "add_rows_kernel", "greedy_fill_kernel", "greedy_start_kernel"]
+             "add_rows_kernel", "greedy_fill_kernel", "greedy_start_kernel",
+             "mcb8_remap_kernel", *sorted(_EVENT)]
     load_kernels(*names)
-    where = {name: next(m for m in (dfrs_kernels, allocation_kernels, greedy_kernels)
-                        if hasattr(m, name)) for name in names}
+    modules = (dfrs_kernels, dfrs_event_kernels, allocation_kernels, greedy_kernels)
+    where = {name: next(m for m in modules if hasattr(m, name)) for name in names}
     before = {name: len(getattr(where[name], name).signatures) for name in names}
     rng = np.random.default_rng(3)
     n = 60

@@ -1,0 +1,359 @@
+"""The compiled per-event steps and MCB8's fused remap give the numpy code's bits.
+
+``dfrs_event_kernels`` replaced numpy steps of ``DfrsState`` and the driver, and
+``mcb8_remap_kernel`` the Python steps of ``Mcb8Policy.remap``. The references below are
+the numpy code they replaced (kept here verbatim in what they compute); every output is
+compared bit for bit, on random inputs and on whole simulations.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.errors import InvalidInputError
+from allockit.instances.workload import Platform, Workload
+from allockit.simulation import dfrs as dfrs_module
+from allockit.simulation import dfrs_policies
+from allockit.simulation.dfrs import simulate_dfrs
+from allockit.simulation.dfrs_algorithm import FractionalPolicy
+from allockit.simulation.dfrs_event_kernels import (
+    advance_kernel,
+    completion_kernel,
+    cpu_in_use_kernel,
+    pairwise_sum,
+    residue_kernel,
+)
+from allockit.simulation.dfrs_state import DfrsState, SimulationInvariantError
+
+# ---------------------------------------------------------------- numpy references
+
+
+def _advance_numpy(state, now):
+    """``DfrsState.advance`` as it was in numpy (before the kernel)."""
+    span = now - state.clock
+    if span <= 0:
+        return
+    used = 0.0
+    if state.running:
+        jobs = state.running_jobs()
+        useful = np.maximum(0.0, now - np.maximum(state.clock, state.penalty_until[jobs]))
+        y = state.yields[jobs]
+        progress = state.vt[jobs] + y * useful
+        if state.debug and (progress > state.runtime[jobs] * (1 + 1e-9) + 1e-6).any():
+            raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
+        state.vt[jobs] = np.minimum(progress, state.runtime[jobs])
+        need = y * state.cpu[jobs] * state.tasks[jobs]
+        used = float((need * useful).sum())
+        given_ = float(need.sum()) * span
+        state.allocated_cpu_seconds += given_
+        state.penalty_cpu_seconds += given_ - used
+        if state.segments is not None:
+            for j, u, yy in zip(jobs.tolist(), useful.tolist(), y.tolist(), strict=True):
+                state.segments.append((j, state.clock, now, yy, u))
+    state.under += min(state.nodes, state.demand) * span - used
+    state.clock = now
+
+
+def _negligible_numpy(state):
+    if not state.running:
+        return []
+    jobs = state.running_jobs()
+    work = state.runtime[jobs]
+    done = work - state.vt[jobs] <= 1e-9 * np.maximum(1.0, work)
+    return jobs[done].tolist()
+
+
+def _cpu_in_use_numpy(state, now):
+    if not state.running:
+        return 0.0, 0.0
+    jobs = state.running_jobs()
+    need = state.yields[jobs] * state.cpu[jobs] * state.tasks[jobs]
+    free = state.penalty_until[jobs] <= now
+    return float(need.sum()), float(need[free].sum())
+
+
+def _allocate_numpy(self, now):
+    """The driver's ``allocate`` as it was in numpy."""
+    state = self.state
+    if not state.running:
+        self.expect_done(math.inf, -1)
+        return
+    if not self.time_dependent and self._yields_for == state.layout:
+        jobs, y = self._jobs, self._yields
+    else:
+        jobs, y = self.yields(now)
+    state.yields[jobs] = y
+    begin = np.maximum(now, state.penalty_until[jobs])
+    with np.errstate(divide="ignore"):
+        ends = np.where(y > 0, begin + (state.runtime[jobs] - state.vt[jobs]) / y, math.inf)
+    first = int(np.argmin(ends))
+    self.expect_done(float(ends[first]), int(jobs[first]))
+
+
+def _numpy_steps(mp):
+    """Run the simulator on the numpy references (and MCB8's Python steps)."""
+    mp.setattr(DfrsState, "advance", _advance_numpy)
+    mp.setattr(DfrsState, "negligible", _negligible_numpy)
+    mp.setattr(DfrsState, "cpu_in_use", _cpu_in_use_numpy)
+    mp.setattr(dfrs_module._Driver, "allocate", _allocate_numpy)
+    mp.setattr(dfrs_policies.Mcb8Policy, "fused", False)
+
+
+def _same_result(a, b):
+    """Every output of two runs, compared bit for bit (timings aside)."""
+    for field in ("start", "end", "job_preemptions", "job_migrations", "timeline"):
+        x, y = np.asarray(getattr(a, field)), np.asarray(getattr(b, field))
+        assert x.shape == y.shape and x.tobytes() == y.tobytes(), field
+    assert (a.preemption_bytes, a.migration_bytes) == (b.preemption_bytes, b.migration_bytes)
+    sa, sb = a.summary(), b.summary()
+    for key in sa:
+        if "seconds" in key and key != "allocated_cpu_seconds" and "penalty" not in key:
+            continue  # (run times)
+        assert repr(sa[key]) == repr(sb[key]), key
+    pa, pb = a.extra["progress_timeline"], b.extra["progress_timeline"]
+    assert pa.tobytes() == pb.tobytes()
+
+
+def _random_workload(seed, n=60, nodes=4):
+    rng = np.random.default_rng(seed)
+    return Workload.from_jobs(
+        Platform(nodes=nodes),
+        submit=np.sort(rng.choice([0, 7, 300, 900, 1_500, 4_000], n)).astype(float).tolist(),
+        runtime=rng.choice([30, 600, 2_000, 7_777], n).tolist(),
+        tasks=rng.integers(1, nodes + 1, n).tolist(),
+        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
+        mem=rng.choice([0.0, 0.05, 0.1, 0.3, 0.6], n).tolist(),
+    )
+
+
+# ---------------------------------------------------------------- the sums
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    size=st.one_of(st.integers(0, 20), st.integers(100, 300), st.integers(1_000, 3_000)),
+    seed=st.integers(0, 2**32 - 1),
+    spread=st.floats(0, 12),
+)
+def test_pairwise_sum_adds_as_numpy_does(size, seed, spread):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(size) * 10.0 ** rng.uniform(-spread, spread, size)
+    assert pairwise_sum(x) == x.sum()
+    assert pairwise_sum(x).hex() == float(x.sum()).hex()
+
+
+def test_pairwise_sum_is_not_a_plain_loop():
+    # a check that can fail: left-to-right addition differs from numpy's on this input
+    x = np.array([1.0] + [1e-16] * 200)
+    loop = 0.0
+    for v in x:
+        loop += v
+    assert loop != x.sum() and pairwise_sum(x) == x.sum()
+
+
+# ---------------------------------------------------------------- each kernel
+
+
+@st.composite
+def running_states(draw):
+    n = draw(st.integers(1, 300))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    jobs = np.sort(rng.choice(n + 20, size=n, replace=False)).astype(np.int64)
+    total = n + 20
+    runtime = rng.choice([1.0, 10.0, 333.3, 1e5], total)
+    vt = runtime * rng.choice([0.0, 0.5, 1.0 - 1e-12, 1.0, 0.999], total)
+    yields = rng.choice([0.0, 0.25, 1 / 3, 1.0], total)
+    penalty_until = rng.choice([-math.inf, 0.0, 50.0, 500.0], total)
+    cpu = rng.choice([0.25, 0.5, 1.0], total)
+    tasks = rng.integers(1, 9, total).astype(np.int64)
+    return jobs, runtime, vt, yields, penalty_until, cpu, tasks
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=running_states(), clock=st.sampled_from([0.0, 10.0, 499.5]),
+       span=st.sampled_from([1e-9, 1.0, 77.7, 1e4]))
+def test_advance_kernel_is_the_numpy_steps(data, clock, span):
+    jobs, runtime, vt, yields, penalty_until, cpu, tasks = data
+    now = clock + span
+    span = now - clock  # (as DfrsState.advance computes it)
+    useful = np.maximum(0.0, now - np.maximum(clock, penalty_until[jobs]))
+    progress = vt[jobs] + yields[jobs] * useful
+    expect_vt = vt.copy()
+    expect_vt[jobs] = np.minimum(progress, runtime[jobs])
+    need = yields[jobs] * cpu[jobs] * tasks[jobs]
+    out = np.empty(jobs.size)
+    got_vt = vt.copy()
+    used, given_, overshoot = advance_kernel(
+        jobs, clock, now, penalty_until, yields, got_vt, runtime, cpu, tasks, out
+    )
+    assert got_vt.tobytes() == expect_vt.tobytes() and out.tobytes() == useful.tobytes()
+    assert used == float((need * useful).sum())
+    assert given_ == float(need.sum()) * span
+    assert overshoot == bool((progress > runtime[jobs] * (1 + 1e-9) + 1e-6).any())
+
+
+def test_advance_kernel_reports_an_overshoot():
+    jobs = np.array([0], dtype=np.int64)
+    vt = np.array([99.0])
+    *_, overshoot = advance_kernel(jobs, 0.0, 10.0, np.array([-math.inf]), np.array([1.0]),
+                                   vt, np.array([100.0]), np.ones(1), np.ones(1, np.int64),
+                                   np.empty(1))
+    assert overshoot and vt[0] == 100.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=running_states(), now=st.sampled_from([0.0, 60.0, 1e6]))
+def test_completion_and_cpu_kernels_are_the_numpy_steps(data, now):
+    jobs, runtime, vt, yields, penalty_until, cpu, tasks = data
+    y = yields[jobs].copy()
+    begin = np.maximum(now, penalty_until[jobs])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ends = np.where(y > 0, begin + (runtime[jobs] - vt[jobs]) / y, math.inf)
+    first = int(np.argmin(ends))
+    written = np.full(yields.size, -1.0)
+    end, job = completion_kernel(jobs, y, now, penalty_until, runtime, vt, written)
+    assert (end, job) == (float(ends[first]), int(jobs[first]))
+    assert written[jobs].tobytes() == y.tobytes()
+    need = yields[jobs] * cpu[jobs] * tasks[jobs]
+    free = penalty_until[jobs] <= now
+    assert cpu_in_use_kernel(jobs, now, yields, cpu, tasks, penalty_until) == (
+        float(need.sum()), float(need[free].sum())
+    )
+    work = runtime[jobs]
+    done = jobs[work - vt[jobs] <= 1e-9 * np.maximum(1.0, work)]
+    assert residue_kernel(jobs, runtime, vt).tolist() == done.tolist()
+
+
+def test_the_earliest_completion_ties_go_to_the_first_job():
+    jobs = np.array([2, 5, 7], dtype=np.int64)
+    y = np.array([0.5, 1.0, 1.0])
+    runtime, vt, pu = np.full(8, 100.0), np.zeros(8), np.full(8, -math.inf)
+    vt[2] = 50.0  # job 2 ends at 100 at yield 1/2, as job 5 and job 7 do
+    assert completion_kernel(jobs, y, 0.0, pu, runtime, vt, np.zeros(8)) == (100.0, 2)
+    none = completion_kernel(jobs, np.zeros(3), 0.0, pu, runtime, vt, np.zeros(8))
+    assert none == (math.inf, 2)
+
+
+# ---------------------------------------------------------------- whole runs
+
+
+ALGORITHMS = [
+    "GreedyPM */per/opt=min/minvt=600",
+    "MCB8 */opt=min",
+    "MCB8 */per/opt=min/minvt=300",
+    "MCB8/per/opt=min/minft=300",
+    "GreedyP/per/opt=avg/minft=600",
+    "Greedy */opt=avg",
+    "/stretch-per/opt=max/minvt=600",
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(ALGORITHMS),
+       penalty=st.sampled_from([0.0, 300.0]))
+def test_a_run_gives_the_numpy_codes_bits(seed, algorithm, penalty):
+    w = _random_workload(seed)
+    fast = simulate_dfrs(w, algorithm, penalty=penalty, period=300.0, record=True)
+    with pytest.MonkeyPatch.context() as mp:
+        _numpy_steps(mp)
+        plain = simulate_dfrs(w, algorithm, penalty=penalty, period=300.0, record=True)
+    _same_result(fast, plain)
+    assert fast.extra["segments"] == plain.extra["segments"]
+
+
+def test_the_fused_remap_is_used_and_agrees_on_a_backlog():
+    # a check that can fail: the fused kernel is what runs (a remap with it broken
+    # would change the schedule), and it matches the Python steps on a long backlog
+    from allockit.simulation import dfrs_kernels
+
+    w = _random_workload(11, n=150, nodes=3)
+    name = "MCB8 */per/opt=min/minvt=300"
+    fast = simulate_dfrs(w, name, period=300.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_policies.Mcb8Policy, "fused", False)
+        plain = simulate_dfrs(w, name, period=300.0)
+    _same_result(fast, plain)
+    calls = []
+    real = dfrs_kernels.mcb8_remap_kernel
+
+    def spy(*args):
+        calls.append(args[0].size)
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_kernels, "mcb8_remap_kernel", spy)
+        again = simulate_dfrs(w, name, period=300.0)
+    _same_result(fast, again)
+    assert calls and len(calls) == len(fast.extra["mcb8_calls"])
+
+
+@pytest.mark.parametrize("algorithm", ["GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min"])
+def test_an_hpc2n_excerpt_gives_the_numpy_codes_bits(algorithm):
+    from pathlib import Path
+
+    from allockit.instances.hpc2n import hpc2n_workload
+    from allockit.instances.swf import read_swf
+
+    excerpt = Path(__file__).resolve().parents[1] / "data" / "hpc2n_excerpt.swf"
+    w = hpc2n_workload(read_swf(excerpt))
+    fast = simulate_dfrs(w, algorithm)
+    with pytest.MonkeyPatch.context() as mp:
+        _numpy_steps(mp)
+        plain = simulate_dfrs(w, algorithm)
+    _same_result(fast, plain)
+    assert fast.extra["mcb8_calls"].shape[0] > 0
+
+
+# ---------------------------------------------------------------- a user's yields
+
+
+class _Fixed(FractionalPolicy):
+    """Greedy placements with whatever yields the test hands back."""
+
+    name = "fixed-yields"
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def start(self, state):
+        from allockit.simulation.dfrs_policies import GreedyPolicy
+
+        self.greedy = GreedyPolicy()
+
+    def on_submit(self, state, job, now):
+        self.greedy.on_submit(state, job, now)
+
+    def yields(self, state, jobs, counts, now, horizon):
+        return self.answer(jobs)
+
+
+_TWO = Workload.from_jobs(Platform(nodes=2), submit=[0, 5], runtime=[100, 100], tasks=[1, 1],
+                          cpu=[1.0, 1.0], mem=[0.3, 0.3])
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda jobs: np.ones(jobs.size + 1), r"one number per running job \(1\).*shape \(2,\)"),
+        (lambda jobs: 0.5, r"one number per running job.*shape \(\)"),
+        (lambda jobs: ["a"] * jobs.size, "not numeric"),
+        (lambda jobs: np.full(jobs.size, np.nan), r"in \[0, 1\]; yields\[0\] is nan"),
+        (lambda jobs: np.full(jobs.size, 1.5), r"yields\[0\] is 1.5 at time 0 s"),
+        (lambda jobs: -np.ones(jobs.size), r"yields\[0\] is -1.0"),
+    ],
+)
+def test_a_user_policys_bad_yields_are_refused_by_name(answer, message):
+    with pytest.raises(InvalidInputError, match=message) as info:
+        simulate_dfrs(_TWO, _Fixed(answer))
+    assert str(info.value).startswith("policy 'fixed-yields': yields must")
+
+
+def test_a_user_policys_yields_may_be_a_list():
+    r = simulate_dfrs(_TWO, _Fixed(lambda jobs: [1.0] * jobs.size), penalty=0.0)
+    assert r.end.tolist() == [100.0, 105.0]
+    half = simulate_dfrs(_TWO, _Fixed(lambda jobs: [0.5] * jobs.size), penalty=0.0)
+    assert half.end.tolist() == [200.0, 205.0]
