@@ -357,3 +357,46 @@ def test_a_user_policys_yields_may_be_a_list():
     assert r.end.tolist() == [100.0, 105.0]
     half = simulate_dfrs(_TWO, _Fixed(lambda jobs: [0.5] * jobs.size), penalty=0.0)
     assert half.end.tolist() == [200.0, 205.0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10**6), minvt=st.sampled_from([None, 0.0, 300.0]),
+       minft=st.sampled_from([None, 600.0]), nodes=st.integers(1, 4))
+def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, nodes):
+    # states with running jobs at the pinning thresholds exactly (virtual time equal to
+    # minvt, submitted exactly minft ago), paused jobs and a backlog; one remap each way
+    import copy
+
+    from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    now = 1_000.0
+    w = Workload.from_jobs(
+        Platform(nodes=nodes),
+        submit=np.sort(rng.choice([0.0, 400.0, now - 600.0, now], n)).tolist(),
+        runtime=rng.choice([500.0, 5_000.0], n).tolist(),
+        tasks=rng.integers(1, nodes + 1, n).tolist(),
+        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
+        mem=rng.choice([0.0, 0.1, 0.3, 0.6], n).tolist(),
+    )
+    state = DfrsState(w, penalty=300.0)
+    greedy = GreedyPolicy(preempt=True)
+    for j in range(n):
+        state.submit(j)
+        greedy.on_submit(state, j, float(w.submit[j]))
+    state.vt[:] = rng.choice([0.0, 299.0, 300.0, 301.0, 450.0], n)
+    state.clock = now
+    python = copy.deepcopy(state)
+    Mcb8Policy(minvt=minvt, minft=minft).remap(state, now)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Mcb8Policy, "fused", False)
+        Mcb8Policy(minvt=minvt, minft=minft).remap(python, now)
+    assert state.running == python.running and state.waiting == python.waiting
+    for j in state.running:
+        assert state.row(j).tolist() == python.row(j).tolist()
+    for name in ("mem_used", "load", "n_preempt", "n_migrate", "n_resume", "last_move",
+                 "penalty_until"):
+        assert getattr(state, name).tobytes() == getattr(python, name).tobytes(), name
+    assert (state.bytes_preempt, state.bytes_migrate) == (python.bytes_preempt,
+                                                          python.bytes_migrate)
