@@ -30,8 +30,10 @@ __all__ = [
 
 
 @warm_inputs(lambda: (
+    # (the workload's tasks, CPU and memory arrays are read-only: their own signature)
     np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_),
-    np.ones(1, dtype=np.int64), np.ones(1), np.zeros(1), np.zeros(1), np.zeros(1),
+    _readonly(np.ones(1, dtype=np.int64)), _readonly(np.ones(1)), _readonly(np.zeros(1)),
+    np.zeros(1), np.zeros(1),
 ))
 @njit(cache=True)
 def greedy_start_kernel(

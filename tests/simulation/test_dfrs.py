@@ -576,19 +576,36 @@ def test_add_rows_kernel_is_numpy_one_row_at_a_time(seed, k):
 
 def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     # the simulator loads its kernels before the clock (setup_seconds); a call with
-    # other argument types (an omitted default, another dtype) would compile a new
-    # signature inside the timed run (a 1 s "slowest MCB8 call")
+    # other argument types (an omitted default, another dtype, a read-only array) would
+    # compile or load a new signature inside the timed run (a 1 s "slowest MCB8 call").
+    # Every call of a run must have the types of the kernel's warm-up inputs (checked
+    # call by call: counting compiled signatures passes when an earlier test compiled
+    # the other signature already)
+    import numba
+
     from allockit.heuristics import greedy_kernels
     from allockit.heuristics.common import load_kernels
+    from allockit.heuristics.kernel_setup import _INPUTS
     from allockit.simulation import allocation_kernels, dfrs_event_kernels, dfrs_kernels
 
     names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
              "add_rows_kernel", "greedy_fill_kernel", "greedy_start_kernel",
              "mcb8_remap_kernel", *sorted(_EVENT)]
-    load_kernels(*names)
+    load_kernels(*names)  # (before the spies: kernels calling kernels are typed now)
     modules = (dfrs_kernels, dfrs_event_kernels, allocation_kernels, greedy_kernels)
-    where = {name: next(m for m in modules if hasattr(m, name)) for name in names}
-    before = {name: len(getattr(where[name], name).signatures) for name in names}
+    where = {name: next(m for m in modules if hasattr(m, name)
+                        and getattr(m, name).py_func.__module__ == m.__name__)
+             for name in names}
+    warm = {name: tuple(numba.typeof(a) for a in _INPUTS[name][1]()) for name in names}
+    seen: dict[str, set] = {name: set() for name in names}
+
+    def spy(name, kernel):
+        def call(*args):
+            seen[name].add(tuple(numba.typeof(a) for a in args))
+            return kernel(*args)
+
+        return call
+
     rng = np.random.default_rng(3)
     n = 60
     w = Workload.from_jobs(Platform(nodes=4), submit=np.sort(rng.integers(0, 3_000, n)).tolist(),
@@ -596,9 +613,15 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
                            tasks=rng.integers(1, 4, n).tolist(),
                            cpu=rng.choice([0.5, 1.0], n).tolist(),
                            mem=rng.choice([0.1, 0.3, 0.6], n).tolist())
-    for algorithm in ("GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min"):
-        simulate_dfrs(w, algorithm, period=300.0)
-    assert {name: len(getattr(where[name], name).signatures) for name in names} == before
+    with pytest.MonkeyPatch.context() as mp:
+        for name in names:
+            mp.setattr(where[name], name, spy(name, getattr(where[name], name)))
+        for algorithm in ("GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min",
+                          "Greedy */opt=min", "/stretch-per/opt=max/minvt=600"):
+            simulate_dfrs(w, algorithm, period=300.0)
+        simulate_dfrs(w, "MCB8 */opt=min", hold=600.0)  # (MCB8's Python steps)
+    assert all(seen.values()), [name for name in names if not seen[name]]
+    assert {name: seen[name] - {warm[name]} for name in names} == {name: set() for name in names}
 
 
 def _memory_prefix_by_packing(pinned, index, tasks, mem, pinned_rows):
