@@ -249,7 +249,7 @@ class DfrsAlgorithm(FractionalPolicy):
         if name.on_completion_policy == "Greedy":
             kernels.append("greedy_start_kernel")  # GreedyPolicy.start_waiting
         if name.periodic is not None or name.on_submit == "MCB8":
-            kernels.append("add_rows_kernel")  # DfrsState.apply
+            kernels.append("apply_kernel")  # DfrsState.apply
         if name.opt != "avg" and name.periodic != "mcb8-stretch":
             kernels.append("maxmin_dense_kernel")  # the opt=min yields
         if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":

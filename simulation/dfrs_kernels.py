@@ -4,7 +4,9 @@
   (``dfrs_policies.GreedyPolicy.start_waiting``);
 - ``mcb8_memory_prefix_kernel`` and ``mcb8_largest_yield_kernel``: MCB8's drop loop and
   its yield bisection (``dfrs_policies.Mcb8Policy``);
-- ``add_rows_kernel``: the memory and load updates of ``DfrsState.apply``.
+- ``mcb8_remap_kernel``: all of ``Mcb8Policy.remap`` (without ``hold``) in one call;
+- ``apply_kernel``: ``DfrsState.apply``'s array updates (``add_rows_kernel``: the
+  memory and load updates of its numpy steps, kept for comparison).
 
 Each does the same floating-point steps as the numpy or Python code it replaces, so
 the schedules are the same (property tests in ``tests/simulation/test_dfrs.py``).
@@ -22,6 +24,7 @@ from allockit.simulation.dfrs_event_kernels import _pairwise, _readonly
 
 __all__ = [
     "add_rows_kernel",
+    "apply_kernel",
     "greedy_start_kernel",
     "mcb8_largest_yield_kernel",
     "mcb8_memory_prefix_kernel",
@@ -502,3 +505,150 @@ def mcb8_remap_kernel(
         size -= 1
         zero_packs = False
     return np.zeros(0, dtype=np.int64), np.zeros((0, nodes))
+
+
+@warm_inputs(lambda: (
+    np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.zeros(1, dtype=np.int64),
+    _readonly(np.zeros(0, dtype=np.int64)), np.zeros(1, dtype=np.int64),
+    np.ones(1, dtype=np.int8), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), np.zeros(1),
+    np.zeros(1), _readonly(np.ones(1)), _readonly(np.ones(1)),
+    _readonly(np.ones(1, dtype=np.int64)), np.zeros(1, dtype=np.int64),
+    np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1),
+    np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1, dtype=np.bool_),
+    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1),
+    0.0, 300.0, 1.0, 0.0, 0.0,
+))
+@njit(cache=True)
+def apply_kernel(
+    jobs: np.ndarray,
+    rows: np.ndarray,
+    where: np.ndarray,
+    running: np.ndarray,
+    starting: np.ndarray,
+    status: np.ndarray,
+    pool: np.ndarray,
+    slot: np.ndarray,
+    mem_used: np.ndarray,
+    load: np.ndarray,
+    mem: np.ndarray,
+    cpu: np.ndarray,
+    tasks: np.ndarray,
+    shape: np.ndarray,
+    waiting_per_shape: np.ndarray,
+    n_preempt: np.ndarray,
+    yields: np.ndarray,
+    last_move: np.ndarray,
+    n_migrate: np.ndarray,
+    penalty_until: np.ndarray,
+    ever_ran: np.ndarray,
+    n_resume_elsewhere: np.ndarray,
+    n_resume: np.ndarray,
+    start: np.ndarray,
+    now: float,
+    penalty: float,
+    node_memory: float,
+    bytes_migrate: float,
+    bytes_preempt: float,
+):
+    """``DfrsState._apply``'s arrays in one pass: the system moves to ``jobs`` -> ``rows``.
+
+    ``where[j]`` is job ``j``'s place in ``jobs`` (-1 if not mapped), ``running`` the
+    running jobs by index, ``starting`` the waiting jobs of ``jobs`` by index (each
+    with a slot in ``pool`` already). Running jobs not mapped are paused, those whose
+    row changes migrate, the starting ones start or resume; every per-job array, the
+    memory and load (releases, then the moves' new rows, then the starts, each in
+    index order) and the byte counts (added job by job in that order) are updated in
+    place with the floating-point steps of the numpy code. The Python sets of running
+    and waiting jobs are the caller's.
+
+    Returns ``(changed, paused, preempted_tasks, migrated_tasks, bytes_migrate,
+    bytes_preempt)``; ``changed`` is False when nothing moves (then nothing was
+    written).
+    """
+    nodes = mem_used.shape[0]
+    n_run = running.shape[0]
+    leaves = np.zeros(n_run, dtype=np.bool_)  # paused or moving, in index order
+    moves = np.zeros(n_run, dtype=np.bool_)
+    n_paused = 0
+    n_leave = 0
+    for i in range(n_run):
+        j = running[i]
+        k = where[j]
+        if k < 0:
+            leaves[i] = True
+            n_paused += 1
+            n_leave += 1
+            continue
+        row = pool[slot[j]]
+        for n in range(nodes):
+            if row[n] != rows[k, n]:
+                moves[i] = True
+                leaves[i] = True
+                n_leave += 1
+                break
+    if n_leave == 0 and starting.shape[0] == 0:
+        return False, np.zeros(0, dtype=np.int64), 0, 0, bytes_migrate, bytes_preempt
+    # memory and load: releases (old rows), then the moves' new rows, then the starts
+    for i in range(n_run):
+        if leaves[i]:
+            j = running[i]
+            _add_row(mem_used, load, pool[slot[j]], mem[j], cpu[j], -1.0)
+    for i in range(n_run):
+        if moves[i]:
+            j = running[i]
+            _add_row(mem_used, load, rows[where[j]], mem[j], cpu[j], 1.0)
+    for j in starting:
+        _add_row(mem_used, load, rows[where[j]], mem[j], cpu[j], 1.0)
+    # pauses
+    paused = np.empty(n_paused, dtype=np.int64)
+    preempted = 0
+    p = 0
+    for i in range(n_run):
+        j = running[i]
+        if leaves[i] and not moves[i]:
+            paused[p] = j
+            p += 1
+            waiting_per_shape[shape[j]] += 1
+            status[j] = 1  # WAITING
+            n_preempt[j] += 1
+            preempted += tasks[j]
+            yields[j] = 0.0
+    # migrations (a row that changed moves at least one task)
+    migrated = 0
+    for i in range(n_run):
+        if moves[i]:
+            j = running[i]
+            old = pool[slot[j]]
+            new = rows[where[j]]
+            kept = 0.0
+            for n in range(nodes):
+                kept += min(old[n], new[n])
+            moved = np.int64(tasks[j] - kept)
+            old[:] = new
+            last_move[j] = now
+            n_migrate[j] += 1
+            migrated += moved
+            bytes_migrate += 2 * (moved * mem[j] * node_memory)
+            penalty_until[j] = now + penalty
+    # pauses save their memory, then resumes restore theirs (added in that order)
+    for j in paused:
+        bytes_preempt += tasks[j] * mem[j] * node_memory
+    for j in starting:
+        new = rows[where[j]]
+        row = pool[slot[j]]
+        if ever_ran[j]:
+            for n in range(nodes):
+                if row[n] != new[n]:
+                    n_resume_elsewhere[j] += 1
+                    break
+            penalty_until[j] = now + penalty
+            n_resume[j] += 1
+            bytes_preempt += tasks[j] * mem[j] * node_memory
+        else:
+            ever_ran[j] = True
+            start[j] = now
+        row[:] = new
+        waiting_per_shape[shape[j]] -= 1
+        status[j] = 2  # RUNNING
+        last_move[j] = now
+    return True, paused, preempted, migrated, bytes_migrate, bytes_preempt

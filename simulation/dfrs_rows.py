@@ -98,6 +98,10 @@ class RowPool:
         self._free.append(int(self._slot[j]))
         self._slot[j] = -1
 
+    def take(self, jobs: np.ndarray) -> None:
+        """Give a row to each of ``jobs`` that has none (undefined until stored)."""
+        self._take(jobs)
+
     def _take(self, jobs: np.ndarray) -> None:
         """Give a row of the pool to each of ``jobs`` that has none (jobs never run)."""
         need = jobs[self._slot[jobs] < 0]

@@ -330,7 +330,14 @@ class DfrsState:
         finally:
             where[jobs] = -1
 
+    #: Apply mappings in one compiled call (``dfrs_kernels.apply_kernel``); False runs
+    #: the numpy steps below, which give the same bits (the tests compare the two).
+    fused_apply: bool = True
+
     def _apply(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
+        if self.fused_apply:
+            self._apply_fused(jobs, rows, now)
+            return
         where = self._where
         running = self.running_jobs()
         mapped = where[running] >= 0
@@ -404,6 +411,41 @@ class DfrsState:
                 self.bytes_preempt,
                 np.concatenate([self.footprint(paused), self.footprint(resumed)]),
             )
+
+    def _apply_fused(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
+        """``_apply`` with the arrays updated by ``apply_kernel`` and the sets here."""
+        from allockit.simulation.dfrs_kernels import apply_kernel
+
+        starting = np.sort(jobs[self.status[jobs] == WAITING])
+        if starting.size:
+            self.rows.take(starting)
+        pool, slot = self.rows.arrays()
+        changed, paused, preempted, migrated, self.bytes_migrate, self.bytes_preempt = (
+            apply_kernel(
+                jobs, np.ascontiguousarray(rows, dtype=float), self._where,
+                self.running_jobs(), starting, self.status, pool, slot, self.mem_used,
+                self.load, self.mem, self.cpu, self.tasks, self.shape,
+                self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,
+                self.n_migrate, self.penalty_until, self.ever_ran, self.n_resume_elsewhere,
+                self.n_resume, self.start, now, float(self.penalty),
+                float(self.w.platform.node_memory), self.bytes_migrate, self.bytes_preempt,
+            )
+        )
+        if not changed:
+            return
+        self.layout += 1
+        self.task_preemptions += preempted
+        self.task_migrations += migrated
+        if paused.size:
+            listed = paused.tolist()
+            self.running.difference_update(listed)
+            self.waiting.update(listed)
+            self._running_sorted = None
+        if starting.size:
+            listed = starting.tolist()
+            self.waiting.difference_update(listed)
+            self.running.update(listed)
+            self._running_sorted = None
 
     def finish_job(self, j: int, now: float) -> None:
         """Job ``j`` completes at ``now``."""

@@ -300,16 +300,16 @@ _EVENT = {"advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_k
     [
         ("MCB8 */opt=min",
          {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
-          "add_rows_kernel", "mcb8_remap_kernel", *_EVENT}),
+          "apply_kernel", "mcb8_remap_kernel", *_EVENT}),
         ("Greedy */opt=min",
          {"greedy_fill_kernel", "greedy_start_kernel", "maxmin_dense_kernel", *_EVENT}),
         ("GreedyPM */per/opt=min/minvt=600",
          {"greedy_fill_kernel", "greedy_start_kernel", "mcb8_largest_yield_kernel",
-          "mcb8_memory_prefix_kernel", "maxmin_dense_kernel", "add_rows_kernel",
+          "mcb8_memory_prefix_kernel", "maxmin_dense_kernel", "apply_kernel",
           "mcb8_remap_kernel", *_EVENT}),
         ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_start_kernel", *_EVENT}),
         ("/stretch-per/opt=max/minvt=600",
-         {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "add_rows_kernel", *_EVENT}),
+         {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "apply_kernel", *_EVENT}),
     ],
 )
 def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(
@@ -589,7 +589,7 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     from allockit.simulation import allocation_kernels, dfrs_event_kernels, dfrs_kernels
 
     names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
-             "add_rows_kernel", "greedy_fill_kernel", "greedy_start_kernel",
+             "apply_kernel", "greedy_fill_kernel", "greedy_start_kernel",
              "mcb8_remap_kernel", *sorted(_EVENT)]
     load_kernels(*names)  # (before the spies: kernels calling kernels are typed now)
     modules = (dfrs_kernels, dfrs_event_kernels, allocation_kernels, greedy_kernels)

@@ -100,6 +100,7 @@ def _numpy_steps(mp):
     mp.setattr(DfrsState, "cpu_in_use", _cpu_in_use_numpy)
     mp.setattr(dfrs_module._Driver, "allocate", _allocate_numpy)
     mp.setattr(dfrs_policies.Mcb8Policy, "fused", False)
+    mp.setattr(DfrsState, "fused_apply", False)
 
 
 def _same_result(a, b):
@@ -400,3 +401,80 @@ def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, no
         assert getattr(state, name).tobytes() == getattr(python, name).tobytes(), name
     assert (state.bytes_preempt, state.bytes_migrate) == (python.bytes_preempt,
                                                           python.bytes_migrate)
+
+
+_STATE_ARRAYS = ("status", "mem_used", "load", "n_preempt", "n_migrate", "n_resume",
+                 "n_resume_elsewhere", "last_move", "penalty_until", "ever_ran", "start",
+                 "yields", "waiting_per_shape")
+
+
+def _same_state(a, b):
+    assert a.running == b.running and a.waiting == b.waiting and a.layout == b.layout
+    for j in a.running | a.waiting:
+        if a.rows.has(j) or b.rows.has(j):
+            assert a.row(j).tobytes() == b.row(j).tobytes(), j
+    for name in _STATE_ARRAYS:
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+    for name in ("task_preemptions", "task_migrations", "bytes_preempt", "bytes_migrate"):
+        assert repr(getattr(a, name)) == repr(getattr(b, name)), name
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4), rounds=st.integers(1, 4))
+def test_the_fused_apply_is_the_numpy_steps(seed, nodes, rounds):
+    # random mappings of random states: pauses, migrations, resumes on the same or
+    # other nodes, fresh starts, rows left as they are; several in a row
+    import copy
+
+    from allockit.simulation.dfrs_policies import GreedyPolicy
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 25))
+    w = Workload.from_jobs(
+        Platform(nodes=nodes),
+        submit=np.zeros(n).tolist(),
+        runtime=np.full(n, 1_000.0).tolist(),
+        tasks=rng.integers(1, nodes + 1, n).tolist(),
+        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
+        mem=rng.choice([0.0, 0.1, 0.3, 0.6], n).tolist(),
+    )
+    fused = DfrsState(w, penalty=float(rng.choice([0.0, 300.0])))
+    greedy = GreedyPolicy(preempt=True)
+    for j in range(n):
+        fused.submit(j)
+        greedy.on_submit(fused, j, 0.0)
+    plain = copy.deepcopy(fused)
+    plain.fused_apply = False
+    for r in range(rounds):
+        now = 100.0 * (r + 1)
+        system = sorted(fused.running | fused.waiting)
+        chosen = [j for j in system if rng.random() < 0.7]
+        rows = np.zeros((len(chosen), nodes))
+        for i, j in enumerate(chosen):
+            if fused.rows.has(j) and rng.random() < 0.5:
+                rows[i] = fused.row(j)  # stays where it is (or resumes there)
+            else:
+                rows[i] = np.bincount(rng.integers(0, nodes, int(w.tasks[j])),
+                                      minlength=nodes)
+        order = rng.permutation(len(chosen))
+        jobs = np.array(chosen, dtype=np.int64)[order]
+        fused.apply(jobs, rows[order], now)
+        plain.apply(jobs, rows[order], now)
+        _same_state(fused, plain)
+
+
+def test_the_fused_apply_changes_nothing_for_the_same_mapping():
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10], tasks=[1, 1],
+                           cpu=[1.0, 1.0], mem=[0.4, 0.4])
+    s = DfrsState(w, penalty=0.0)
+    s.submit(0)
+    s.submit(1)
+    s.apply(np.array([0, 1]), np.array([[1.0, 0.0], [0.0, 1.0]]), 1.0)
+    layout, used = s.layout, s.mem_used.copy()
+    s.apply(np.array([1, 0]), np.array([[0.0, 1.0], [1.0, 0.0]]), 2.0)
+    assert s.layout == layout and s.mem_used.tolist() == used.tolist()
+    assert s.last_move.tolist() == [1.0, 1.0] and s.n_migrate.tolist() == [0, 0]
+    s.apply(np.array([1]), np.array([[1.0, 0.0]]), 3.0)  # 0 paused, 1 moves
+    assert (sorted(s.running), sorted(s.waiting)) == ([1], [0])
+    assert s.n_preempt.tolist() == [1, 0] and s.n_migrate.tolist() == [0, 1]
+    assert s.mem_used.tolist() == [0.4, 0.0] and s.task_migrations == 1
