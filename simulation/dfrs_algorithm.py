@@ -260,4 +260,6 @@ class DfrsAlgorithm(FractionalPolicy):
             kernels.append("mcb8_memory_prefix_kernel")  # both MCB8 policies' drop loop
         if name.periodic == "mcb8-stretch":
             kernels.append("mcb_fill_kernel")  # Mcb8StretchPolicy
+            if self.hold is None:
+                kernels.append("mcb8_stretch_remap_kernel")  # its remap, fused
         return tuple(kernels)

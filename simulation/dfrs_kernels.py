@@ -29,6 +29,7 @@ __all__ = [
     "mcb8_largest_yield_kernel",
     "mcb8_memory_prefix_kernel",
     "mcb8_remap_kernel",
+    "mcb8_stretch_remap_kernel",
 ]
 
 
@@ -402,6 +403,54 @@ def _sum_rows_into(out: np.ndarray, pool: np.ndarray, slots: np.ndarray, weight:
                 out[n] += row[n] * weight[i]
 
 
+@njit(cache=True)
+def _remap_keep(
+    active: np.ndarray,
+    status: np.ndarray,
+    vt: np.ndarray,
+    submit: np.ndarray,
+    tasks: np.ndarray,
+    mem: np.ndarray,
+    pool: np.ndarray,
+    slot: np.ndarray,
+    nodes: int,
+    now: float,
+    minvt: float,
+    minft: float,
+):
+    """The start of both MCB8 remaps: the jobs that may fit, by priority (``_leaders``),
+    which of them are pinned (``pinned``) and how many MCB8 packs at yield 0
+    (``_memory_fit``)."""
+    keys = _priority_keys(active, vt, submit, now)
+    want = 2 * nodes + 16
+    while True:
+        first, more = _first_by_priority(active, keys, want)
+        cut = _memory_prefix(first, tasks, mem, nodes)
+        if cut < first.shape[0] or not more:
+            keep = first[:cut].copy()
+            break
+        want *= 4
+    pinned = np.zeros(keep.shape[0], dtype=np.bool_)
+    n_pinned = 0
+    for i in range(keep.shape[0]):
+        j = keep[i]
+        if status[j] == 2 and (vt[j] < minvt or now - submit[j] < minft):  # RUNNING
+            pinned[i] = True
+            n_pinned += 1
+    pinned_rows = np.empty((n_pinned, nodes))
+    p = 0
+    for i in range(keep.shape[0]):
+        if pinned[i]:
+            pinned_rows[p] = pool[slot[keep[i]]]
+            p += 1
+    size = 0
+    if keep.shape[0]:
+        size = mcb8_memory_prefix_kernel(
+            pinned, keep, tasks[keep], mem[keep], pinned_rows
+        )
+    return keep, pinned, size
+
+
 @warm_inputs(lambda: (
     _readonly(np.zeros(1, dtype=np.int64)), np.zeros(1, dtype=np.int8), np.zeros(1),
     _readonly(np.zeros(1)), _readonly(np.ones(1, dtype=np.int64)), _readonly(np.ones(1)),
@@ -438,33 +487,9 @@ def mcb8_remap_kernel(
     Returns ``(jobs, rows)``: the mapped jobs (the pinned ones in priority order, then
     the others by index) and their tasks per node; no jobs if nothing packs.
     """
-    keys = _priority_keys(active, vt, submit, now)
-    want = 2 * nodes + 16
-    while True:
-        first, more = _first_by_priority(active, keys, want)
-        cut = _memory_prefix(first, tasks, mem, nodes)
-        if cut < first.shape[0] or not more:
-            keep = first[:cut].copy()
-            break
-        want *= 4
-    pinned = np.zeros(keep.shape[0], dtype=np.bool_)
-    n_pinned = 0
-    for i in range(keep.shape[0]):
-        j = keep[i]
-        if status[j] == 2 and (vt[j] < minvt or now - submit[j] < minft):  # RUNNING
-            pinned[i] = True
-            n_pinned += 1
-    pinned_rows = np.empty((n_pinned, nodes))
-    p = 0
-    for i in range(keep.shape[0]):
-        if pinned[i]:
-            pinned_rows[p] = pool[slot[keep[i]]]
-            p += 1
-    size = 0
-    if keep.shape[0]:
-        size = mcb8_memory_prefix_kernel(
-            pinned, keep, tasks[keep], mem[keep], pinned_rows
-        )
+    keep, pinned, size = _remap_keep(
+        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft
+    )
     zero_packs = True
     base_mem = np.empty(nodes)
     base_load = np.empty(nodes)
@@ -652,3 +677,181 @@ def apply_kernel(
         status[j] = 2  # RUNNING
         last_move[j] = now
     return True, paused, preempted, migrated, bytes_migrate, bytes_preempt
+
+
+@njit(cache=True)
+def _fill(cpu_req: np.ndarray, mem: np.ndarray, free_cpu: np.ndarray, free_mem: np.ndarray):
+    """``heuristics.mcb.mcb_fill`` (MCB8: key max, descending): a host per task, or all -1."""
+    n = cpu_req.shape[0]
+    keys = np.maximum(cpu_req, mem)
+    order = np.argsort(-keys, kind="mergesort")  # stable, as numpy's
+    n_cpu = 0
+    for t in range(n):
+        if cpu_req[t] > mem[t]:
+            n_cpu += 1
+    cpu_list = np.empty(n_cpu, dtype=np.int64)
+    mem_list = np.empty(n - n_cpu, dtype=np.int64)
+    a = 0
+    b = 0
+    for k in range(n):
+        t = order[k]
+        if cpu_req[t] > mem[t]:
+            cpu_list[a] = t
+            a += 1
+        else:
+            mem_list[b] = t
+            b += 1
+    return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, free_cpu, free_mem)
+
+
+@njit(cache=True)
+def _stretch_pack(
+    inverse: float,
+    a: np.ndarray,
+    b: np.ndarray,
+    fixed_cpu: np.ndarray,
+    fixed_at: np.ndarray,
+    task_at: np.ndarray,
+    task_cpu: np.ndarray,
+    task_mem: np.ndarray,
+    free_mem: np.ndarray,
+):
+    """``Mcb8StretchPolicy.pack``'s ``pack(inverse)``: ``(packed, a host per task)``."""
+    size = a.shape[0]
+    y = np.empty(size)
+    for i in range(size):
+        need = (inverse - a[i]) / b[i]
+        if need > 1.0 + 1e-12:
+            return False, np.zeros(0, dtype=np.int64)
+        y[i] = min(max(need, 0.0), 1.0)
+    nodes = free_mem.shape[0]
+    base_load = np.zeros(nodes)
+    for r in range(fixed_cpu.shape[0]):
+        w = y[fixed_at[r]]
+        if r == 0:
+            for n in range(nodes):
+                base_load[n] = fixed_cpu[r, n] * w
+        else:
+            for n in range(nodes):
+                base_load[n] += fixed_cpu[r, n] * w
+    free_cpu = 1.0 - base_load
+    for n in range(nodes):
+        if free_cpu[n] < -MEM_EPS:
+            return False, np.zeros(0, dtype=np.int64)
+    cpu_req = np.empty(task_at.shape[0])
+    for t in range(task_at.shape[0]):
+        cpu_req[t] = y[task_at[t]] * task_cpu[t]
+    placed = _fill(cpu_req, task_mem, free_cpu, free_mem)
+    return not _failed(placed), placed
+
+
+@warm_inputs(lambda: (
+    _readonly(np.zeros(1, dtype=np.int64)), np.zeros(1, dtype=np.int8), np.zeros(1),
+    _readonly(np.zeros(1)), _readonly(np.ones(1, dtype=np.int64)), _readonly(np.ones(1)),
+    _readonly(np.ones(1)), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
+    -np.inf, -np.inf, 0.01, 600.0,
+))
+@njit(cache=True)
+def mcb8_stretch_remap_kernel(
+    active: np.ndarray,
+    status: np.ndarray,
+    vt: np.ndarray,
+    submit: np.ndarray,
+    tasks: np.ndarray,
+    mem: np.ndarray,
+    cpu: np.ndarray,
+    pool: np.ndarray,
+    slot: np.ndarray,
+    nodes: int,
+    now: float,
+    minvt: float,
+    minft: float,
+    accuracy: float,
+    period: float,
+):
+    """MCB8-stretch's remap (``Mcb8StretchPolicy`` without ``hold``) in one call.
+
+    As ``mcb8_remap_kernel``, with ``Mcb8StretchPolicy.pack``: the largest inverse
+    stretch estimate ``s`` (1 % relative accuracy, ``heuristics.mcb.largest_target``
+    with ``zero_first``) at which every kept job gets the yield ``(s - a_j) / b_j``
+    (at most 1, clipped to [0, 1]; ``a_j = vt_j / (ft_j + T)``, ``b_j = T / (ft_j +
+    T)``, ``T = period``), the pinned jobs' CPU fits their nodes and MCB8 packs the
+    others' tasks. The same floating-point steps as the Python code.
+    """
+    keep, pinned, size = _remap_keep(
+        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft
+    )
+    base_mem = np.empty(nodes)
+    while size > 0:
+        order = keep[:size]
+        is_pinned = pinned[:size]
+        a = np.empty(size)
+        b = np.empty(size)
+        for i in range(size):
+            j = order[i]
+            ft = max(now - submit[j], 0.0)
+            a[i] = vt[j] / (ft + period)
+            b[i] = period / (ft + period)
+        fixed = order[is_pinned]
+        fixed_at = np.flatnonzero(is_pinned)
+        movable = np.sort(order[~is_pinned])
+        fixed_slots = slot[fixed]
+        _sum_rows_into(base_mem, pool, fixed_slots, mem[fixed])
+        free_mem = 1.0 - base_mem
+        fixed_cpu = np.empty((fixed.shape[0], nodes))
+        for r in range(fixed.shape[0]):
+            row = pool[fixed_slots[r]]
+            for n in range(nodes):
+                fixed_cpu[r, n] = row[n] * cpu[fixed[r]]
+        place = np.argsort(order, kind="mergesort")
+        n_tasks = 0
+        for j in movable:
+            n_tasks += tasks[j]
+        task_at = np.empty(n_tasks, dtype=np.int64)
+        task_row = np.empty(n_tasks, dtype=np.int64)  # the task's job's place in movable
+        task_cpu = np.empty(n_tasks)
+        task_mem = np.empty(n_tasks)
+        t = 0
+        m = 0
+        for k in range(size):
+            i = place[k]
+            if is_pinned[i]:
+                continue
+            j = order[i]
+            for _ in range(tasks[j]):
+                task_at[t] = i
+                task_row[t] = m
+                task_cpu[t] = cpu[j]
+                task_mem[t] = mem[j]
+                t += 1
+            m += 1
+        # largest_target(pack, 1.0, hi - lo <= accuracy * hi, zero_first=True)
+        ok, best = _stretch_pack(0.0, a, b, fixed_cpu, fixed_at, task_at, task_cpu,
+                                 task_mem, free_mem)
+        if ok:
+            hi = 1.0
+            ok, top = _stretch_pack(hi, a, b, fixed_cpu, fixed_at, task_at, task_cpu,
+                                    task_mem, free_mem)
+            if ok:
+                best = top
+            else:
+                lo = 0.0
+                for _ in range(200):
+                    if hi - lo <= accuracy * hi:
+                        break
+                    mid = 0.5 * (lo + hi)
+                    ok, placed = _stretch_pack(mid, a, b, fixed_cpu, fixed_at, task_at,
+                                               task_cpu, task_mem, free_mem)
+                    if not ok:
+                        hi = mid
+                    else:
+                        lo = mid
+                        best = placed
+            rows = np.zeros((size, nodes))
+            for i in range(fixed.shape[0]):
+                rows[i] = pool[fixed_slots[i]]
+            for t in range(n_tasks):
+                rows[fixed.shape[0] + task_row[t], best[t]] += 1.0
+            return np.concatenate((fixed, movable)), rows
+        size -= 1
+    return np.zeros(0, dtype=np.int64), np.zeros((0, nodes))

@@ -260,9 +260,10 @@ class Mcb8Policy:
     ([0, 1, 2], [2.0, 1.0], 3)
     """
 
-    #: Remap in one compiled call (``mcb8_remap_kernel``; not with ``hold`` nor for
-    #: MCB8-stretch). False runs the Python steps, which give the same mapping (the
-    #: tests compare the two).
+    #: Remap in one compiled call (``mcb8_remap_kernel``, or
+    #: ``mcb8_stretch_remap_kernel`` for MCB8-stretch; not with ``hold``, nor for a
+    #: subclass with its own ``pack``). False runs the Python steps, which give the same
+    #: mapping (the tests compare the two).
     fused: bool = True
 
     def __init__(
@@ -304,8 +305,9 @@ class Mcb8Policy:
         keep their nodes: they are neither paused nor moved.
         """
         began = time.perf_counter()
-        if self.hold is None and self.fused and type(self).pack is Mcb8Policy.pack:
-            self._remap_fused(state, now, began)
+        kernel = _FUSED.get(type(self).pack) if self.hold is None and self.fused else None
+        if kernel is not None:
+            self._remap_fused(state, now, began, kernel)
             return
         if self.hold is None:
             count, keep = self._leaders(state, now)
@@ -337,23 +339,27 @@ class Mcb8Policy:
             mapping = np.zeros(0, dtype=np.int64), np.zeros((0, state.nodes))
         state.apply(*mapping, now)
 
-    def _remap_fused(self, state: DfrsState, now: float, began: float) -> None:
-        """``remap`` without ``hold`` in one compiled call (``mcb8_remap_kernel``)."""
-        from allockit.simulation.dfrs_kernels import mcb8_remap_kernel
+    def _remap_fused(self, state: DfrsState, now: float, began: float, kernel: str) -> None:
+        """``remap`` without ``hold`` in one call of the compiled ``kernel`` (by name)."""
+        from allockit.simulation import dfrs_kernels
 
         active = state.active_jobs()
         if not active.size:
             return
         pool, slot = state.rows.arrays()
-        jobs, rows = mcb8_remap_kernel(
+        jobs, rows = getattr(dfrs_kernels, kernel)(
             active, state.status, state.vt, state.submit_time, state.tasks, state.mem,
             state.cpu, pool, slot, state.nodes, now,
             -np.inf if self.minvt is None else float(self.minvt),
             -np.inf if self.minft is None else float(self.minft),
-            YIELD_ACCURACY,
+            YIELD_ACCURACY, *self._fused_extra(),
         )
         self.calls.append((active.size, time.perf_counter() - began))
         state.apply(jobs, rows, now)
+
+    def _fused_extra(self) -> tuple:
+        """Arguments the fused kernel takes after the common ones (none here)."""
+        return ()
 
     @staticmethod
     def _leaders(state: DfrsState, now: float) -> tuple[int, list[int]]:
@@ -443,6 +449,9 @@ class Mcb8StretchPolicy(Mcb8Policy):
         super().__init__(minft=minft, minvt=minvt, hold=hold)
         self.period = period
 
+    def _fused_extra(self) -> tuple:
+        return (float(self.period),)
+
     def slopes(
         self, state: DfrsState, jobs: np.ndarray, now: float
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -491,6 +500,13 @@ class Mcb8StretchPolicy(Mcb8Policy):
         if best is None:
             return None
         return _mapping(state, fixed, movable, task_job, best)
+
+
+#: The packings whose whole remap has a compiled twin (used without ``hold``), by kernel.
+_FUSED = {
+    Mcb8Policy.pack: "mcb8_remap_kernel",
+    Mcb8StretchPolicy.pack: "mcb8_stretch_remap_kernel",
+}
 
 
 def memory_prefix(state: DfrsState, jobs: list[int] | np.ndarray) -> int:

@@ -250,6 +250,7 @@ ALGORITHMS = [
     "GreedyP/per/opt=avg/minft=600",
     "Greedy */opt=avg",
     "/stretch-per/opt=max/minvt=600",
+    "/stretch-per/opt=avg/minft=300",
 ]
 
 
@@ -360,15 +361,16 @@ def test_a_user_policys_yields_may_be_a_list():
     assert half.end.tolist() == [200.0, 205.0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6), minvt=st.sampled_from([None, 0.0, 300.0]),
-       minft=st.sampled_from([None, 600.0]), nodes=st.integers(1, 4))
-def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, nodes):
+       minft=st.sampled_from([None, 600.0]), nodes=st.integers(1, 4),
+       stretch=st.booleans())
+def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, nodes, stretch):
     # states with running jobs at the pinning thresholds exactly (virtual time equal to
     # minvt, submitted exactly minft ago), paused jobs and a backlog; one remap each way
     import copy
 
-    from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy
+    from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8StretchPolicy
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 30))
@@ -389,10 +391,20 @@ def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, no
     state.vt[:] = rng.choice([0.0, 299.0, 300.0, 301.0, 450.0], n)
     state.clock = now
     python = copy.deepcopy(state)
-    Mcb8Policy(minvt=minvt, minft=minft).remap(state, now)
+
+    def policy():
+        if stretch:  # MCB8-stretch (/stretch-per): its own packing, its own kernel
+            return Mcb8StretchPolicy(period=float(rng.choice([60.0, 600.0])), minvt=minvt,
+                                     minft=minft)
+        return Mcb8Policy(minvt=minvt, minft=minft)
+
+    fused = policy()
+    fused.remap(state, now)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Mcb8Policy, "fused", False)
-        Mcb8Policy(minvt=minvt, minft=minft).remap(python, now)
+        plain = policy()
+        plain.period = getattr(fused, "period", None)
+        plain.remap(python, now)
     assert state.running == python.running and state.waiting == python.waiting
     for j in state.running:
         assert state.row(j).tolist() == python.row(j).tolist()
