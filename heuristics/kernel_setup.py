@@ -2,10 +2,10 @@
 
 The kernels live beside the algorithms they serve (``heuristics/greedy_kernels.py``,
 ``mcb_kernels.py``, ``drfh_kernels.py``, ``local_search_kernels.py``;
-``simulation/dfrs_kernels.py``, ``allocation_kernels.py``); each is compiled with this
-module's ``njit`` and registers tiny inputs of the types its callers pass
-(``warm_inputs``), so that ``warm_up`` can compile it, or load it from the cache,
-before a timed run.
+``simulation/dfrs_kernels.py``, ``dfrs_event_kernels.py``, ``allocation_kernels.py``);
+each is compiled with this module's ``njit`` and registers tiny inputs of the types its
+callers pass (``warm_inputs``), so that ``warm_up`` can compile it, or load it from the
+cache, before a timed run.
 
 The compiled machine code is cached in a user cache directory, not in the installed
 package: ``$NUMBA_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/allockit/numba`` (default

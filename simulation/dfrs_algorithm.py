@@ -248,6 +248,7 @@ class DfrsAlgorithm(FractionalPolicy):
             kernels.append("greedy_fill_kernel")
         if name.on_completion_policy == "Greedy":
             kernels.append("greedy_start_kernel")  # GreedyPolicy.start_waiting
+            kernels.append("start_kernel")  # ... and its DfrsState.start_jobs
         if name.periodic is not None or name.on_submit == "MCB8":
             kernels.append("apply_kernel")  # DfrsState.apply
         if name.opt != "avg" and name.periodic != "mcb8-stretch":

@@ -5,6 +5,7 @@
 - ``mcb8_memory_prefix_kernel`` and ``mcb8_largest_yield_kernel``: MCB8's drop loop and
   its yield bisection (``dfrs_policies.Mcb8Policy``);
 - ``mcb8_remap_kernel``: all of ``Mcb8Policy.remap`` (without ``hold``) in one call;
+- ``start_kernel``: ``DfrsState.start_jobs`` (the starts of Greedy's pass);
 - ``apply_kernel``: ``DfrsState.apply``'s array updates (``add_rows_kernel``: the
   memory and load updates of its numpy steps, kept for comparison).
 
@@ -30,6 +31,7 @@ __all__ = [
     "mcb8_memory_prefix_kernel",
     "mcb8_remap_kernel",
     "mcb8_stretch_remap_kernel",
+    "start_kernel",
 ]
 
 
@@ -855,3 +857,64 @@ def mcb8_stretch_remap_kernel(
             return np.concatenate((fixed, movable)), rows
         size -= 1
     return np.zeros(0, dtype=np.int64), np.zeros((0, nodes))
+
+
+@warm_inputs(lambda: (
+    np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.zeros((1, 1)),
+    np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
+    np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
+    np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1),
+    _readonly(np.ones(1)), _readonly(np.ones(1, dtype=np.int64)), 0.0, 300.0, 1.0, 0.0,
+))
+@njit(cache=True)
+def start_kernel(
+    jobs: np.ndarray,
+    rows: np.ndarray,
+    pool: np.ndarray,
+    slot: np.ndarray,
+    status: np.ndarray,
+    shape: np.ndarray,
+    waiting_per_shape: np.ndarray,
+    ever_ran: np.ndarray,
+    n_resume_elsewhere: np.ndarray,
+    last_move: np.ndarray,
+    penalty_until: np.ndarray,
+    n_resume: np.ndarray,
+    start: np.ndarray,
+    mem: np.ndarray,
+    tasks: np.ndarray,
+    now: float,
+    penalty: float,
+    node_memory: float,
+    bytes_preempt: float,
+) -> float:
+    """``DfrsState.start_job`` for waiting ``jobs`` in order, rows already counted.
+
+    Job ``jobs[i]`` gets the row ``rows[i]`` (its slot ``slot[j]`` in ``pool`` taken
+    already): a resume elsewhere is counted when its last row differs, it pays the
+    penalty and restores its memory image (added to ``bytes_preempt`` job by job, as
+    the Python loop adds them); a first start records its start time. Returns the new
+    ``bytes_preempt``; the arrays are updated in place.
+    """
+    nodes = rows.shape[1]
+    for i in range(jobs.shape[0]):
+        j = jobs[i]
+        row = pool[slot[j]]
+        if ever_ran[j]:
+            for n in range(nodes):
+                if row[n] != rows[i, n]:
+                    n_resume_elsewhere[j] += 1
+                    break
+        row[:] = rows[i]
+        if status[j] == 1:  # WAITING
+            waiting_per_shape[shape[j]] -= 1
+        status[j] = 2  # RUNNING
+        last_move[j] = now
+        if ever_ran[j]:
+            penalty_until[j] = now + penalty
+            bytes_preempt += tasks[j] * mem[j] * node_memory
+            n_resume[j] += 1
+        else:
+            ever_ran[j] = True
+            start[j] = now
+    return bytes_preempt

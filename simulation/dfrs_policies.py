@@ -97,6 +97,11 @@ class GreedyPolicy:
     ([0], [1])
     """
 
+    #: Start the jobs of a pass over the waiting jobs with one compiled call
+    #: (``DfrsState.start_jobs``); False starts them one by one (the same bits: the
+    #: tests compare the two).
+    batch_starts: bool = True
+
     def __init__(self, *, preempt: bool = False, migrate: bool = False) -> None:
         self.preempt = preempt or migrate
         self.migrate = migrate
@@ -181,8 +186,11 @@ class GreedyPolicy:
                 chunk, state.shape, dead, state.tasks, state.cpu, state.mem, state.load,
                 state.mem_used,
             )
-            for j, row in zip(started.tolist(), rows, strict=True):
-                state.start_job(j, None, now, row, counted=True)
+            if self.batch_starts:
+                state.start_jobs(started, rows, now)
+            else:
+                for j, row in zip(started.tolist(), rows, strict=True):
+                    state.start_job(j, None, now, row, counted=True)
             if rest is None:
                 return
             jobs, keys = jobs[rest], keys[rest]

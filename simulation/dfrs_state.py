@@ -273,6 +273,31 @@ class DfrsState:
             self.ever_ran[j] = True
             self.start[j] = now
 
+    def start_jobs(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
+        """``start_job(j, None, now, row, counted=True)`` for each waiting ``jobs[i]`` and
+        ``rows[i]`` in order, in one compiled call (``dfrs_kernels.start_kernel``).
+
+        The rows are already counted in the memory and load (Greedy's pass over the
+        waiting jobs adds them as it places the jobs).
+        """
+        if not jobs.size:
+            return
+        from allockit.simulation.dfrs_kernels import start_kernel
+
+        self.rows.take(jobs)
+        pool, slot = self.rows.arrays()
+        self.bytes_preempt = start_kernel(
+            jobs, rows, pool, slot, self.status, self.shape, self.waiting_per_shape,
+            self.ever_ran, self.n_resume_elsewhere, self.last_move, self.penalty_until,
+            self.n_resume, self.start, self.mem, self.tasks, now, float(self.penalty),
+            float(self.w.platform.node_memory), self.bytes_preempt,
+        )
+        self.layout += jobs.size  # (one change per job, as start_job counts them)
+        listed = jobs.tolist()
+        self.waiting.difference_update(listed)
+        self.running.update(listed)
+        self._running_sorted = None
+
     def pause_job(self, j: int) -> None:
         """Pause a running (or lifted) job whose nodes were already released."""
         self._stop(j)

@@ -101,6 +101,7 @@ def _numpy_steps(mp):
     mp.setattr(dfrs_module._Driver, "allocate", _allocate_numpy)
     mp.setattr(dfrs_policies.Mcb8Policy, "fused", False)
     mp.setattr(DfrsState, "fused_apply", False)
+    mp.setattr(dfrs_policies.GreedyPolicy, "batch_starts", False)
 
 
 def _same_result(a, b):
@@ -490,3 +491,39 @@ def test_the_fused_apply_changes_nothing_for_the_same_mapping():
     assert (sorted(s.running), sorted(s.waiting)) == ([1], [0])
     assert s.n_preempt.tolist() == [1, 0] and s.n_migrate.tolist() == [0, 1]
     assert s.mem_used.tolist() == [0.4, 0.0] and s.task_migrations == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4))
+def test_batched_starts_are_the_one_by_one_starts(seed, nodes):
+    # Greedy's pass over waiting jobs: paused jobs resumed where they were or elsewhere,
+    # jobs started for the first time, in one compiled call or job by job
+    import copy
+
+    from allockit.simulation.dfrs_policies import GreedyPolicy
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    w = Workload.from_jobs(
+        Platform(nodes=nodes),
+        submit=np.zeros(n).tolist(),
+        runtime=np.full(n, 1_000.0).tolist(),
+        tasks=rng.integers(1, nodes + 1, n).tolist(),
+        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
+        mem=rng.choice([0.0, 0.1, 0.3, 0.6], n).tolist(),
+    )
+    batched = DfrsState(w, penalty=float(rng.choice([0.0, 300.0])))
+    greedy = GreedyPolicy(preempt=True)
+    for j in range(n):
+        batched.submit(j)
+        greedy.on_submit(batched, j, 0.0)
+    running = sorted(batched.running)
+    keep = [j for j in running if rng.random() < 0.4]  # the others are paused
+    batched.apply(np.array(keep, dtype=np.int64),
+                  np.array([batched.row(j) for j in keep]).reshape(len(keep), nodes), 50.0)
+    one_by_one = copy.deepcopy(batched)
+    GreedyPolicy().start_waiting(batched, 100.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(GreedyPolicy, "batch_starts", False)
+        GreedyPolicy().start_waiting(one_by_one, 100.0)
+    _same_state(batched, one_by_one)
