@@ -125,7 +125,7 @@ def pairwise_sum(a: np.ndarray) -> float:
     Examples
     --------
     >>> x = np.random.default_rng(1).standard_normal(1000) * 1e8
-    >>> pairwise_sum(x) == x.sum()
+    >>> pairwise_sum(x) == float(x.sum())
     True
     """
     return _pairwise(a, 0, a.shape[0])
