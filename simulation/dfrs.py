@@ -68,7 +68,10 @@ class _Driver:
         self.period = policy.period
         self.periodic = policy.period is not None
         self.time_dependent = bool(getattr(policy, "time_dependent", False))
-        self.trusted = isinstance(policy, DfrsAlgorithm)  # (a user's yields are checked)
+        # a user's yields are checked (a subclass of DfrsAlgorithm with its own too)
+        self.trusted = (
+            isinstance(policy, DfrsAlgorithm) and type(policy).yields is DfrsAlgorithm.yields
+        )
         from allockit.simulation.dfrs_event_kernels import completion_kernel
 
         self._completion = completion_kernel
@@ -235,18 +238,28 @@ class _Driver:
 
 
 def _checked_yields(policy: Any, y: Any, n: int, now: float) -> np.ndarray:
-    """A user policy's yields as a float array of ``n`` values in [0, 1], or an error."""
+    """A user policy's yields as a float array of ``n`` values in [0, 1], or an error.
+
+    Integers and floats are taken (a yield up to 1e-9 above 1 is rounding, and is kept);
+    booleans, strings, ragged lists and other objects are refused. A negative zero
+    becomes +0.0.
+    """
     from allockit.simulation.policy import policy_name
 
     try:
-        out = np.asarray(y, dtype=float)
-    except (TypeError, ValueError):
-        out = None
-    if out is None or out.shape != (n,):
-        got = "a value that is not numeric" if out is None else f"shape {out.shape}"
+        raw = np.asarray(y)
+    except (TypeError, ValueError):  # (a ragged sequence, on numpy's side)
+        raw = np.asarray(None)
+    if raw.dtype.kind not in "iuf":
+        raise InvalidInputError(
+            f"policy {policy_name(policy)!r}: yields must be numbers, one per running job "
+            f"({n}) at time {now:g} s; got an array of {raw.dtype.name}"
+        )
+    out = raw.astype(float) + 0.0
+    if out.shape != (n,):
         raise InvalidInputError(
             f"policy {policy_name(policy)!r}: yields must be one number per running job "
-            f"({n}) at time {now:g} s; got {got}"
+            f"({n}) at time {now:g} s; got shape {out.shape}"
         )
     bad = np.flatnonzero(~((out >= 0.0) & (out <= 1.0 + 1e-9)))
     if bad.size:

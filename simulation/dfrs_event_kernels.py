@@ -117,6 +117,13 @@ def _pairwise(a: np.ndarray, lo: int, n: int) -> float:
     return result
 
 
+@njit(cache=True)
+def _sum(a: np.ndarray, n: int) -> float:
+    """numpy's sum of ``a[:n]``: its reduction starts from 0.0 and adds the pairwise sum
+    (so a sum of negative zeros is +0.0, as numpy's)."""
+    return 0.0 + _pairwise(a, 0, n)
+
+
 @warm_inputs(lambda: (np.ones(3),))
 @njit(cache=True)
 def pairwise_sum(a: np.ndarray) -> float:
@@ -127,8 +134,10 @@ def pairwise_sum(a: np.ndarray) -> float:
     >>> x = np.random.default_rng(1).standard_normal(1000) * 1e8
     >>> pairwise_sum(x) == float(x.sum())
     True
+    >>> pairwise_sum(np.full(9, -0.0))  # (numpy's reduction starts from +0.0)
+    0.0
     """
-    return _pairwise(a, 0, a.shape[0])
+    return _sum(a, a.shape[0])
 
 
 @warm_inputs(lambda: (
@@ -174,7 +183,7 @@ def advance_kernel(
         vt[j] = min(progress, runtime[j])
         need[i] = y * cpu[j] * float(tasks[j])
         work[i] = need[i] * u
-    return _pairwise(work, 0, n), _pairwise(need, 0, n) * (now - clock), overshoot
+    return _sum(work, n), _sum(need, n) * (now - clock), overshoot
 
 
 @warm_inputs(lambda: (
@@ -253,4 +262,4 @@ def cpu_in_use_kernel(
         if penalty_until[j] <= now:
             free[count] = need[i]
             count += 1
-    return _pairwise(need, 0, n), _pairwise(free, 0, count)
+    return _sum(need, n), _sum(free, count)

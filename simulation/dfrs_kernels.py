@@ -21,7 +21,7 @@ from allockit.constants import MEM_EPS
 from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_kernel
-from allockit.simulation.dfrs_event_kernels import _pairwise, _readonly
+from allockit.simulation.dfrs_event_kernels import _readonly, _sum
 
 __all__ = [
     "add_rows_kernel",
@@ -349,15 +349,21 @@ def _add_row(
 _FLOAT_MAX = np.finfo(np.float64).max
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _priority_keys(jobs: np.ndarray, vt: np.ndarray, submit: np.ndarray, now: float):
-    """``dfrs_priority.priority_keys``: ``-flow/vt²`` (finite), ``-inf`` at zero vt."""
+    """``dfrs_priority.priority_keys``: ``-flow/vt²`` (finite), ``-inf`` at zero vt.
+
+    IEEE division (numba's numpy error model): a virtual time so small that ``vt²``
+    is 0 gives ``-inf``, kept at ``-FLOAT_MAX`` as ``numpy.maximum`` keeps it (and a
+    NaN stays NaN, as there).
+    """
     keys = np.empty(jobs.shape[0])
     for i in range(jobs.shape[0]):
         j = jobs[i]
         v = vt[j]
         if v > 0.0:
-            keys[i] = max(-(now - submit[j]) / (v * v), -_FLOAT_MAX)
+            key = -(now - submit[j]) / (v * v)
+            keys[i] = key if key != key else max(key, -_FLOAT_MAX)
         else:
             keys[i] = -np.inf
     return keys
@@ -517,7 +523,7 @@ def mcb8_remap_kernel(
         need = np.empty(size)
         for i in range(size):
             need[i] = cpu[order[i]] * tasks[order[i]]
-        hi = min(1.0, nodes / _pairwise(need, 0, size))
+        hi = min(1.0, nodes / _sum(need, size))
         found, placed = mcb8_largest_yield_kernel(
             cpu[task_job], mem[task_job], base_load, 1.0 - base_mem, hi, accuracy,
             zero_packs,
@@ -647,7 +653,7 @@ def apply_kernel(
             j = running[i]
             old = pool[slot[j]]
             new = rows[where[j]]
-            kept = 0.0
+            kept = 0.0  # (whole task counts: exact in any order, as numpy's pairwise sum)
             for n in range(nodes):
                 kept += min(old[n], new[n])
             moved = np.int64(tasks[j] - kept)

@@ -270,8 +270,8 @@ class Mcb8Policy:
 
     #: Remap in one compiled call (``mcb8_remap_kernel``, or
     #: ``mcb8_stretch_remap_kernel`` for MCB8-stretch; not with ``hold``, nor for a
-    #: subclass with its own ``pack``). False runs the Python steps, which give the same
-    #: mapping (the tests compare the two).
+    #: subclass that overrides ``pack``, ``pinned``, ``_leaders`` or ``slopes``). False
+    #: runs the Python steps, which give the same mapping (the tests compare the two).
     fused: bool = True
 
     def __init__(
@@ -313,7 +313,7 @@ class Mcb8Policy:
         keep their nodes: they are neither paused nor moved.
         """
         began = time.perf_counter()
-        kernel = _FUSED.get(type(self).pack) if self.hold is None and self.fused else None
+        kernel = self._fused_kernel() if self.hold is None and self.fused else None
         if kernel is not None:
             self._remap_fused(state, now, began, kernel)
             return
@@ -368,6 +368,15 @@ class Mcb8Policy:
     def _fused_extra(self) -> tuple:
         """Arguments the fused kernel takes after the common ones (none here)."""
         return ()
+
+    def _fused_kernel(self) -> str | None:
+        """The compiled twin of this policy's remap, or None when a subclass changed a
+        step of it (its packing, its pinned jobs, its leaders or its slopes)."""
+        cls = type(self)
+        for base, kernel, steps in _FUSED:
+            if all(getattr(cls, step) is getattr(base, step) for step in steps):
+                return kernel
+        return None
 
     @staticmethod
     def _leaders(state: DfrsState, now: float) -> tuple[int, list[int]]:
@@ -510,11 +519,13 @@ class Mcb8StretchPolicy(Mcb8Policy):
         return _mapping(state, fixed, movable, task_job, best)
 
 
-#: The packings whose whole remap has a compiled twin (used without ``hold``), by kernel.
-_FUSED = {
-    Mcb8Policy.pack: "mcb8_remap_kernel",
-    Mcb8StretchPolicy.pack: "mcb8_stretch_remap_kernel",
-}
+#: The remaps with a compiled twin (used without ``hold``): the class, its kernel and
+#: the steps the kernel does (a subclass that overrides one runs the Python steps).
+_FUSED = (
+    (Mcb8Policy, "mcb8_remap_kernel", ("pack", "pinned", "_leaders", "_fused_extra")),
+    (Mcb8StretchPolicy, "mcb8_stretch_remap_kernel",
+     ("pack", "pinned", "_leaders", "slopes", "_fused_extra")),
+)
 
 
 def memory_prefix(state: DfrsState, jobs: list[int] | np.ndarray) -> int:

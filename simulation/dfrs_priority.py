@@ -93,7 +93,7 @@ def priority_keys(state: DfrsState, jobs: np.ndarray, now: float) -> np.ndarray:
     """
     vt = state.vt[jobs]
     positive = vt > 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (tiny vt: -inf)
         key = -(now - state.submit_time[jobs]) / (vt * vt)
     return np.where(positive, np.maximum(key, -_FLOAT_MAX), -np.inf)
 

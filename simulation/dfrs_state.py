@@ -447,7 +447,8 @@ class DfrsState:
         pool, slot = self.rows.arrays()
         changed, paused, preempted, migrated, self.bytes_migrate, self.bytes_preempt = (
             apply_kernel(
-                jobs, np.ascontiguousarray(rows, dtype=float), self._where,
+                jobs, np.array(rows, dtype=float), self._where,  # (a copy: rows may be
+                # views of the pool, which the kernel writes)
                 self.running_jobs(), starting, self.status, pool, slot, self.mem_used,
                 self.load, self.mem, self.cpu, self.tasks, self.shape,
                 self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,

@@ -124,9 +124,10 @@ def _random_workload(seed, n=60, nodes=4):
     return Workload.from_jobs(
         Platform(nodes=nodes),
         submit=np.sort(rng.choice([0, 7, 300, 900, 1_500, 4_000], n)).astype(float).tolist(),
-        runtime=rng.choice([30, 600, 2_000, 7_777], n).tolist(),
+        runtime=rng.choice([1e-3, 0.5, 30, 600, 2_000, 7_777], n).tolist(),
         tasks=rng.integers(1, nodes + 1, n).tolist(),
-        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
+        # (not only powers of two: sums of 0.1, 0.3, 0.7 depend on their order)
+        cpu=rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], n).tolist(),
         mem=rng.choice([0.0, 0.05, 0.1, 0.3, 0.6], n).tolist(),
     )
 
@@ -145,6 +146,14 @@ def test_pairwise_sum_adds_as_numpy_does(size, seed, spread):
     x = rng.standard_normal(size) * 10.0 ** rng.uniform(-spread, spread, size)
     assert pairwise_sum(x) == x.sum()
     assert pairwise_sum(x).hex() == float(x.sum()).hex()
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 128, 129, 300])
+@pytest.mark.parametrize("value", [0.0, -0.0])
+def test_pairwise_sum_of_zeros_is_numpys(size, value):
+    x = np.full(size, value)
+    assert pairwise_sum(x).hex() == float(x.sum()).hex() == "0x0.0p+0"
+    assert math.copysign(1.0, pairwise_sum(x)) == 1.0
 
 
 def test_pairwise_sum_is_not_a_plain_loop():
@@ -166,11 +175,11 @@ def running_states(draw):
     rng = np.random.default_rng(seed)
     jobs = np.sort(rng.choice(n + 20, size=n, replace=False)).astype(np.int64)
     total = n + 20
-    runtime = rng.choice([1.0, 10.0, 333.3, 1e5], total)
+    runtime = rng.choice([1e-3, 0.5, 1.0, 10.0, 333.3, 1e5], total)
     vt = runtime * rng.choice([0.0, 0.5, 1.0 - 1e-12, 1.0, 0.999], total)
-    yields = rng.choice([0.0, 0.25, 1 / 3, 1.0], total)
+    yields = rng.choice([0.0, -0.0, 0.25, 1 / 3, 0.7, 1.0], total)
     penalty_until = rng.choice([-math.inf, 0.0, 50.0, 500.0], total)
-    cpu = rng.choice([0.25, 0.5, 1.0], total)
+    cpu = rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], total)
     tasks = rng.integers(1, 9, total).astype(np.int64)
     return jobs, runtime, vt, yields, penalty_until, cpu, tasks
 
@@ -228,6 +237,14 @@ def test_completion_and_cpu_kernels_are_the_numpy_steps(data, now):
     work = runtime[jobs]
     done = jobs[work - vt[jobs] <= 1e-9 * np.maximum(1.0, work)]
     assert residue_kernel(jobs, runtime, vt).tolist() == done.tolist()
+
+
+def test_residues_are_absolute_below_one_second_of_work():
+    # remaining work up to 1e-9 * max(1, work) is a residue: absolute for short jobs
+    runtime = np.array([1e-3, 1e-3, 10.0, 10.0, 0.5])
+    vt = runtime - np.array([5e-10, 2e-9, 5e-9, 2e-8, 0.0])
+    jobs = np.arange(5, dtype=np.int64)
+    assert residue_kernel(jobs, runtime, vt).tolist() == [0, 2, 4]
 
 
 def test_the_earliest_completion_ties_go_to_the_first_job():
@@ -343,7 +360,8 @@ _TWO = Workload.from_jobs(Platform(nodes=2), submit=[0, 5], runtime=[100, 100], 
     [
         (lambda jobs: np.ones(jobs.size + 1), r"one number per running job \(1\).*shape \(2,\)"),
         (lambda jobs: 0.5, r"one number per running job.*shape \(\)"),
-        (lambda jobs: ["a"] * jobs.size, "not numeric"),
+        (lambda jobs: ["a"] * jobs.size, "numbers.*an array of str"),
+        (lambda jobs: [[1.0], [1.0, 2.0]], "numbers.*an array of object"),
         (lambda jobs: np.full(jobs.size, np.nan), r"in \[0, 1\]; yields\[0\] is nan"),
         (lambda jobs: np.full(jobs.size, 1.5), r"yields\[0\] is 1.5 at time 0 s"),
         (lambda jobs: -np.ones(jobs.size), r"yields\[0\] is -1.0"),
@@ -353,6 +371,22 @@ def test_a_user_policys_bad_yields_are_refused_by_name(answer, message):
     with pytest.raises(InvalidInputError, match=message) as info:
         simulate_dfrs(_TWO, _Fixed(answer))
     assert str(info.value).startswith("policy 'fixed-yields': yields must")
+
+
+@pytest.mark.parametrize("answer", [lambda jobs: [True] * jobs.size,
+                                    lambda jobs: ["0.5"] * jobs.size])
+def test_a_user_policys_yields_must_be_numbers(answer):
+    with pytest.raises(InvalidInputError, match=r"yields must be numbers.*got an array of"):
+        simulate_dfrs(_TWO, _Fixed(answer))
+
+
+def test_a_user_policys_yields_within_rounding_and_negative_zeros_are_taken():
+    r = simulate_dfrs(_TWO, _Fixed(lambda jobs: np.full(jobs.size, 1.0 + 1e-10)), penalty=0.0)
+    assert np.allclose(r.end, [100.0, 105.0])
+    from allockit.simulation.dfrs import _checked_yields
+
+    zero = _checked_yields(_Fixed(None), [-0.0, 0.5], 2, 0.0)
+    assert [math.copysign(1.0, v) for v in zero] == [1.0, 1.0] and zero.flags.c_contiguous
 
 
 def test_a_user_policys_yields_may_be_a_list():
@@ -389,7 +423,7 @@ def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, no
     for j in range(n):
         state.submit(j)
         greedy.on_submit(state, j, float(w.submit[j]))
-    state.vt[:] = rng.choice([0.0, 299.0, 300.0, 301.0, 450.0], n)
+    state.vt[:] = rng.choice([0.0, 1e-170, 1e-155, 299.0, 300.0, 301.0, 450.0], n)
     state.clock = now
     python = copy.deepcopy(state)
 
@@ -406,14 +440,7 @@ def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, no
         plain = policy()
         plain.period = getattr(fused, "period", None)
         plain.remap(python, now)
-    assert state.running == python.running and state.waiting == python.waiting
-    for j in state.running:
-        assert state.row(j).tolist() == python.row(j).tolist()
-    for name in ("mem_used", "load", "n_preempt", "n_migrate", "n_resume", "last_move",
-                 "penalty_until"):
-        assert getattr(state, name).tobytes() == getattr(python, name).tobytes(), name
-    assert (state.bytes_preempt, state.bytes_migrate) == (python.bytes_preempt,
-                                                          python.bytes_migrate)
+    _same_state(state, python)
 
 
 _STATE_ARRAYS = ("status", "mem_used", "load", "n_preempt", "n_migrate", "n_resume",
@@ -527,3 +554,53 @@ def test_batched_starts_are_the_one_by_one_starts(seed, nodes):
         mp.setattr(GreedyPolicy, "batch_starts", False)
         GreedyPolicy().start_waiting(one_by_one, 100.0)
     _same_state(batched, one_by_one)
+
+
+def test_priority_keys_kernel_is_numpys_down_to_tiny_virtual_times():
+    # vt² underflows to 0 below ~1.5e-162: numpy gives -inf, kept at -FLOAT_MAX
+    from allockit.simulation.dfrs_kernels import _priority_keys
+    from allockit.simulation.dfrs_priority import priority_keys
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0, 0, 0, 5, 10],
+                           runtime=[10] * 6, tasks=[1] * 6, cpu=[1.0] * 6, mem=[0.1] * 6)
+    state = DfrsState(w, penalty=0.0)
+    state.vt[:] = [0.0, 1e-170, 1e-155, 2.0, 1e-300, 3.0]
+    jobs = np.arange(6, dtype=np.int64)
+    expect = priority_keys(state, jobs, 10.0)
+    got = _priority_keys(jobs, state.vt, state.submit_time, 10.0)
+    assert got.tobytes() == expect.tobytes()
+    assert got[1] == -np.finfo(float).max and got[0] == -np.inf
+
+
+def test_a_subclass_with_its_own_steps_runs_them_not_the_kernel():
+    from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8StretchPolicy
+
+    class NoPins(Mcb8Policy):
+        def pinned(self, state, now):
+            return np.zeros(0, dtype=np.int64)
+
+    class Flat(Mcb8StretchPolicy):
+        def slopes(self, state, jobs, now):
+            return np.zeros(jobs.size), np.ones(jobs.size)
+
+    assert Mcb8Policy(minvt=300.0)._fused_kernel() == "mcb8_remap_kernel"
+    assert Mcb8StretchPolicy(period=600.0)._fused_kernel() == "mcb8_stretch_remap_kernel"
+    assert NoPins(minvt=300.0)._fused_kernel() is None
+    assert Flat(period=600.0)._fused_kernel() is None
+    # a state where the pinned jobs matter: the override must be honoured
+    w = _random_workload(5, n=25, nodes=3)
+    state = DfrsState(w, penalty=0.0)
+    greedy = GreedyPolicy(preempt=True)
+    for j in range(w.n_jobs):
+        state.submit(j)
+        greedy.on_submit(state, j, 0.0)
+    state.vt[:] = 100.0
+    import copy
+
+    mine, pinned_run = copy.deepcopy(state), copy.deepcopy(state)
+    NoPins(minvt=300.0).remap(mine, 1_000.0)
+    Mcb8Policy(minvt=None).remap(state, 1_000.0)  # what "no pins" means
+    Mcb8Policy(minvt=300.0).remap(pinned_run, 1_000.0)
+    _same_state(mine, state)
+    assert any(not np.array_equal(mine.row(j), pinned_run.row(j))
+               for j in mine.running & pinned_run.running) or mine.running != pinned_run.running
