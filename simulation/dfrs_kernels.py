@@ -4,13 +4,16 @@
   (``dfrs_policies.GreedyPolicy.start_waiting``);
 - ``mcb8_memory_prefix_kernel`` and ``mcb8_largest_yield_kernel``: MCB8's drop loop and
   its yield bisection (``dfrs_policies.Mcb8Policy``);
-- ``mcb8_remap_kernel``: all of ``Mcb8Policy.remap`` (without ``hold``) in one call;
+- ``mcb8_remap_kernel`` and ``mcb8_stretch_remap_kernel``: all of ``Mcb8Policy.remap``
+  and of MCB8-stretch's (without ``hold``) in one call;
 - ``start_kernel``: ``DfrsState.start_jobs`` (the starts of Greedy's pass);
 - ``apply_kernel``: ``DfrsState.apply``'s array updates (``add_rows_kernel``: the
   memory and load updates of its numpy steps, kept for comparison).
 
 Each does the same floating-point steps as the numpy or Python code it replaces, so
-the schedules are the same (property tests in ``tests/simulation/test_dfrs.py``).
+the schedules are the same (property tests in ``tests/simulation/test_dfrs.py`` and
+``tests/simulation/test_dfrs_event_kernels.py``, against the Python steps kept behind
+``Mcb8Policy.fused``, ``DfrsState.fused_apply`` and ``GreedyPolicy.batch_starts``).
 """
 
 from __future__ import annotations
