@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.heuristics.kernel_setup import njit, warm_inputs
+from allockit.results.base import readonly_array
 
 __all__ = [
     "advance_kernel",
@@ -37,13 +38,6 @@ __all__ = [
     "pairwise_sum",
     "residue_kernel",
 ]
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    """``array`` made read-only: ``DfrsState.running_jobs`` passes such arrays, and numba
-    compiles a signature per writability."""
-    array.flags.writeable = False
-    return array
 
 
 @njit(cache=True)
@@ -141,8 +135,8 @@ def pairwise_sum(a: np.ndarray) -> float:
 
 
 @warm_inputs(lambda: (
-    _readonly(np.zeros(1, dtype=np.int64)), 0.0, 1.0, np.zeros(1), np.zeros(1), np.zeros(1),
-    _readonly(np.ones(1)), _readonly(np.ones(1)), _readonly(np.ones(1, dtype=np.int64)),
+    readonly_array([0], np.int64), 0.0, 1.0, np.zeros(1), np.zeros(1), np.zeros(1),
+    readonly_array([1.0], float), readonly_array([1.0], float), readonly_array([1], np.int64),
     np.zeros(1),
 ))
 @njit(cache=True)
@@ -187,7 +181,7 @@ def advance_kernel(
 
 
 @warm_inputs(lambda: (
-    _readonly(np.zeros(1, dtype=np.int64)), _readonly(np.ones(1)), np.zeros(1)
+    readonly_array([0], np.int64), readonly_array([1.0], float), np.zeros(1)
 ))
 @njit(cache=True)
 def residue_kernel(jobs: np.ndarray, runtime: np.ndarray, vt: np.ndarray) -> np.ndarray:
@@ -203,8 +197,8 @@ def residue_kernel(jobs: np.ndarray, runtime: np.ndarray, vt: np.ndarray) -> np.
 
 
 @warm_inputs(lambda: (
-    _readonly(np.zeros(1, dtype=np.int64)), np.ones(1), 0.0, np.zeros(1),
-    _readonly(np.ones(1)), np.zeros(1), np.zeros(1),
+    readonly_array([0], np.int64), np.ones(1), 0.0, np.zeros(1),
+    readonly_array([1.0], float), np.zeros(1), np.zeros(1),
 ))
 @njit(cache=True)
 def completion_kernel(
@@ -239,8 +233,8 @@ def completion_kernel(
 
 
 @warm_inputs(lambda: (
-    _readonly(np.zeros(1, dtype=np.int64)), 0.0, np.zeros(1), _readonly(np.ones(1)),
-    _readonly(np.ones(1, dtype=np.int64)), np.zeros(1),
+    readonly_array([0], np.int64), 0.0, np.zeros(1), readonly_array([1.0], float),
+    readonly_array([1], np.int64), np.zeros(1),
 ))
 @njit(cache=True)
 def cpu_in_use_kernel(

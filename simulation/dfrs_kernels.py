@@ -24,7 +24,8 @@ from allockit.constants import MEM_EPS
 from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_kernel
-from allockit.simulation.dfrs_event_kernels import _readonly, _sum
+from allockit.results.base import readonly_array
+from allockit.simulation.dfrs_event_kernels import _sum
 
 __all__ = [
     "add_rows_kernel",
@@ -41,7 +42,7 @@ __all__ = [
 @warm_inputs(lambda: (
     # (the workload's tasks, CPU and memory arrays are read-only: their own signature)
     np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_),
-    _readonly(np.ones(1, dtype=np.int64)), _readonly(np.ones(1)), _readonly(np.zeros(1)),
+    readonly_array([1], np.int64), readonly_array([1.0], float), readonly_array([0.0], float),
     np.zeros(1), np.zeros(1),
 ))
 @njit(cache=True)
@@ -103,17 +104,9 @@ def _failed(placed: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _mcb8_fill_at(
-    target: float, cpu: np.ndarray, mem: np.ndarray, base_load: np.ndarray, free_mem: np.ndarray
-) -> np.ndarray:
-    """MCB8 (``key="max"``, descending) of tasks needing ``target * cpu`` on hosts with
-    ``base_load`` CPU already used at yield ``target``; all -1 if it fails."""
-    n = cpu.shape[0]
-    free_cpu = 1.0 - target * base_load
-    for h in range(free_cpu.shape[0]):
-        if free_cpu[h] < -MEM_EPS:
-            return np.full(max(n, 1), -1, dtype=np.int64)
-    cpu_req = target * cpu
+def _fill(cpu_req: np.ndarray, mem: np.ndarray, free_cpu: np.ndarray, free_mem: np.ndarray):
+    """``heuristics.mcb.mcb_fill`` (MCB8: key max, descending): a host per task, or all -1."""
+    n = cpu_req.shape[0]
     keys = np.maximum(cpu_req, mem)
     order = np.argsort(-keys, kind="mergesort")  # stable, as numpy's
     n_cpu = 0
@@ -133,6 +126,20 @@ def _mcb8_fill_at(
             mem_list[b] = t
             b += 1
     return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, free_cpu, free_mem)
+
+
+@njit(cache=True)
+def _mcb8_fill_at(
+    target: float, cpu: np.ndarray, mem: np.ndarray, base_load: np.ndarray, free_mem: np.ndarray
+) -> np.ndarray:
+    """MCB8 (``key="max"``, descending) of tasks needing ``target * cpu`` on hosts with
+    ``base_load`` CPU already used at yield ``target``; all -1 if it fails."""
+    n = cpu.shape[0]
+    free_cpu = 1.0 - target * base_load
+    for h in range(free_cpu.shape[0]):
+        if free_cpu[h] < -MEM_EPS:
+            return np.full(max(n, 1), -1, dtype=np.int64)
+    return _fill(target * cpu, mem, free_cpu, free_mem)
 
 
 @warm_inputs(lambda: (
@@ -463,9 +470,9 @@ def _remap_keep(
 
 
 @warm_inputs(lambda: (
-    _readonly(np.zeros(1, dtype=np.int64)), np.zeros(1, dtype=np.int8), np.zeros(1),
-    _readonly(np.zeros(1)), _readonly(np.ones(1, dtype=np.int64)), _readonly(np.ones(1)),
-    _readonly(np.ones(1)), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
+    readonly_array([0], np.int64), np.zeros(1, dtype=np.int8), np.zeros(1),
+    readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
+    readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
     -np.inf, -np.inf, 0.01,
 ))
 @njit(cache=True)
@@ -545,10 +552,10 @@ def mcb8_remap_kernel(
 
 @warm_inputs(lambda: (
     np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.zeros(1, dtype=np.int64),
-    _readonly(np.zeros(0, dtype=np.int64)), np.zeros(1, dtype=np.int64),
+    readonly_array([], np.int64), np.zeros(1, dtype=np.int64),
     np.ones(1, dtype=np.int8), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), np.zeros(1),
-    np.zeros(1), _readonly(np.ones(1)), _readonly(np.ones(1)),
-    _readonly(np.ones(1, dtype=np.int64)), np.zeros(1, dtype=np.int64),
+    np.zeros(1), readonly_array([1.0], float), readonly_array([1.0], float),
+    readonly_array([1], np.int64), np.zeros(1, dtype=np.int64),
     np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1),
     np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1, dtype=np.bool_),
     np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1),
@@ -691,43 +698,23 @@ def apply_kernel(
 
 
 @njit(cache=True)
-def _fill(cpu_req: np.ndarray, mem: np.ndarray, free_cpu: np.ndarray, free_mem: np.ndarray):
-    """``heuristics.mcb.mcb_fill`` (MCB8: key max, descending): a host per task, or all -1."""
-    n = cpu_req.shape[0]
-    keys = np.maximum(cpu_req, mem)
-    order = np.argsort(-keys, kind="mergesort")  # stable, as numpy's
-    n_cpu = 0
-    for t in range(n):
-        if cpu_req[t] > mem[t]:
-            n_cpu += 1
-    cpu_list = np.empty(n_cpu, dtype=np.int64)
-    mem_list = np.empty(n - n_cpu, dtype=np.int64)
-    a = 0
-    b = 0
-    for k in range(n):
-        t = order[k]
-        if cpu_req[t] > mem[t]:
-            cpu_list[a] = t
-            a += 1
-        else:
-            mem_list[b] = t
-            b += 1
-    return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, free_cpu, free_mem)
-
-
-@njit(cache=True)
 def _stretch_pack(
     inverse: float,
     a: np.ndarray,
     b: np.ndarray,
     fixed_cpu: np.ndarray,
+    fixed_rows: np.ndarray,
     fixed_at: np.ndarray,
     task_at: np.ndarray,
     task_cpu: np.ndarray,
     task_mem: np.ndarray,
     free_mem: np.ndarray,
 ):
-    """``Mcb8StretchPolicy.pack``'s ``pack(inverse)``: ``(packed, a host per task)``."""
+    """``Mcb8StretchPolicy.pack``'s ``pack(inverse)``: ``(packed, a host per task)``.
+
+    ``fixed_cpu[fixed_rows[r]]`` is the CPU per node of pinned job ``r`` at yield 1 (its
+    tasks per node times its CPU need), ``fixed_at[r]`` its place among the kept jobs.
+    """
     size = a.shape[0]
     y = np.empty(size)
     for i in range(size):
@@ -736,15 +723,8 @@ def _stretch_pack(
             return False, np.zeros(0, dtype=np.int64)
         y[i] = min(max(need, 0.0), 1.0)
     nodes = free_mem.shape[0]
-    base_load = np.zeros(nodes)
-    for r in range(fixed_cpu.shape[0]):
-        w = y[fixed_at[r]]
-        if r == 0:
-            for n in range(nodes):
-                base_load[n] = fixed_cpu[r, n] * w
-        else:
-            for n in range(nodes):
-                base_load[n] += fixed_cpu[r, n] * w
+    base_load = np.empty(nodes)
+    _sum_rows_into(base_load, fixed_cpu, fixed_rows, y[fixed_at])
     free_cpu = 1.0 - base_load
     for n in range(nodes):
         if free_cpu[n] < -MEM_EPS:
@@ -757,9 +737,9 @@ def _stretch_pack(
 
 
 @warm_inputs(lambda: (
-    _readonly(np.zeros(1, dtype=np.int64)), np.zeros(1, dtype=np.int8), np.zeros(1),
-    _readonly(np.zeros(1)), _readonly(np.ones(1, dtype=np.int64)), _readonly(np.ones(1)),
-    _readonly(np.ones(1)), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
+    readonly_array([0], np.int64), np.zeros(1, dtype=np.int8), np.zeros(1),
+    readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
+    readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
     -np.inf, -np.inf, 0.01, 600.0,
 ))
 @njit(cache=True)
@@ -809,6 +789,7 @@ def mcb8_stretch_remap_kernel(
         fixed_slots = slot[fixed]
         _sum_rows_into(base_mem, pool, fixed_slots, mem[fixed])
         free_mem = 1.0 - base_mem
+        fixed_rows = np.arange(fixed.shape[0])
         fixed_cpu = np.empty((fixed.shape[0], nodes))
         for r in range(fixed.shape[0]):
             row = pool[fixed_slots[r]]
@@ -837,11 +818,11 @@ def mcb8_stretch_remap_kernel(
                 t += 1
             m += 1
         # largest_target(pack, 1.0, hi - lo <= accuracy * hi, zero_first=True)
-        ok, best = _stretch_pack(0.0, a, b, fixed_cpu, fixed_at, task_at, task_cpu,
+        ok, best = _stretch_pack(0.0, a, b, fixed_cpu, fixed_rows, fixed_at, task_at, task_cpu,
                                  task_mem, free_mem)
         if ok:
             hi = 1.0
-            ok, top = _stretch_pack(hi, a, b, fixed_cpu, fixed_at, task_at, task_cpu,
+            ok, top = _stretch_pack(hi, a, b, fixed_cpu, fixed_rows, fixed_at, task_at, task_cpu,
                                     task_mem, free_mem)
             if ok:
                 best = top
@@ -851,7 +832,7 @@ def mcb8_stretch_remap_kernel(
                     if hi - lo <= accuracy * hi:
                         break
                     mid = 0.5 * (lo + hi)
-                    ok, placed = _stretch_pack(mid, a, b, fixed_cpu, fixed_at, task_at,
+                    ok, placed = _stretch_pack(mid, a, b, fixed_cpu, fixed_rows, fixed_at, task_at,
                                                task_cpu, task_mem, free_mem)
                     if not ok:
                         hi = mid
@@ -873,7 +854,7 @@ def mcb8_stretch_remap_kernel(
     np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
     np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
     np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1),
-    _readonly(np.ones(1)), _readonly(np.ones(1, dtype=np.int64)), 0.0, 300.0, 1.0, 0.0,
+    readonly_array([1.0], float), readonly_array([1], np.int64), 0.0, 300.0, 1.0, 0.0,
 ))
 @njit(cache=True)
 def start_kernel(

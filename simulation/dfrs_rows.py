@@ -82,13 +82,13 @@ class RowPool:
 
     def store(self, jobs: np.ndarray, rows: np.ndarray) -> None:
         """Make ``rows[i]`` the row of ``jobs[i]`` (a slot is taken for a job without one)."""
-        self._take(jobs)
+        self.take(jobs)
         self._pool[self._slot[jobs]] = rows
 
     def store_one(self, j: int, row: np.ndarray) -> np.ndarray:
         """Make ``row`` job ``j``'s row; returns the kept row (a view into the pool)."""
         if self._slot[j] < 0:
-            self._take(np.array([j], dtype=np.int64))
+            self.take(np.array([j], dtype=np.int64))
         kept = self._pool[self._slot[j]]
         kept[:] = row
         return kept
@@ -99,11 +99,10 @@ class RowPool:
         self._slot[j] = -1
 
     def take(self, jobs: np.ndarray) -> None:
-        """Give a row to each of ``jobs`` that has none (undefined until stored)."""
-        self._take(jobs)
+        """Give a row of the pool to each of ``jobs`` that has none (jobs never run).
 
-    def _take(self, jobs: np.ndarray) -> None:
-        """Give a row of the pool to each of ``jobs`` that has none (jobs never run)."""
+        What the row holds until it is stored is undefined.
+        """
         need = jobs[self._slot[jobs] < 0]
         if not need.size:
             return

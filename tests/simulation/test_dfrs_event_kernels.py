@@ -448,6 +448,26 @@ _STATE_ARRAYS = ("status", "mem_used", "load", "n_preempt", "n_migrate", "n_resu
                  "yields", "waiting_per_shape")
 
 
+def _greedy_placed(rng, nodes, n):
+    """A state of ``n`` jobs submitted at 0 and placed (or left waiting) by GreedyP."""
+    from allockit.simulation.dfrs_policies import GreedyPolicy
+
+    w = Workload.from_jobs(
+        Platform(nodes=nodes),
+        submit=np.zeros(n).tolist(),
+        runtime=np.full(n, 1_000.0).tolist(),
+        tasks=rng.integers(1, nodes + 1, n).tolist(),
+        cpu=rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], n).tolist(),
+        mem=rng.choice([0.0, 0.1, 0.3, 0.6], n).tolist(),
+    )
+    state = DfrsState(w, penalty=float(rng.choice([0.0, 300.0])))
+    greedy = GreedyPolicy(preempt=True)
+    for j in range(n):
+        state.submit(j)
+        greedy.on_submit(state, j, 0.0)
+    return state
+
+
 def _same_state(a, b):
     assert a.running == b.running and a.waiting == b.waiting and a.layout == b.layout
     for j in a.running | a.waiting:
@@ -466,23 +486,9 @@ def test_the_fused_apply_is_the_numpy_steps(seed, nodes, rounds):
     # other nodes, fresh starts, rows left as they are; several in a row
     import copy
 
-    from allockit.simulation.dfrs_policies import GreedyPolicy
-
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 25))
-    w = Workload.from_jobs(
-        Platform(nodes=nodes),
-        submit=np.zeros(n).tolist(),
-        runtime=np.full(n, 1_000.0).tolist(),
-        tasks=rng.integers(1, nodes + 1, n).tolist(),
-        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
-        mem=rng.choice([0.0, 0.1, 0.3, 0.6], n).tolist(),
-    )
-    fused = DfrsState(w, penalty=float(rng.choice([0.0, 300.0])))
-    greedy = GreedyPolicy(preempt=True)
-    for j in range(n):
-        fused.submit(j)
-        greedy.on_submit(fused, j, 0.0)
+    fused = _greedy_placed(rng, nodes, int(rng.integers(1, 25)))
+    w = fused.w
     plain = copy.deepcopy(fused)
     plain.fused_apply = False
     for r in range(rounds):
@@ -530,20 +536,7 @@ def test_batched_starts_are_the_one_by_one_starts(seed, nodes):
     from allockit.simulation.dfrs_policies import GreedyPolicy
 
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 30))
-    w = Workload.from_jobs(
-        Platform(nodes=nodes),
-        submit=np.zeros(n).tolist(),
-        runtime=np.full(n, 1_000.0).tolist(),
-        tasks=rng.integers(1, nodes + 1, n).tolist(),
-        cpu=rng.choice([0.25, 0.5, 1.0], n).tolist(),
-        mem=rng.choice([0.0, 0.1, 0.3, 0.6], n).tolist(),
-    )
-    batched = DfrsState(w, penalty=float(rng.choice([0.0, 300.0])))
-    greedy = GreedyPolicy(preempt=True)
-    for j in range(n):
-        batched.submit(j)
-        greedy.on_submit(batched, j, 0.0)
+    batched = _greedy_placed(rng, nodes, int(rng.integers(2, 30)))
     running = sorted(batched.running)
     keep = [j for j in running if rng.random() < 0.4]  # the others are paused
     batched.apply(np.array(keep, dtype=np.int64),
