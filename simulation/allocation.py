@@ -324,7 +324,9 @@ def min_avg_stretch(
     b = np.asarray(b, dtype=float)
     if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any() or (a < 0).any():
         raise InvalidInputError("a and b need one entry per job, a >= 0 and b > 0")
-    if not (isinstance(rtol, int | float) and math.isfinite(rtol) and rtol > 0):
+    if isinstance(rtol, bool) or not (
+        isinstance(rtol, int | float) and math.isfinite(rtol) and rtol > 0
+    ):
         raise InvalidInputError(f"rtol must be a finite number > 0; got {rtol!r}")
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 0:
         raise InvalidInputError(f"max_rounds must be an integer >= 0; got {max_rounds!r}")

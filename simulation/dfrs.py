@@ -286,14 +286,18 @@ def _busy_seconds(workload: Workload) -> float:
 def _validate(
     workload: Workload, periodic: bool, penalty: float, period: float, hold: float | None
 ) -> None:
-    if not (isinstance(penalty, int | float) and math.isfinite(penalty) and penalty >= 0):
+    if isinstance(penalty, bool) or not (
+        isinstance(penalty, int | float) and math.isfinite(penalty) and penalty >= 0
+    ):
         raise InvalidInputError(f"penalty must be a finite number >= 0; got {penalty!r}")
     if hold is not None and not (
         isinstance(hold, int | float) and not isinstance(hold, bool) and math.isfinite(hold)
         and hold >= 0
     ):
         raise InvalidInputError(f"hold must be a finite number >= 0 or None; got {hold!r}")
-    if not (isinstance(period, int | float) and math.isfinite(period) and period > 0):
+    if isinstance(period, bool) or not (
+        isinstance(period, int | float) and math.isfinite(period) and period > 0
+    ):
         raise InvalidInputError(f"period must be a finite number > 0; got {period!r}")
     if periodic:
         busy = _busy_seconds(workload)

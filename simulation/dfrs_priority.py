@@ -8,6 +8,7 @@ state's virtual times and submission times and never change the state: the polic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -56,7 +57,11 @@ def priority_key(state: DfrsState, j: int, now: float) -> tuple[int, float, int]
     vt = state.vt[j]
     if vt <= 0.0:
         return (0, 0.0, j)
-    return (1, -(now - state.submit_time[j]) / (vt * vt), j)
+    square = vt * vt
+    if square == 0.0:  # (vt below ~1e-154: IEEE division, without numpy's warning)
+        flow = float(now - state.submit_time[j])
+        return (1, -math.inf if flow > 0 else (math.inf if flow < 0 else math.nan), j)
+    return (1, -(now - state.submit_time[j]) / square, j)
 
 
 def priority_keys(state: DfrsState, jobs: np.ndarray, now: float) -> np.ndarray:

@@ -69,7 +69,7 @@ def batch_means_ci(
     """
     if isinstance(batches, bool) or not isinstance(batches, int) or not 2 <= batches <= 31:
         raise InvalidInputError(f"batches must be an integer in [2, 31]; got {batches!r}")
-    if not (isinstance(warmup, int | float) and 0 <= warmup < 1):
+    if isinstance(warmup, bool) or not (isinstance(warmup, int | float) and 0 <= warmup < 1):
         raise InvalidInputError(f"warmup must be a number in [0, 1); got {warmup!r}")
     values = np.asarray(values, dtype=float)
     kept = values[math.floor(warmup * values.size) :]

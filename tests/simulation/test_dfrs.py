@@ -1,6 +1,7 @@
 """DFRS simulator: worked-out schedules, invariants on random workloads, determinism."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -137,6 +138,10 @@ def test_bad_input_is_named():
         simulate_dfrs(ok, "Greedy *", penalty=-1)
     with pytest.raises(InvalidInputError, match="period"):
         simulate_dfrs(ok, "Greedy */per", period=0)
+    with pytest.raises(InvalidInputError, match=r"penalty must be .*; got True"):
+        simulate_dfrs(ok, "Greedy *", penalty=True)  # (a bool is not a number of seconds)
+    with pytest.raises(InvalidInputError, match=r"period must be .*; got True"):
+        simulate_dfrs(ok, "Greedy */per", period=True)
     with pytest.raises(InvalidInputError, match="valid names"):
         simulate_dfrs(ok, "Greedy/weekly")
     with pytest.raises(InvalidInputError, match="batch"):
@@ -516,6 +521,23 @@ def test_the_compiled_mcb8_bisection_is_largest_target_over_mcb_fill(seed, n, ho
         assert again[0] and again[1].tolist() == expected.tolist()
 
 
+def test_priority_key_of_a_virtual_time_whose_square_underflows():
+    # IEEE division as the vectorised keys: -inf after a positive flow, no RuntimeWarning
+    import warnings
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0, 5], runtime=[10] * 3,
+                           tasks=[1] * 3, cpu=[1.0] * 3, mem=[0.1] * 3)
+    state = DfrsState(w, penalty=0.0)
+    state.vt[:] = [1e-200, 1e-100, 1e-200]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        keys = [priority_key(state, j, 5.0) for j in range(3)]
+        assert keys[0] == (1, -math.inf, 0)
+        assert keys[1][1] == -5.0 / (1e-100 * 1e-100)  # (finite: no underflow)
+        assert math.isnan(keys[2][1])  # (no flow yet: 0/0, as numpy gives)
+    assert by_priority(state, [2, 1, 0], 6.0) == [0, 2, 1]
+
+
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_lower_priority_is_the_key_comparison(seed):
@@ -531,10 +553,10 @@ def test_lower_priority_is_the_key_comparison(seed):
     state.vt[:] = rng.choice([0.0, 0.0, 1.0, 2.0, 1e-200, 3.0], n)
     state.running.update(int(r) for r in np.flatnonzero(rng.random(n) < 0.7))
     j, now = int(rng.integers(0, n)), 60.0
-    with np.errstate(divide="ignore"):  # (vt = 1e-200: vt^2 underflows, the key is -inf)
-        mine = priority_key(state, j, now)
-        expected = [r for r in state.running if priority_key(state, r, now) > mine]
-        expected.sort(key=lambda r: priority_key(state, r, now), reverse=True)
+    # (vt = 1e-200: vt^2 underflows, the key is -inf, without a numpy warning)
+    mine = priority_key(state, j, now)
+    expected = [r for r in state.running if priority_key(state, r, now) > mine]
+    expected.sort(key=lambda r: priority_key(state, r, now), reverse=True)
     assert lower_priority(state, j, now) == expected
 
 

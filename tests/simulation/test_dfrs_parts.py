@@ -339,6 +339,11 @@ def test_max_avg_equals_the_pyomo_lp_and_beats_max_min(m):
 def test_allocation_input_checks():
     with pytest.raises(InvalidInputError, match="one row per job"):
         max_min_yields(np.ones((2, 2)), np.array([0.5]))
+    one = (np.ones((1, 1)), np.ones(1), np.zeros(1), np.ones(1))
+    with pytest.raises(InvalidInputError, match="rtol must be a finite number > 0; got True"):
+        min_avg_stretch(*one, rtol=True)
+    with pytest.raises(InvalidInputError, match=r"max_rounds must be an integer >= 0; got 1\.5"):
+        min_avg_stretch(*one, max_rounds=1.5)
 
 
 @pytest.mark.parametrize(

@@ -287,6 +287,8 @@ def test_batch_means_interval():
     assert all(math.isnan(x) for x in batch_means_ci(np.ones(1)))
     with pytest.raises(InvalidInputError, match="warmup must be a number in"):
         batch_means_ci(values, warmup=1.0)
+    with pytest.raises(InvalidInputError, match=r"warmup must be a number in .*; got False"):
+        batch_means_ci(values, warmup=False)
 
 
 def test_every_choice_is_documented_once():

@@ -301,7 +301,6 @@ def _solve_max_sum_yields(
 
     h = thread_highs()
     h.clearModel()
-    values = np.asarray(values, dtype=float)
     start = np.searchsorted(jobs, np.arange(n_jobs + 1)).astype(np.int32)
     h.passModel(
         n_jobs, n_hosts, values.size, int(highspy.MatrixFormat.kColwise),
