@@ -5,7 +5,9 @@
 - ``mcb8_memory_prefix_kernel`` and ``mcb8_largest_yield_kernel``: MCB8's drop loop and
   its yield bisection (``dfrs_policies.Mcb8Policy``);
 - ``mcb8_remap_kernel`` and ``mcb8_stretch_remap_kernel``: all of ``Mcb8Policy.remap``
-  and of MCB8-stretch's (without ``hold``) in one call;
+  and of MCB8-stretch's (without ``hold``) in one call; their packings take each job's
+  tasks as one group of identical tasks (``heuristics.mcb_kernels.mcb_fill_groups_kernel``:
+  the same hosts as packing the tasks one by one, with trees over the jobs);
 - ``start_kernel``: ``DfrsState.start_jobs`` (the starts of Greedy's pass);
 - ``apply_kernel``: ``DfrsState.apply``'s array updates (``add_rows_kernel``: the
   memory and load updates of its numpy steps, kept for comparison).
@@ -23,7 +25,7 @@ import numpy as np
 from allockit.constants import MEM_EPS
 from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
-from allockit.heuristics.mcb_kernels import mcb_fill_kernel
+from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel
 from allockit.results.base import readonly_array
 from allockit.simulation.dfrs_event_kernels import _sum
 
@@ -104,42 +106,62 @@ def _failed(placed: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _fill(cpu_req: np.ndarray, mem: np.ndarray, free_cpu: np.ndarray, free_mem: np.ndarray):
-    """``heuristics.mcb.mcb_fill`` (MCB8: key max, descending): a host per task, or all -1."""
+def _fill_groups(
+    cpu_req: np.ndarray, mem: np.ndarray, count: np.ndarray, free_cpu: np.ndarray,
+    free_mem: np.ndarray,
+):
+    """``heuristics.mcb.mcb_fill`` (MCB8: key max, descending) of ``count[g]`` tasks of
+    needs ``(cpu_req[g], mem[g])`` per group ``g``, tasks numbered group by group: a host
+    per task, or all -1.
+
+    The lists are those of a stable sort of the tasks by decreasing key (a group's tasks
+    share a key, so they stay side by side, and groups keep their order among equal
+    keys): sorting the groups gives them, and ``mcb_fill_groups_kernel`` packs them, the
+    answer of ``mcb_fill`` on the tasks themselves.
+    """
     n = cpu_req.shape[0]
     keys = np.maximum(cpu_req, mem)
-    order = np.argsort(-keys, kind="mergesort")  # stable, as numpy's
+    order = np.argsort(-keys, kind="mergesort")
     n_cpu = 0
-    for t in range(n):
-        if cpu_req[t] > mem[t]:
+    for g in range(n):
+        if cpu_req[g] > mem[g]:
             n_cpu += 1
     cpu_list = np.empty(n_cpu, dtype=np.int64)
     mem_list = np.empty(n - n_cpu, dtype=np.int64)
     a = 0
     b = 0
     for k in range(n):
-        t = order[k]
-        if cpu_req[t] > mem[t]:
-            cpu_list[a] = t
+        g = order[k]
+        if cpu_req[g] > mem[g]:
+            cpu_list[a] = g
             a += 1
         else:
-            mem_list[b] = t
+            mem_list[b] = g
             b += 1
-    return mcb_fill_kernel(cpu_req, mem, cpu_list, mem_list, free_cpu, free_mem)
+    return mcb_fill_groups_kernel(cpu_req, mem, count, cpu_list, mem_list, free_cpu, free_mem)
 
 
 @njit(cache=True)
 def _mcb8_fill_at(
-    target: float, cpu: np.ndarray, mem: np.ndarray, base_load: np.ndarray, free_mem: np.ndarray
+    target: float, cpu: np.ndarray, mem: np.ndarray, count: np.ndarray,
+    base_load: np.ndarray, free_mem: np.ndarray,
 ) -> np.ndarray:
-    """MCB8 (``key="max"``, descending) of tasks needing ``target * cpu`` on hosts with
+    """MCB8 (``key="max"``, descending) of ``count[g]`` tasks needing ``target * cpu[g]``
+    and ``mem[g]`` per group ``g`` (tasks numbered group by group) on hosts with
     ``base_load`` CPU already used at yield ``target``; all -1 if it fails."""
-    n = cpu.shape[0]
     free_cpu = 1.0 - target * base_load
     for h in range(free_cpu.shape[0]):
         if free_cpu[h] < -MEM_EPS:
-            return np.full(max(n, 1), -1, dtype=np.int64)
-    return _fill(target * cpu, mem, free_cpu, free_mem)
+            return np.full(max(_total(count), 1), -1, dtype=np.int64)
+    return _fill_groups(target * cpu, mem, count, free_cpu, free_mem)
+
+
+@njit(cache=True)
+def _total(count: np.ndarray) -> int:
+    total = 0
+    for g in range(count.shape[0]):
+        total += count[g]
+    return total
 
 
 @warm_inputs(lambda: (
@@ -292,11 +314,30 @@ def mcb8_largest_yield_kernel(
     ``zero_packs=True`` says the caller knows yield 0 packs (``mcb8_memory_prefix_kernel``
     said so): its packing is then computed only if it is the answer.
     """
+    return _largest_yield(
+        cpu, mem, np.ones(cpu.shape[0], dtype=np.int64), base_load, free_mem, hi, accuracy,
+        zero_packs,
+    )
+
+
+@njit(cache=True)
+def _largest_yield(
+    cpu: np.ndarray,
+    mem: np.ndarray,
+    count: np.ndarray,
+    base_load: np.ndarray,
+    free_mem: np.ndarray,
+    hi: float,
+    accuracy: float,
+    zero_packs: bool,
+):
+    """``mcb8_largest_yield_kernel`` on groups of ``count[g]`` identical tasks (numbered
+    group by group): the same search, each packing ``_mcb8_fill_at``'s."""
     if not zero_packs:
-        zero = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)
+        zero = _mcb8_fill_at(0.0, cpu, mem, count, base_load, free_mem)
         if _failed(zero):
             return False, zero
-    best = _mcb8_fill_at(hi, cpu, mem, base_load, free_mem)
+    best = _mcb8_fill_at(hi, cpu, mem, count, base_load, free_mem)
     if not _failed(best):
         return True, best
     found = False
@@ -305,7 +346,7 @@ def mcb8_largest_yield_kernel(
         if hi - lo < accuracy:
             break
         mid = 0.5 * (lo + hi)
-        placed = _mcb8_fill_at(mid, cpu, mem, base_load, free_mem)
+        placed = _mcb8_fill_at(mid, cpu, mem, count, base_load, free_mem)
         if _failed(placed):
             hi = mid
         else:
@@ -313,7 +354,7 @@ def mcb8_largest_yield_kernel(
             best = placed
             found = True
     if not found:
-        best = _mcb8_fill_at(0.0, cpu, mem, base_load, free_mem)  # (the same as zero)
+        best = _mcb8_fill_at(0.0, cpu, mem, count, base_load, free_mem)  # (as zero)
         if _failed(best):
             return False, best
     return True, best
@@ -519,31 +560,25 @@ def mcb8_remap_kernel(
         fixed_slots = slot[fixed]
         _sum_rows_into(base_mem, pool, fixed_slots, mem[fixed])
         _sum_rows_into(base_load, pool, fixed_slots, cpu[fixed])
-        n_tasks = 0
-        for j in movable:
-            n_tasks += tasks[j]
-        task_job = np.empty(n_tasks, dtype=np.int64)
-        task_at = np.empty(n_tasks, dtype=np.int64)  # the task's job's place in movable
-        t = 0
-        for m in range(movable.shape[0]):
-            for _ in range(tasks[movable[m]]):
-                task_job[t] = movable[m]
-                task_at[t] = m
-                t += 1
         need = np.empty(size)
         for i in range(size):
             need[i] = cpu[order[i]] * tasks[order[i]]
         hi = min(1.0, nodes / _sum(need, size))
-        found, placed = mcb8_largest_yield_kernel(
-            cpu[task_job], mem[task_job], base_load, 1.0 - base_mem, hi, accuracy,
+        # the movable jobs' tasks, job by job, packed as groups of identical tasks
+        count = tasks[movable]
+        found, placed = _largest_yield(
+            cpu[movable], mem[movable], count, base_load, 1.0 - base_mem, hi, accuracy,
             zero_packs,
         )
         if found:
             rows = np.zeros((size, nodes))
             for i in range(fixed.shape[0]):
                 rows[i] = pool[fixed_slots[i]]
-            for t in range(n_tasks):
-                rows[fixed.shape[0] + task_at[t], placed[t]] += 1.0
+            t = 0
+            for m in range(movable.shape[0]):
+                for _ in range(count[m]):
+                    rows[fixed.shape[0] + m, placed[t]] += 1.0
+                    t += 1
             return np.concatenate((fixed, movable)), rows
         size -= 1
         zero_packs = False
@@ -705,15 +740,19 @@ def _stretch_pack(
     fixed_cpu: np.ndarray,
     fixed_rows: np.ndarray,
     fixed_at: np.ndarray,
-    task_at: np.ndarray,
-    task_cpu: np.ndarray,
-    task_mem: np.ndarray,
+    job_at: np.ndarray,
+    job_cpu: np.ndarray,
+    job_mem: np.ndarray,
+    job_tasks: np.ndarray,
     free_mem: np.ndarray,
 ):
     """``Mcb8StretchPolicy.pack``'s ``pack(inverse)``: ``(packed, a host per task)``.
 
     ``fixed_cpu[fixed_rows[r]]`` is the CPU per node of pinned job ``r`` at yield 1 (its
     tasks per node times its CPU need), ``fixed_at[r]`` its place among the kept jobs.
+    Movable job ``m`` (by index) is ``job_tasks[m]`` tasks of CPU need ``job_cpu[m]``
+    and memory ``job_mem[m]``, at place ``job_at[m]`` among the kept jobs; its tasks
+    are numbered job by job (``_fill_groups``).
     """
     size = a.shape[0]
     y = np.empty(size)
@@ -729,10 +768,10 @@ def _stretch_pack(
     for n in range(nodes):
         if free_cpu[n] < -MEM_EPS:
             return False, np.zeros(0, dtype=np.int64)
-    cpu_req = np.empty(task_at.shape[0])
-    for t in range(task_at.shape[0]):
-        cpu_req[t] = y[task_at[t]] * task_cpu[t]
-    placed = _fill(cpu_req, task_mem, free_cpu, free_mem)
+    cpu_req = np.empty(job_at.shape[0])
+    for m in range(job_at.shape[0]):
+        cpu_req[m] = y[job_at[m]] * job_cpu[m]
+    placed = _fill_groups(cpu_req, job_mem, job_tasks, free_cpu, free_mem)
     return not _failed(placed), placed
 
 
@@ -796,34 +835,23 @@ def mcb8_stretch_remap_kernel(
             for n in range(nodes):
                 fixed_cpu[r, n] = row[n] * cpu[fixed[r]]
         place = np.argsort(order, kind="mergesort")
-        n_tasks = 0
-        for j in movable:
-            n_tasks += tasks[j]
-        task_at = np.empty(n_tasks, dtype=np.int64)
-        task_row = np.empty(n_tasks, dtype=np.int64)  # the task's job's place in movable
-        task_cpu = np.empty(n_tasks)
-        task_mem = np.empty(n_tasks)
-        t = 0
+        job_at = np.empty(movable.shape[0], dtype=np.int64)  # movable job m's place in order
         m = 0
         for k in range(size):
             i = place[k]
-            if is_pinned[i]:
-                continue
-            j = order[i]
-            for _ in range(tasks[j]):
-                task_at[t] = i
-                task_row[t] = m
-                task_cpu[t] = cpu[j]
-                task_mem[t] = mem[j]
-                t += 1
-            m += 1
+            if not is_pinned[i]:
+                job_at[m] = i
+                m += 1
+        job_cpu = cpu[movable]
+        job_mem = mem[movable]
+        job_tasks = tasks[movable]
         # largest_target(pack, 1.0, hi - lo <= accuracy * hi, zero_first=True)
-        ok, best = _stretch_pack(0.0, a, b, fixed_cpu, fixed_rows, fixed_at, task_at, task_cpu,
-                                 task_mem, free_mem)
+        ok, best = _stretch_pack(0.0, a, b, fixed_cpu, fixed_rows, fixed_at, job_at, job_cpu,
+                                 job_mem, job_tasks, free_mem)
         if ok:
             hi = 1.0
-            ok, top = _stretch_pack(hi, a, b, fixed_cpu, fixed_rows, fixed_at, task_at, task_cpu,
-                                    task_mem, free_mem)
+            ok, top = _stretch_pack(hi, a, b, fixed_cpu, fixed_rows, fixed_at, job_at, job_cpu,
+                                    job_mem, job_tasks, free_mem)
             if ok:
                 best = top
             else:
@@ -832,8 +860,8 @@ def mcb8_stretch_remap_kernel(
                     if hi - lo <= accuracy * hi:
                         break
                     mid = 0.5 * (lo + hi)
-                    ok, placed = _stretch_pack(mid, a, b, fixed_cpu, fixed_rows, fixed_at, task_at,
-                                               task_cpu, task_mem, free_mem)
+                    ok, placed = _stretch_pack(mid, a, b, fixed_cpu, fixed_rows, fixed_at, job_at,
+                                               job_cpu, job_mem, job_tasks, free_mem)
                     if not ok:
                         hi = mid
                     else:
@@ -842,8 +870,11 @@ def mcb8_stretch_remap_kernel(
             rows = np.zeros((size, nodes))
             for i in range(fixed.shape[0]):
                 rows[i] = pool[fixed_slots[i]]
-            for t in range(n_tasks):
-                rows[fixed.shape[0] + task_row[t], best[t]] += 1.0
+            t = 0
+            for m in range(movable.shape[0]):
+                for _ in range(job_tasks[m]):
+                    rows[fixed.shape[0] + m, best[t]] += 1.0
+                    t += 1
             return np.concatenate((fixed, movable)), rows
         size -= 1
     return np.zeros(0, dtype=np.int64), np.zeros((0, nodes))

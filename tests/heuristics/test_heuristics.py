@@ -169,3 +169,32 @@ def test_unknown_mcb_key():
     inst = VCInstance.from_lists(hosts=1, cpu=[0.5], mem=[0.1])
     with pytest.raises(InvalidInputError, match="key must be one of"):
         mcb(inst, key="area")
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10**6), groups=st.integers(0, 12), hosts=st.integers(1, 6))
+def test_mcb_fill_on_groups_is_mcb_fill_on_their_tasks(seed, groups, hosts):
+    # groups of identical tasks (as DFRS's jobs), their lists ordered as a stable sort of
+    # the tasks orders them: the same host for every task as the task-level packing,
+    # whether it packs or fails; groups without tasks take no part
+    from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel, mcb_fill_kernel
+
+    rng = np.random.default_rng(seed)
+    cpu = rng.choice([0.0, 0.1, 0.25, 0.3, 0.5, 0.7, 1.0], groups)
+    mem = rng.choice([0.0, 0.05, 0.1, 0.3, 0.5, 0.6], groups)
+    count = rng.choice([0, 1, 1, 2, 3, 5], groups).astype(np.int64)
+    free_cpu = 1.0 - rng.choice([0.0, 0.0, 0.3, 0.5, 1.0, 1.2], hosts)
+    free_mem = 1.0 - rng.choice([0.0, 0.0, 0.2, 0.5, 0.9], hosts)
+    key = np.maximum(cpu, mem)
+    order = np.argsort(-key, kind="mergesort")
+    heavy = cpu[order] > mem[order]
+    group_of = np.repeat(np.arange(groups), count)  # the tasks, group by group
+    t_order = np.argsort(-key[group_of], kind="mergesort")
+    t_heavy = cpu[group_of][t_order] > mem[group_of][t_order]
+    expected = mcb_fill_kernel(
+        cpu[group_of], mem[group_of], t_order[t_heavy], t_order[~t_heavy], free_cpu, free_mem
+    )
+    got = mcb_fill_groups_kernel(
+        cpu, mem, count, order[heavy], order[~heavy], free_cpu, free_mem
+    )
+    assert got.tolist() == expected.tolist()
