@@ -336,7 +336,9 @@ def _load_kernels(names: tuple[str, ...]) -> float:
 
 
 #: The kernels the driver and the state call at every event, whatever the policy.
-_EVENT_KERNELS = ("advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel")
+_EVENT_KERNELS = (
+    "advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel", "fits_kernel"
+)
 
 
 def simulate_dfrs(

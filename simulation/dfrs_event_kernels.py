@@ -18,7 +18,8 @@ So the schedules and every summary number are the same bits as the numpy code's
 - ``advance_kernel``: ``DfrsState.advance`` (progress and CPU integrals);
 - ``residue_kernel``: ``DfrsState.negligible``;
 - ``completion_kernel``: the driver's ``allocate`` (yields in, earliest completion out);
-- ``cpu_in_use_kernel``: ``DfrsState.cpu_in_use``.
+- ``cpu_in_use_kernel``: ``DfrsState.cpu_in_use``;
+- ``fits_kernel``: ``DfrsState.fits`` (a sum of whole numbers: exact in any order).
 
 MCB8's remap has its own fused kernel (``dfrs_kernels.mcb8_remap_kernel``), which sums
 with ``pairwise_sum``'s helper too.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from allockit.constants import MEM_EPS
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.results.base import readonly_array
 
@@ -35,6 +37,7 @@ __all__ = [
     "advance_kernel",
     "completion_kernel",
     "cpu_in_use_kernel",
+    "fits_kernel",
     "pairwise_sum",
     "residue_kernel",
 ]
@@ -257,3 +260,20 @@ def cpu_in_use_kernel(
             free[count] = need[i]
             count += 1
     return _sum(need, n), _sum(free, count)
+
+
+@warm_inputs(lambda: (np.ones(1), 0.5, 1))
+@njit(cache=True)
+def fits_kernel(free: np.ndarray, mem: float, tasks: int) -> bool:
+    """Can ``tasks`` tasks of memory ``mem`` fit nodes with free memory ``free``?
+
+    ``DfrsState.fits``: each node takes ``floor((free + MEM_EPS) / mem)`` of them (any
+    number if ``mem <= MEM_EPS``). The counts are whole numbers far below 2**53, so
+    their sum is exact in any order: the same answer as numpy's.
+    """
+    if mem <= MEM_EPS:
+        return True
+    total = 0.0
+    for n in range(free.shape[0]):
+        total += np.floor((free[n] + MEM_EPS) / mem)
+    return int(total) >= tasks

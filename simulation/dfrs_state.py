@@ -28,7 +28,6 @@ import math
 
 import numpy as np
 
-from allockit.constants import MEM_EPS
 from allockit.instances.workload import Workload
 from allockit.simulation.dfrs_rows import RowPool, SimulationInvariantError
 
@@ -172,11 +171,13 @@ class DfrsState:
         return np.bincount(nodes, minlength=self.nodes).astype(float)
 
     def fits(self, j: int, free: np.ndarray) -> bool:
-        """Can all of job ``j``'s tasks be placed given free memory ``free``?"""
-        m = self.mem[j]
-        if m <= MEM_EPS:
-            return True
-        return int(np.floor((free + MEM_EPS) / m).sum()) >= self.tasks[j]
+        """Can all of job ``j``'s tasks be placed given free memory ``free``?
+
+        Node ``n`` takes ``floor((free[n] + MEM_EPS) / mem[j])`` of them (any number when
+        ``mem[j] <= MEM_EPS``); one compiled call (``dfrs_event_kernels.fits_kernel``).
+        """
+        free = np.asarray(free, dtype=np.float64)  # (a user policy may pass a list)
+        return _kernels().fits_kernel(free, self.mem[j], self.tasks[j])
 
     # ------------------------------------------------------------------ job life
     def submit(self, j: int) -> None:

@@ -297,7 +297,9 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
     assert np.array_equal(fast.end, slow.end) and fast.migrations == slow.migrations
 
 
-_EVENT = {"advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel"}
+_EVENT = {
+    "advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel", "fits_kernel"
+}
 
 
 @pytest.mark.parametrize(

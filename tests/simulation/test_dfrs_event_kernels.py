@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allockit.constants import MEM_EPS
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Platform, Workload
 from allockit.simulation import dfrs as dfrs_module
@@ -23,6 +24,7 @@ from allockit.simulation.dfrs_event_kernels import (
     advance_kernel,
     completion_kernel,
     cpu_in_use_kernel,
+    fits_kernel,
     pairwise_sum,
     residue_kernel,
 )
@@ -93,8 +95,17 @@ def _allocate_numpy(self, now):
     self.expect_done(float(ends[first]), int(jobs[first]))
 
 
+def _fits_numpy(state, j, free):
+    """``DfrsState.fits`` as it was in numpy (before the kernel)."""
+    m = state.mem[j]
+    if m <= MEM_EPS:
+        return True
+    return int(np.floor((free + MEM_EPS) / m).sum()) >= state.tasks[j]
+
+
 def _numpy_steps(mp):
     """Run the simulator on the numpy references (and MCB8's Python steps)."""
+    mp.setattr(DfrsState, "fits", _fits_numpy)
     mp.setattr(DfrsState, "advance", _advance_numpy)
     mp.setattr(DfrsState, "negligible", _negligible_numpy)
     mp.setattr(DfrsState, "cpu_in_use", _cpu_in_use_numpy)
@@ -205,6 +216,28 @@ def test_advance_kernel_is_the_numpy_steps(data, clock, span):
     assert used == float((need * useful).sum())
     assert given_ == float(need.sum()) * span
     assert overshoot == bool((progress > runtime[jobs] * (1 + 1e-9) + 1e-6).any())
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(0, 12),
+       mem=st.sampled_from([0.0, 1e-13, MEM_EPS, 2e-12, 0.05, 0.1, 0.25, 1 / 3, 0.3, 0.5, 0.7,
+                            1.0]),
+       tasks=st.integers(0, 40))
+def test_fits_kernel_is_the_numpy_count(seed, nodes, mem, tasks):
+    # free memory at and around the multiples of the task's memory (the floor's edges),
+    # negative (over-committed by rounding) and full nodes
+    rng = np.random.default_rng(seed)
+    k = rng.integers(0, 4, nodes) * mem
+    free = np.clip(k + rng.choice([0.0, -2e-12, -1e-12, 1e-12, 1e-9, -1e-16], nodes), -1e-12, 1)
+    free[rng.random(nodes) < 0.2] = rng.choice([0.0, 1.0, -5e-13])
+    w = Workload.from_jobs(Platform(nodes=max(nodes, 1)), submit=[0], runtime=[10],
+                           tasks=[max(tasks, 1)], cpu=[1.0], mem=[mem])
+    state = DfrsState(w, penalty=0.0)
+    state.tasks = np.array([tasks])  # (0 tasks too: the kernel takes any count)
+    expected = _fits_numpy(state, 0, free)
+    assert fits_kernel(free, mem, tasks) == expected
+    assert state.fits(0, free) == expected
+    assert state.fits(0, free.tolist()) == expected  # (a user policy's list)
 
 
 def test_advance_kernel_reports_an_overshoot():
