@@ -10,8 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.heuristics.kernel_setup import njit, warm_inputs
+from allockit.results.base import readonly_array
 
-__all__ = ["affine_fill_kernel", "maxmin_dense_kernel", "maxmin_fill_kernel"]
+__all__ = [
+    "affine_fill_kernel", "maxmin_dense_kernel", "maxmin_fill_kernel", "maxmin_rows_kernel"
+]
 
 
 _BIG = np.finfo(np.float64).max  # the largest finite float
@@ -327,3 +330,42 @@ def maxmin_dense_kernel(counts: np.ndarray, cpu: np.ndarray, tol: float) -> np.n
                 weight[k] = counts[j, n] * cpu[j]
                 k += 1
     return maxmin_fill_kernel(job, node, weight, jobs, nodes, tol)
+
+
+@warm_inputs(lambda: (
+    np.ones((1, 1)), np.zeros(1, dtype=np.int64), readonly_array([0], np.int64),
+    readonly_array([1.0], float), 1e-12,
+))
+@njit(cache=True)
+def maxmin_rows_kernel(
+    pool: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray, tol: float
+) -> np.ndarray:
+    """``maxmin_dense_kernel(pool[slot[jobs]], cpu[jobs], tol)`` without the matrix.
+
+    DFRS keeps each job's tasks per node as a row of a pool (``dfrs_rows.RowPool``):
+    the nonzero entries of ``jobs``' rows are read in the order of the dense matrix
+    (job by job, node by node), with the same weights, so the same yields.
+    """
+    nodes = pool.shape[1]
+    size = 0
+    for i in range(jobs.shape[0]):
+        if slot[jobs[i]] < 0:
+            raise ValueError("maxmin_rows_kernel: a job without a row")
+        row = pool[slot[jobs[i]]]
+        for n in range(nodes):
+            if row[n] != 0:
+                size += 1
+    job = np.empty(size, dtype=np.int64)
+    node = np.empty(size, dtype=np.int64)
+    weight = np.empty(size)
+    k = 0
+    for i in range(jobs.shape[0]):
+        row = pool[slot[jobs[i]]]
+        c = cpu[jobs[i]]
+        for n in range(nodes):
+            if row[n] != 0:
+                job[k] = i
+                node[k] = n
+                weight[k] = row[n] * c
+                k += 1
+    return maxmin_fill_kernel(job, node, weight, jobs.shape[0], nodes, tol)

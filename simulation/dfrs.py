@@ -33,7 +33,7 @@ from allockit.constants import MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SEC
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.results import SimulationResult
-from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
+from allockit.simulation.dfrs_algorithm import MAXMIN_TOL, DfrsAlgorithm
 from allockit.simulation.dfrs_checks import check_invariants
 from allockit.simulation.dfrs_state import (
     FINISHED,
@@ -75,6 +75,13 @@ class _Driver:
         from allockit.simulation.dfrs_event_kernels import completion_kernel
 
         self._completion = completion_kernel
+        # a built-in opt=min algorithm's yields straight from the state's rows (the same
+        # bits as DfrsAlgorithm.yields on the matrix of counts, without building it)
+        self._maxmin_rows = None
+        if self.trusted and policy.alg.opt != "avg" and policy.alg.periodic != "mcb8-stretch":
+            from allockit.simulation.allocation_kernels import maxmin_rows_kernel
+
+            self._maxmin_rows = maxmin_rows_kernel
         self.debug = debug
         self.state = DfrsState(workload, penalty=penalty, debug=debug, record=record)
         self.events = EventQueue(start=self.state.clock)
@@ -197,6 +204,10 @@ class _Driver:
         """
         state = self.state
         jobs = state.running_jobs()
+        if self._maxmin_rows is not None:
+            y = self._maxmin_rows(*state.rows.arrays(), jobs, state.cpu, MAXMIN_TOL)
+            self._yields_for, self._jobs, self._yields = state.layout, jobs, y
+            return jobs, y
         counts = state.counts(jobs)
         horizon = self.next_tick - now if self.tick_pending else (self.period or 0.0)
         horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)

@@ -48,7 +48,11 @@ from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8Stre
 from allockit.simulation.dfrs_state import DfrsState
 from allockit.simulation.names import AlgorithmName, parse_algorithm
 
-__all__ = ["DfrsAlgorithm", "FractionalPolicy", "max_min_yields_of"]
+__all__ = ["MAXMIN_TOL", "DfrsAlgorithm", "FractionalPolicy", "max_min_yields_of"]
+
+
+#: Tolerance of the opt=min water-filling (a node's saturation, a yield reaching 1).
+MAXMIN_TOL = 1e-12
 
 
 def max_min_yields_of(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
@@ -74,7 +78,7 @@ def max_min_yields_of(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     from allockit.simulation.allocation_kernels import maxmin_dense_kernel
 
     # max_min_yields(counts, cpu) without re-checking the simulator's own arrays
-    return maxmin_dense_kernel(counts, cpu, 1e-12)
+    return maxmin_dense_kernel(counts, cpu, MAXMIN_TOL)
 
 
 class FractionalPolicy:
@@ -252,7 +256,8 @@ class DfrsAlgorithm(FractionalPolicy):
         if name.periodic is not None or name.on_submit == "MCB8":
             kernels.append("apply_kernel")  # DfrsState.apply
         if name.opt != "avg" and name.periodic != "mcb8-stretch":
-            kernels.append("maxmin_dense_kernel")  # the opt=min yields
+            kernels.append("maxmin_dense_kernel")  # the opt=min yields (yields)
+            kernels.append("maxmin_rows_kernel")  # ... as the driver computes them
         if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
             kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
             if self.hold is None:

@@ -307,13 +307,13 @@ _EVENT = {
     [
         ("MCB8 */opt=min",
          {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
-          "apply_kernel", "mcb8_remap_kernel", *_EVENT}),
+          "maxmin_rows_kernel", "apply_kernel", "mcb8_remap_kernel", *_EVENT}),
         ("Greedy */opt=min",
          {"greedy_fill_kernel", "greedy_start_kernel", "start_kernel", "maxmin_dense_kernel",
-          *_EVENT}),
+          "maxmin_rows_kernel", *_EVENT}),
         ("GreedyPM */per/opt=min/minvt=600",
          {"greedy_fill_kernel", "greedy_start_kernel", "start_kernel", "mcb8_largest_yield_kernel",
-          "mcb8_memory_prefix_kernel", "maxmin_dense_kernel", "apply_kernel",
+          "mcb8_memory_prefix_kernel", "maxmin_dense_kernel", "maxmin_rows_kernel", "apply_kernel",
           "mcb8_remap_kernel", *_EVENT}),
         ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_start_kernel", "start_kernel",
                                 *_EVENT}),
@@ -615,7 +615,7 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     from allockit.heuristics.kernel_setup import _INPUTS
     from allockit.simulation import allocation_kernels, dfrs_event_kernels, dfrs_kernels
 
-    names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
+    names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_rows_kernel",
              "apply_kernel", "greedy_fill_kernel", "greedy_start_kernel",
              "mcb8_remap_kernel", "mcb8_stretch_remap_kernel", "start_kernel",
              *sorted(_EVENT)]

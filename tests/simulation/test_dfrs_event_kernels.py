@@ -105,6 +105,13 @@ def _fits_numpy(state, j, free):
 
 def _numpy_steps(mp):
     """Run the simulator on the numpy references (and MCB8's Python steps)."""
+    init = dfrs_module._Driver.__init__
+
+    def dense_yields_init(self, *args, **kwargs):  # opt=min through the counts matrix
+        init(self, *args, **kwargs)
+        self._maxmin_rows = None
+
+    mp.setattr(dfrs_module._Driver, "__init__", dense_yields_init)
     mp.setattr(DfrsState, "fits", _fits_numpy)
     mp.setattr(DfrsState, "advance", _advance_numpy)
     mp.setattr(DfrsState, "negligible", _negligible_numpy)
@@ -630,3 +637,27 @@ def test_a_subclass_with_its_own_steps_runs_them_not_the_kernel():
     _same_state(mine, state)
     assert any(not np.array_equal(mine.row(j), pinned_run.row(j))
                for j in mine.running & pinned_run.running) or mine.running != pinned_run.running
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), n_jobs=st.integers(0, 12), nodes=st.integers(1, 6))
+def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, nodes):
+    # opt=min yields read from the pool of rows (maxmin_rows_kernel) must be the bits of
+    # the water-filling on the matrix of counts (maxmin_dense_kernel), whatever the slots
+    from allockit.simulation.allocation_kernels import maxmin_dense_kernel, maxmin_rows_kernel
+
+    rng = np.random.default_rng(seed)
+    total = n_jobs + 3
+    pool = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (total + 2, nodes))
+    slot = np.full(total, -1, dtype=np.int64)
+    slot[: n_jobs] = rng.permutation(total + 2)[:n_jobs]
+    jobs = np.sort(rng.permutation(total)[:n_jobs])
+    jobs = jobs[slot[jobs] >= 0]
+    jobs.flags.writeable = False
+    cpu = rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], total)
+    got = maxmin_rows_kernel(pool, slot, jobs, cpu, 1e-12)
+    expected = maxmin_dense_kernel(pool[slot[jobs]], cpu[jobs], 1e-12)
+    assert got.tobytes() == expected.tobytes()
+    if n_jobs < total:
+        with pytest.raises(ValueError, match="a job without a row"):
+            maxmin_rows_kernel(pool, slot, np.array([total - 1]), cpu, 1e-12)
