@@ -253,6 +253,7 @@ class DfrsAlgorithm(FractionalPolicy):
         if name.on_completion_policy == "Greedy":
             kernels.append("greedy_start_kernel")  # GreedyPolicy.start_waiting
             kernels.append("start_kernel")  # ... and its DfrsState.start_jobs
+            kernels.append("fit_mask_kernel")  # ... and the job shapes that fit
         if name.periodic is not None or name.on_submit == "MCB8":
             kernels.append("apply_kernel")  # DfrsState.apply
         if name.opt != "avg" and name.periodic != "mcb8-stretch":

@@ -19,7 +19,9 @@ So the schedules and every summary number are the same bits as the numpy code's
 - ``residue_kernel``: ``DfrsState.negligible``;
 - ``completion_kernel``: the driver's ``allocate`` (yields in, earliest completion out);
 - ``cpu_in_use_kernel``: ``DfrsState.cpu_in_use``;
-- ``fits_kernel``: ``DfrsState.fits`` (a sum of whole numbers: exact in any order).
+- ``fits_kernel``: ``DfrsState.fits`` (a sum of whole numbers: exact in any order), and
+  ``fit_mask_kernel``: the same answer for many job shapes at once (Greedy's pass over
+  the waiting jobs).
 
 MCB8's remap has its own fused kernel (``dfrs_kernels.mcb8_remap_kernel``), which sums
 with ``pairwise_sum``'s helper too.
@@ -37,6 +39,7 @@ __all__ = [
     "advance_kernel",
     "completion_kernel",
     "cpu_in_use_kernel",
+    "fit_mask_kernel",
     "fits_kernel",
     "pairwise_sum",
     "residue_kernel",
@@ -277,3 +280,30 @@ def fits_kernel(free: np.ndarray, mem: float, tasks: int) -> bool:
     for n in range(free.shape[0]):
         total += np.floor((free[n] + MEM_EPS) / mem)
     return int(total) >= tasks
+
+
+@warm_inputs(lambda: (np.ones(1), np.full(1, 0.5), np.ones(1, dtype=np.int64)))
+@njit(cache=True)
+def fit_mask_kernel(free: np.ndarray, mem: np.ndarray, tasks: np.ndarray) -> np.ndarray:
+    """``fits_kernel(free, mem[i], tasks[i])`` for each ``i``.
+
+    Shapes whose tasks need more memory than is free in all, or than the emptiest node
+    has, are ruled out from those two numbers first (with a margin, so that rounding
+    never rules out one the count would take); the others are counted.
+    """
+    n = free.shape[0]
+    room = (_sum(free, n) + n * MEM_EPS) * (1 + 1e-9) + 1e-12
+    widest = 0.0
+    for k in range(n):
+        widest = max(widest, free[k])
+    widest += MEM_EPS
+    out = np.empty(mem.shape[0], dtype=np.bool_)
+    for i in range(mem.shape[0]):
+        m = mem[i]
+        if m <= MEM_EPS:
+            out[i] = True
+        elif tasks[i] * m > room or m > widest * (1 + 1e-9):
+            out[i] = False
+        else:
+            out[i] = fits_kernel(free, m, tasks[i])
+    return out

@@ -213,24 +213,14 @@ def _shapes_fit(state: DfrsState, shapes: np.ndarray) -> np.ndarray:
 def _fit_mask(state: DfrsState, mem: np.ndarray, tasks: np.ndarray) -> np.ndarray:
     """For each (memory per task, tasks) pair, can the tasks fit the free memory now?
 
-    The same answer as ``DfrsState.fits``. Tasks that need more memory than is free in
-    all, or than the emptiest node has, cannot fit: those are ruled out first from two
-    numbers, and only the others get the per-node count (the matrix of pairs x nodes),
-    which is what decides.
+    The answer of ``DfrsState.fits`` for each, in one compiled call
+    (``dfrs_event_kernels.fit_mask_kernel``: pairs that need more memory than is free
+    in all, or than the emptiest node has, are ruled out from those two numbers; the
+    others get the per-node count, which is what decides).
     """
-    free = 1.0 - state.mem_used
-    tiny = mem <= MEM_EPS
-    # sum_n floor((free_n + eps) / m) <= (sum free + N eps) / m: a necessary condition,
-    # with a margin so that rounding never rules out a job the exact count would take
-    room = (float(free.sum()) + free.size * MEM_EPS) * (1 + 1e-9) + 1e-12
-    widest = float(free.max(initial=0.0)) + MEM_EPS
-    out = tiny.copy()
-    maybe = np.flatnonzero(~tiny & (tasks * mem <= room) & (mem <= widest * (1 + 1e-9)))
-    if maybe.size:
-        m = mem[maybe]
-        slots = np.floor((free[None, :] + MEM_EPS) / m[:, None]).sum(axis=1)
-        out[maybe] = slots >= tasks[maybe]
-    return out
+    from allockit.simulation.dfrs_event_kernels import fit_mask_kernel
+
+    return fit_mask_kernel(1.0 - state.mem_used, mem, tasks)
 
 
 class Mcb8Policy:
