@@ -205,7 +205,10 @@ class _Driver:
         state = self.state
         jobs = state.running_jobs()
         if self._maxmin_rows is not None:
-            y = self._maxmin_rows(*state.rows.arrays(), jobs, state.cpu, MAXMIN_TOL)
+            try:
+                y = self._maxmin_rows(*state.rows.arrays(), jobs, state.cpu, MAXMIN_TOL)
+            except ValueError as err:  # (a running job without a row: a broken state)
+                raise SimulationInvariantError(f"t={now}: {err}") from None
             self._yields_for, self._jobs, self._yields = state.layout, jobs, y
             return jobs, y
         counts = state.counts(jobs)

@@ -19,9 +19,9 @@ So the schedules and every summary number are the same bits as the numpy code's
 - ``residue_kernel``: ``DfrsState.negligible``;
 - ``completion_kernel``: the driver's ``allocate`` (yields in, earliest completion out);
 - ``cpu_in_use_kernel``: ``DfrsState.cpu_in_use``;
-- ``fits_kernel``: ``DfrsState.fits`` (a sum of whole numbers: exact in any order), and
-  ``fit_mask_kernel``: the same answer for many job shapes at once (Greedy's pass over
-  the waiting jobs).
+- ``fits_kernel``: ``DfrsState.fits``'s count of the tasks that fit, and
+  ``fit_mask_kernel``: its answer for many job shapes at once (Greedy's pass over the
+  waiting jobs).
 
 MCB8's remap has its own fused kernel (``dfrs_kernels.mcb8_remap_kernel``), which sums
 with ``pairwise_sum``'s helper too.
@@ -265,31 +265,32 @@ def cpu_in_use_kernel(
     return _sum(need, n), _sum(free, count)
 
 
-@warm_inputs(lambda: (np.ones(1), 0.5, 1))
+@warm_inputs(lambda: (np.ones(1), 0.5))
 @njit(cache=True)
-def fits_kernel(free: np.ndarray, mem: float, tasks: int) -> bool:
-    """Can ``tasks`` tasks of memory ``mem`` fit nodes with free memory ``free``?
+def fits_kernel(free: np.ndarray, mem: float) -> float:
+    """How many tasks of memory ``mem`` (above ``MEM_EPS``) fit nodes with free memory
+    ``free``: ``DfrsState.fits``'s count.
 
-    ``DfrsState.fits``: each node takes ``floor((free + MEM_EPS) / mem)`` of them (any
-    number if ``mem <= MEM_EPS``). The counts are whole numbers far below 2**53, so
-    their sum is exact in any order: the same answer as numpy's.
+    Each node takes ``floor((free + MEM_EPS) / mem)`` of them; the counts are summed in
+    numpy's order (``_sum``), so the total is numpy's for any input (and exact, being a
+    sum of whole numbers, whenever it is below 2**53).
     """
-    if mem <= MEM_EPS:
-        return True
-    total = 0.0
-    for n in range(free.shape[0]):
-        total += np.floor((free[n] + MEM_EPS) / mem)
-    return int(total) >= tasks
+    n = free.shape[0]
+    counts = np.empty(n)
+    for k in range(n):
+        counts[k] = np.floor((free[k] + MEM_EPS) / mem)
+    return _sum(counts, n)
 
 
 @warm_inputs(lambda: (np.ones(1), np.full(1, 0.5), np.ones(1, dtype=np.int64)))
 @njit(cache=True)
 def fit_mask_kernel(free: np.ndarray, mem: np.ndarray, tasks: np.ndarray) -> np.ndarray:
-    """``fits_kernel(free, mem[i], tasks[i])`` for each ``i``.
+    """For each ``i``: do ``tasks[i]`` tasks of memory ``mem[i]`` fit (``DfrsState.fits``)?
 
     Shapes whose tasks need more memory than is free in all, or than the emptiest node
     has, are ruled out from those two numbers first (with a margin, so that rounding
-    never rules out one the count would take); the others are counted.
+    never rules out one the count would take); the others are counted
+    (``fits_kernel``).
     """
     n = free.shape[0]
     room = (_sum(free, n) + n * MEM_EPS) * (1 + 1e-9) + 1e-12
@@ -305,5 +306,5 @@ def fit_mask_kernel(free: np.ndarray, mem: np.ndarray, tasks: np.ndarray) -> np.
         elif tasks[i] * m > room or m > widest * (1 + 1e-9):
             out[i] = False
         else:
-            out[i] = fits_kernel(free, m, tasks[i])
+            out[i] = fits_kernel(free, m) >= tasks[i]
     return out

@@ -54,14 +54,17 @@ def priority_key(state: DfrsState, j: int, now: float) -> tuple[int, float, int]
     >>> [float(x) for x in priority_key(s, 1, 8.0)]
     [1.0, -2.0, 1.0]
     """
-    vt = state.vt[j]
+    vt = float(state.vt[j])
     if vt <= 0.0:
         return (0, 0.0, j)
+    # Python floats: the same IEEE operations as numpy's, and an overflow is -inf
+    # without numpy's warning (vt below ~1e-154); a square that underflows to 0 gives
+    # what IEEE division gives
+    flow = float(now - state.submit_time[j])
     square = vt * vt
-    if square == 0.0:  # (vt below ~1e-154: IEEE division, without numpy's warning)
-        flow = float(now - state.submit_time[j])
+    if square == 0.0:
         return (1, -math.inf if flow > 0 else (math.inf if flow < 0 else math.nan), j)
-    return (1, -(now - state.submit_time[j]) / square, j)
+    return (1, -flow / square, j)
 
 
 def priority_keys(state: DfrsState, jobs: np.ndarray, now: float) -> np.ndarray:

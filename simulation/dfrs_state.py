@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from allockit.constants import MEM_EPS
+from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.simulation.dfrs_rows import RowPool, SimulationInvariantError
 
@@ -174,10 +176,23 @@ class DfrsState:
         """Can all of job ``j``'s tasks be placed given free memory ``free``?
 
         Node ``n`` takes ``floor((free[n] + MEM_EPS) / mem[j])`` of them (any number when
-        ``mem[j] <= MEM_EPS``); one compiled call (``dfrs_event_kernels.fits_kernel``).
+        ``mem[j] <= MEM_EPS``); the count is one compiled call
+        (``dfrs_event_kernels.fits_kernel``). ``free`` is one number per node (a
+        sequence of numbers is taken); NaN is refused.
         """
+        m = self.mem[j]
+        if m <= MEM_EPS:
+            return True
         free = np.asarray(free, dtype=np.float64)  # (a user policy may pass a list)
-        return _kernels().fits_kernel(free, self.mem[j], self.tasks[j])
+        if free.shape != (self.nodes,):
+            raise InvalidInputError(
+                f"fits: free must hold one number per node ({self.nodes}); got shape "
+                f"{free.shape}"
+            )
+        count = _kernels().fits_kernel(free, m)
+        if count != count:
+            raise InvalidInputError("fits: free memory must be numbers; got NaN")
+        return bool(count >= self.tasks[j])
 
     # ------------------------------------------------------------------ job life
     def submit(self, j: int) -> None:

@@ -198,3 +198,71 @@ def test_mcb_fill_on_groups_is_mcb_fill_on_their_tasks(seed, groups, hosts):
         cpu, mem, count, order[heavy], order[~heavy], free_cpu, free_mem
     )
     assert got.tolist() == expected.tolist()
+
+
+#: Needs at and just above whole fractions of a node: each fit then uses the MEM_EPS
+#: slack, and the packing's early stop (need > room + tasks left * MEM_EPS) is reached.
+_EDGE_NEEDS = [0.0, 0.1, 0.25, 0.25 + 2e-13, 1 / 3, 1 / 3 + 3e-13, 0.5, 0.5 + 4e-13, 0.7, 1.0]
+
+
+def _groups_vs_tasks(cpu, mem, count, free_cpu, free_mem):
+    from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel, mcb_fill_kernel
+
+    key = np.maximum(cpu, mem)
+    order = np.argsort(-key, kind="stable")
+    heavy = cpu[order] > mem[order]
+    group_of = np.repeat(np.arange(cpu.size), count)
+    t_order = np.argsort(-key[group_of], kind="stable")
+    t_heavy = cpu[group_of][t_order] > mem[group_of][t_order]
+    expected = mcb_fill_kernel(
+        cpu[group_of], mem[group_of], t_order[t_heavy], t_order[~t_heavy], free_cpu, free_mem
+    )
+    got = mcb_fill_groups_kernel(cpu, mem, count, order[heavy], order[~heavy], free_cpu, free_mem)
+    return got.tolist(), expected.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10**6), hosts=st.integers(1, 5), full=st.booleans())
+def test_mcb_fill_on_groups_at_the_memory_slack(seed, hosts, full):
+    # one or two jobs filling every host up to the slack (k tasks of 1/k + 0.9e-12/k per
+    # host), or random groups of edge needs on hosts over-committed by less than MEM_EPS
+    rng = np.random.default_rng(seed)
+    if full:
+        k, groups = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+        cpu = rng.choice([0.0, 0.1], groups)
+        mem = np.full(groups, 1 / k + float(rng.choice([0.0, 0.9e-12 / k])))
+        count = np.zeros(groups, dtype=np.int64)
+        count[0] = k * hosts - int(rng.integers(0, 2))
+        free_cpu, free_mem = np.ones(hosts), np.ones(hosts)
+    else:
+        groups = int(rng.integers(0, 8))
+        cpu, mem = rng.choice(_EDGE_NEEDS, groups), rng.choice(_EDGE_NEEDS, groups)
+        count = rng.choice([0, 1, 2, 3, 4, 6], groups).astype(np.int64)
+        free_cpu = 1.0 - rng.choice([0.0, 0.0, 0.5, 1.0, 5e-13, -5e-13], hosts)
+        free_mem = 1.0 - rng.choice([0.0, 0.0, 0.5, 5e-13, -5e-13], hosts)
+    got, expected = _groups_vs_tasks(cpu, mem, count, free_cpu, free_mem)
+    assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), groups=st.integers(16, 40), hosts=st.integers(2, 8))
+def test_dfrs_group_packing_keeps_equal_keys_in_job_order(seed, groups, hosts):
+    # DFRS's packing sorts the jobs (groups) itself; with many equal keys only a stable
+    # sort gives the order of the tasks' stable sort (an unstable one, e.g. numba's
+    # quicksort from 16 equal keys up, would not)
+    from allockit.heuristics.mcb_kernels import mcb_fill_kernel
+    from allockit.simulation.dfrs_kernels import _fill_groups
+
+    rng = np.random.default_rng(seed)
+    cpu = rng.choice([0.1, 0.3], groups)
+    mem = rng.choice([0.05, 0.2, 0.3], groups)
+    count = rng.integers(1, 4, groups).astype(np.int64)
+    free_cpu, free_mem = np.ones(hosts), np.ones(hosts)
+    group_of = np.repeat(np.arange(groups), count)
+    key = np.maximum(cpu, mem)[group_of]
+    order = np.argsort(-key, kind="stable")
+    heavy = cpu[group_of][order] > mem[group_of][order]
+    expected = mcb_fill_kernel(
+        cpu[group_of], mem[group_of], order[heavy], order[~heavy], free_cpu, free_mem
+    )
+    assert _fill_groups(cpu, mem, count, free_cpu, free_mem).tolist() == expected.tolist()

@@ -530,13 +530,16 @@ def test_priority_key_of_a_virtual_time_whose_square_underflows():
     w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0, 5], runtime=[10] * 3,
                            tasks=[1] * 3, cpu=[1.0] * 3, mem=[0.1] * 3)
     state = DfrsState(w, penalty=0.0)
-    state.vt[:] = [1e-200, 1e-100, 1e-200]
+    state.vt[:] = [1e-200, 1e-100, 1e-160]  # (1e-160: a square that is subnormal, not 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         keys = [priority_key(state, j, 5.0) for j in range(3)]
         assert keys[0] == (1, -math.inf, 0)
         assert keys[1][1] == -5.0 / (1e-100 * 1e-100)  # (finite: no underflow)
-        assert math.isnan(keys[2][1])  # (no flow yet: 0/0, as numpy gives)
+        assert keys[2] == (1, -0.0, 2)  # (no flow yet)
+        assert priority_key(state, 2, 6.0) == (1, -math.inf, 2)  # (overflow: -inf)
+        state.vt[2] = 1e-200
+        assert math.isnan(priority_key(state, 2, 5.0)[1])  # (0/0, as numpy gives)
     assert by_priority(state, [2, 1, 0], 6.0) == [0, 2, 1]
 
 

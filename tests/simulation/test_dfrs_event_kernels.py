@@ -226,25 +226,43 @@ def test_advance_kernel_is_the_numpy_steps(data, clock, span):
 
 
 @settings(max_examples=300, deadline=None)
-@given(seed=st.integers(0, 10**6), nodes=st.integers(0, 12),
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 300),
        mem=st.sampled_from([0.0, 1e-13, MEM_EPS, 2e-12, 0.05, 0.1, 0.25, 1 / 3, 0.3, 0.5, 0.7,
                             1.0]),
        tasks=st.integers(0, 40))
 def test_fits_kernel_is_the_numpy_count(seed, nodes, mem, tasks):
     # free memory at and around the multiples of the task's memory (the floor's edges),
-    # negative (over-committed by rounding) and full nodes
+    # negative (over-committed by rounding) and full nodes; more than 128 nodes too (the
+    # pairwise sum's halving)
     rng = np.random.default_rng(seed)
     k = rng.integers(0, 4, nodes) * mem
     free = np.clip(k + rng.choice([0.0, -2e-12, -1e-12, 1e-12, 1e-9, -1e-16], nodes), -1e-12, 1)
     free[rng.random(nodes) < 0.2] = rng.choice([0.0, 1.0, -5e-13])
-    w = Workload.from_jobs(Platform(nodes=max(nodes, 1)), submit=[0], runtime=[10],
+    w = Workload.from_jobs(Platform(nodes=nodes), submit=[0], runtime=[10],
                            tasks=[max(tasks, 1)], cpu=[1.0], mem=[mem])
     state = DfrsState(w, penalty=0.0)
     state.tasks = np.array([tasks])  # (0 tasks too: the kernel takes any count)
-    expected = _fits_numpy(state, 0, free)
-    assert fits_kernel(free, mem, tasks) == expected
-    assert state.fits(0, free) == expected
-    assert state.fits(0, free.tolist()) == expected  # (a user policy's list)
+    expected = bool(_fits_numpy(state, 0, free))
+    if mem > MEM_EPS:
+        count = fits_kernel(free, mem)
+        assert count == float(np.floor((free + MEM_EPS) / mem).sum())  # (numpy's sum)
+        assert (count >= tasks) == expected
+    assert state.fits(0, free) is expected
+    assert state.fits(0, free.tolist()) is expected  # (a user policy's list)
+
+
+def test_fits_refuses_what_is_not_one_number_per_node():
+    w = Workload.from_jobs(Platform(nodes=3), submit=[0], runtime=[10], tasks=[2], cpu=[1.0],
+                           mem=[0.5])
+    state = DfrsState(w, penalty=0.0)
+    with pytest.raises(InvalidInputError, match=r"one number per node \(3\); got shape \(2,\)"):
+        state.fits(0, [1.0, 1.0])
+    with pytest.raises(InvalidInputError, match=r"got shape \(1, 3\)"):
+        state.fits(0, np.ones((1, 3)))
+    with pytest.raises(InvalidInputError, match="got NaN"):
+        state.fits(0, [1.0, math.nan, 0.0])
+    assert state.fits(0, np.array([0.5, 0.5, 0.0], dtype=np.float32))  # (in float64)
+    assert state.fits(0, [math.inf, 0.0, 0.0]) and not state.fits(0, [0.4, 0.4, 0.4])
 
 
 def test_advance_kernel_reports_an_overshoot():
