@@ -30,42 +30,6 @@ def _tree_build(items: np.ndarray, cpu_req: np.ndarray, mem: np.ndarray, size: i
     return low_cpu, low_mem
 
 
-@njit(cache=True)
-def _tree_take(low_cpu: np.ndarray, low_mem: np.ndarray, size: int, free_cpu: float,
-               free_mem: float, stack: np.ndarray) -> int:
-    """The first list position whose task fits, removed from the trees; -1 if none.
-
-    Depth-first from the left, pruning subtrees whose smallest CPU or memory need does
-    not fit: the first fitting task of the list in O(log n) steps in practice (the
-    scan of a list past tasks too large for a nearly full host was O(n) per host).
-    ``stack`` is work space of at least 130 entries (depth-first: two per level).
-    """
-    cap_cpu = free_cpu + MEM_EPS
-    cap_mem = free_mem + MEM_EPS
-    if low_cpu[1] > cap_cpu or low_mem[1] > cap_mem:
-        return -1
-    stack[0] = 1
-    top = 1
-    while top > 0:
-        top -= 1
-        i = stack[top]
-        if low_cpu[i] > cap_cpu or low_mem[i] > cap_mem:
-            continue
-        if i >= size:
-            low_cpu[i] = np.inf
-            low_mem[i] = np.inf
-            j = i // 2
-            while j >= 1:
-                low_cpu[j] = min(low_cpu[2 * j], low_cpu[2 * j + 1])
-                low_mem[j] = min(low_mem[2 * j], low_mem[2 * j + 1])
-                j //= 2
-            return i - size
-        stack[top] = 2 * i + 1
-        stack[top + 1] = 2 * i
-        top += 2
-    return -1
-
-
 @warm_inputs(lambda: (
     np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
     np.ones(1), np.ones(1),
@@ -87,65 +51,13 @@ def mcb_fill_kernel(
     first fitting task of the list that counters the host's imbalance (more free memory
     than free CPU: the memory-heavy list), else of the other list; when nothing fits,
     open the next host. Returns the placement, or all -1 when some task could not be
-    placed. Each list is kept in min-trees of its tasks' needs (``_tree_take``), so a
+    placed. Each list is kept in min-trees of its tasks' needs (``_tree_find``), so a
     pack of 100,000 tasks on 20,000 hosts takes milliseconds, not seconds.
     """
     n = cpu_req.shape[0]
-    out = np.full(n, -1, dtype=np.int64)
-    left = n
-    if left == 0:
-        return out
-    size_c = 1
-    while size_c < max(1, cpu_list.shape[0]):
-        size_c *= 2
-    size_m = 1
-    while size_m < max(1, mem_list.shape[0]):
-        size_m *= 2
-    stack = np.empty(130, dtype=np.int64)
-    c_cpu, c_mem = _tree_build(cpu_list, cpu_req, mem, size_c)
-    m_cpu, m_mem = _tree_build(mem_list, cpu_req, mem, size_m)
-    hosts = free_cpu0.shape[0]
-    room_cpu = np.zeros(hosts + 1)  # free CPU and memory of hosts h.. (suffix sums)
-    room_mem = np.zeros(hosts + 1)
-    for h in range(hosts - 1, -1, -1):
-        room_cpu[h] = room_cpu[h + 1] + max(free_cpu0[h], 0.0)
-        room_mem[h] = room_mem[h + 1] + max(free_mem0[h], 0.0)
-    need_cpu = 0.0
-    need_mem = 0.0
-    for t in range(n):
-        need_cpu += cpu_req[t]
-        need_mem += mem[t]
-    for h in range(hosts):
-        # what is left cannot fit in the hosts left (each fit allows MEM_EPS): fail now
-        if need_cpu > room_cpu[h] + left * MEM_EPS or need_mem > room_mem[h] + left * MEM_EPS:
-            break
-        free_cpu = free_cpu0[h]
-        free_mem = free_mem0[h]
-        while left > 0:
-            memory_first = free_mem > free_cpu
-            found = -1
-            for attempt in range(2):
-                if memory_first == (attempt == 0):
-                    k = _tree_take(m_cpu, m_mem, size_m, free_cpu, free_mem, stack)
-                    if k >= 0:
-                        found = mem_list[k]
-                else:
-                    k = _tree_take(c_cpu, c_mem, size_c, free_cpu, free_mem, stack)
-                    if k >= 0:
-                        found = cpu_list[k]
-                if found >= 0:
-                    break
-            if found < 0:
-                break
-            out[found] = h
-            free_cpu -= cpu_req[found]
-            free_mem -= mem[found]
-            need_cpu -= cpu_req[found]
-            need_mem -= mem[found]
-            left -= 1
-        if left == 0:
-            return out
-    return np.full(n, -1, dtype=np.int64)
+    return mcb_fill_groups_kernel(
+        cpu_req, mem, np.ones(n, dtype=np.int64), cpu_list, mem_list, free_cpu0, free_mem0
+    )
 
 
 @njit(cache=True)
@@ -165,7 +77,8 @@ def _tree_find(low_cpu: np.ndarray, low_mem: np.ndarray, size: int, free_cpu: fl
                free_mem: float, stack: np.ndarray) -> int:
     """The leaf (tree index) of the first list position that fits, not removed; -1 if none.
 
-    ``_tree_take``'s search without the removal (``_tree_remove`` removes).
+    Depth-first from the left, pruning subtrees whose smallest CPU or memory need does
+    not fit: O(log n) steps in practice. ``stack``: work space of at least 130 entries.
     """
     cap_cpu = free_cpu + MEM_EPS
     cap_mem = free_mem + MEM_EPS
