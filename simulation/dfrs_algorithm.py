@@ -162,8 +162,8 @@ class DfrsAlgorithm(FractionalPolicy):
     Examples
     --------
     >>> a = DfrsAlgorithm("GreedyPM */per/minvt=600", period=300)
-    >>> a.period, a.time_dependent, a.kernels()[:2]
-    (300.0, False, ('greedy_fill_kernel', 'greedy_start_kernel'))
+    >>> a.period, a.time_dependent, a.kernels()[:3]
+    (300.0, False, ('greedy_fill_kernel', 'greedy_mark_kernel', 'greedy_start_kernel'))
     """
 
     def __init__(
@@ -250,6 +250,8 @@ class DfrsAlgorithm(FractionalPolicy):
         kernels = []
         if name.on_submit in ("Greedy", "GreedyP", "GreedyPM"):
             kernels.append("greedy_fill_kernel")
+        if name.on_submit in ("GreedyP", "GreedyPM"):
+            kernels.append("greedy_mark_kernel")  # GreedyPolicy._mark
         if name.on_completion_policy == "Greedy":
             kernels.append("greedy_start_kernel")  # GreedyPolicy.start_waiting
             kernels.append("start_kernel")  # ... and its DfrsState.start_jobs

@@ -21,7 +21,9 @@ So the schedules and every summary number are the same bits as the numpy code's
 - ``cpu_in_use_kernel``: ``DfrsState.cpu_in_use``;
 - ``fits_kernel``: ``DfrsState.fits``'s count of the tasks that fit, and
   ``fit_mask_kernel``: its answer for many job shapes at once (Greedy's pass over the
-  waiting jobs).
+  waiting jobs);
+- ``greedy_mark_kernel``: GreedyP's choice of the running jobs to pause for an incoming
+  job.
 
 MCB8's remap has its own fused kernel (``dfrs_kernels.mcb8_remap_kernel``), which sums
 with ``pairwise_sum``'s helper too.
@@ -41,6 +43,7 @@ __all__ = [
     "cpu_in_use_kernel",
     "fit_mask_kernel",
     "fits_kernel",
+    "greedy_mark_kernel",
     "pairwise_sum",
     "residue_kernel",
 ]
@@ -308,3 +311,60 @@ def fit_mask_kernel(free: np.ndarray, mem: np.ndarray, tasks: np.ndarray) -> np.
         else:
             out[i] = fits_kernel(free, m) >= tasks[i]
     return out
+
+
+@warm_inputs(
+    lambda: (
+        np.ones(1), np.zeros(1, dtype=np.int64), np.ones((1, 1)),
+        np.zeros(1, dtype=np.int64), np.full(1, 0.5), 0.5, 1,
+    )
+)
+@njit(cache=True)
+def greedy_mark_kernel(
+    free: np.ndarray, lower: np.ndarray, pool: np.ndarray, slot: np.ndarray,
+    mem: np.ndarray, need: float, tasks: int,
+) -> np.ndarray:
+    """GreedyP's choice of the running jobs to pause for a job of ``tasks`` tasks of
+    memory ``need`` each, given free memory ``free`` (not modified).
+
+    ``lower`` are the candidates by increasing priority and ``pool[slot[r]]`` is job
+    ``r``'s tasks per node. Jobs are marked in that order until the job fits
+    (``DfrsState.fits``'s count, ``fits_kernel``); then each marked job but the last,
+    by decreasing priority, is kept running if the job still fits without its memory.
+    Returns the marked jobs left, in marking order; an empty array if even marking
+    every candidate leaves no room; ``[-1 - r]`` if job ``r`` has no row. Memory is
+    added and taken back with the same operations, in the same order, as the loop of
+    ``GreedyPolicy.on_submit`` it replaces.
+    """
+    n = free.shape[0]
+    trial = free.copy()
+    marked = np.empty(lower.shape[0], dtype=np.int64)
+    count = 0
+    found = False
+    for i in range(lower.shape[0]):
+        r = lower[i]
+        s = slot[r]
+        if s < 0:
+            out = np.empty(1, dtype=np.int64)
+            out[0] = -1 - r
+            return out
+        marked[count] = r
+        count += 1
+        for k in range(n):
+            trial[k] += pool[s, k] * mem[r]
+        if need <= MEM_EPS or fits_kernel(trial, need) >= tasks:
+            found = True
+            break
+    if not found:
+        return np.empty(0, dtype=np.int64)
+    keep = np.ones(count, dtype=np.bool_)
+    test = np.empty(n)
+    for i in range(count - 2, -1, -1):
+        r = marked[i]
+        s = slot[r]
+        for k in range(n):
+            test[k] = trial[k] - pool[s, k] * mem[r]
+        if need <= MEM_EPS or fits_kernel(test, need) >= tasks:
+            trial[:] = test
+            keep[i] = False
+    return marked[:count][keep]

@@ -72,6 +72,25 @@ def _places_after_release(state: DfrsState, j: int, marked: list[int]) -> bool:
     return greedy_nodes(state, j, load, used) is not None
 
 
+def _mark_one_by_one(state: DfrsState, j: int, lower: list[int]) -> list[int]:
+    """``GreedyPolicy._mark`` with one ``DfrsState.fits`` call per step (the reference)."""
+    free = 1.0 - state.mem_used
+    marked: list[int] = []
+    for r in lower:
+        marked.append(r)
+        free += state.row(r) * state.mem[r]
+        if state.fits(j, free):
+            break
+    else:
+        return []
+    for r in reversed(marked[:-1]):  # decreasing priority: can it stay?
+        trial = free - state.row(r) * state.mem[r]
+        if state.fits(j, trial):
+            free = trial
+            marked.remove(r)
+    return marked
+
+
 def lower_priority(state: DfrsState, j: int, now: float) -> list[int]:
     """The running jobs of lower priority than job ``j``, by increasing priority.
 
@@ -96,6 +115,10 @@ class GreedyPolicy:
     >>> sorted(s.running), sorted(s.waiting)   # job 1 does not fit and waits
     ([0], [1])
     """
+
+    #: Choose the jobs GreedyP pauses with one compiled call (``_mark``); False runs
+    #: the loop of ``DfrsState.fits`` calls (the same jobs: the tests compare the two).
+    fused_marking: bool = True
 
     #: Start the jobs of a pass over the waiting jobs with one compiled call
     #: (``DfrsState.start_jobs``); False starts them one by one (the same bits: the
@@ -124,20 +147,9 @@ class GreedyPolicy:
         if self.try_start(state, j, now):
             return
         lower = lower_priority(state, j, now)
-        free = 1.0 - state.mem_used
-        marked: list[int] = []
-        for r in lower:
-            marked.append(r)
-            free += state.row(r) * state.mem[r]
-            if state.fits(j, free):
-                break
-        else:
+        marked = self._mark(state, j, lower)
+        if not marked:
             return  # even pausing every lower-priority job would not make room
-        for r in reversed(marked[:-1]):  # decreasing priority: can it stay?
-            trial = free - state.row(r) * state.mem[r]
-            if state.fits(j, trial):
-                free = trial
-                marked.remove(r)
         if not _places_after_release(state, j, marked):
             return  # fits() counted room that Greedy cannot use (rounding): j waits
         state.lift(marked)
@@ -152,6 +164,27 @@ class GreedyPolicy:
                 state.pause_job(r)
             else:
                 state.settle(r, new, now)
+
+    def _mark(self, state: DfrsState, j: int, lower: list[int]) -> list[int]:
+        """The running jobs to pause for job ``j``, in the order they were marked.
+
+        ``lower`` (by increasing priority) are marked until ``j`` fits; then each marked
+        job but the last, by decreasing priority, stays if ``j`` fits without it. Empty
+        if marking them all leaves no room. One compiled call
+        (``dfrs_event_kernels.greedy_mark_kernel``) unless ``fused_marking`` is off.
+        """
+        if not self.fused_marking:
+            return _mark_one_by_one(state, j, lower)
+        from allockit.simulation.dfrs_event_kernels import greedy_mark_kernel
+
+        pool, slot = state.rows.arrays()
+        marked = greedy_mark_kernel(
+            1.0 - state.mem_used, np.array(lower, dtype=np.int64), pool, slot, state.mem,
+            float(state.mem[j]), int(state.tasks[j]),
+        ).tolist()
+        if marked and marked[0] < 0:
+            state.row(-1 - marked[0])  # raises: a running job without a row
+        return marked
 
     def start_waiting(self, state: DfrsState, now: float) -> None:
         """On completion (``*``): start waiting jobs that fit, by decreasing priority.

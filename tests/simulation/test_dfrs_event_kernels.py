@@ -120,6 +120,7 @@ def _numpy_steps(mp):
     mp.setattr(dfrs_policies.Mcb8Policy, "fused", False)
     mp.setattr(DfrsState, "fused_apply", False)
     mp.setattr(dfrs_policies.GreedyPolicy, "batch_starts", False)
+    mp.setattr(dfrs_policies.GreedyPolicy, "fused_marking", False)
 
 
 def _same_result(a, b):
@@ -605,6 +606,55 @@ def test_batched_starts_are_the_one_by_one_starts(seed, nodes):
         mp.setattr(GreedyPolicy, "batch_starts", False)
         GreedyPolicy().start_waiting(one_by_one, 100.0)
     _same_state(batched, one_by_one)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 5))
+def test_the_compiled_marking_pauses_the_jobs_the_loop_pauses(seed, nodes):
+    # GreedyP's choice of the jobs to pause for an incoming job: for every job of a
+    # random state (waiting ones, and running ones as if they came again), against the
+    # candidates in a random order, in one compiled call and with one fits() per step
+    from allockit.simulation.dfrs_policies import GreedyPolicy, _mark_one_by_one
+
+    rng = np.random.default_rng(seed)
+    state = _greedy_placed(rng, nodes, int(rng.integers(2, 30)))
+    running = sorted(state.running)
+    for j in range(state.tasks.size):
+        lower = [r for r in rng.permutation(running).tolist() if r != j]
+        lower = lower[: int(rng.integers(0, len(lower) + 1))]
+        expect = _mark_one_by_one(state, j, lower)
+        assert GreedyPolicy(preempt=True)._mark(state, j, lower) == expect
+
+
+def test_the_compiled_marking_keeps_running_the_jobs_it_need_not_pause():
+    # one node of memory 1: jobs 0 (0.5), 1 (0.2), 2 (0.3) run; job 3 needs 0.5.
+    # Candidates 1, 0: marking frees 0.2, then 0.7 (fits); going back, 1 need not pause.
+    # Candidates 1, 2, 0: 0.2, then 0.5 fits, and 1 is still needed
+    from allockit.simulation.dfrs_policies import GreedyPolicy, _mark_one_by_one
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0, 0, 0], runtime=[10] * 4,
+                           tasks=[1] * 4, cpu=[1.0] * 4, mem=[0.5, 0.2, 0.3, 0.5])
+    state = DfrsState(w, penalty=0.0)
+    for j in range(3):
+        state.submit(j)
+        state.start_job(j, np.array([0]), 0.0)
+    state.submit(3)
+    for lower, paused in (([1, 2, 0], [1, 2]), ([1, 0], [0]), ([1], []), ([], [])):
+        assert GreedyPolicy(preempt=True)._mark(state, 3, lower) == paused
+        assert _mark_one_by_one(state, 3, lower) == paused
+
+
+def test_the_compiled_marking_refuses_a_running_job_without_a_row():
+    from allockit.simulation.dfrs_policies import GreedyPolicy
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[10] * 2,
+                           tasks=[1] * 2, cpu=[1.0] * 2, mem=[0.9, 0.5])
+    state = DfrsState(w, penalty=0.0)
+    state.submit(0)
+    state.start_job(0, np.array([0]), 0.0)
+    state.submit(1)
+    with pytest.raises(SimulationInvariantError, match="job 1 has no placement"):
+        GreedyPolicy(preempt=True)._mark(state, 1, [1])
 
 
 def test_priority_keys_kernel_is_numpys_down_to_tiny_virtual_times():
