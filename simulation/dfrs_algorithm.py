@@ -163,7 +163,7 @@ class DfrsAlgorithm(FractionalPolicy):
     --------
     >>> a = DfrsAlgorithm("GreedyPM */per/minvt=600", period=300)
     >>> a.period, a.time_dependent, a.kernels()[:3]
-    (300.0, False, ('greedy_fill_kernel', 'greedy_mark_kernel', 'greedy_start_kernel'))
+    (300.0, False, ('greedy_fill_kernel', 'greedy_mark_kernel', 'greedy_waiting_kernel'))
     """
 
     def __init__(
@@ -253,9 +253,8 @@ class DfrsAlgorithm(FractionalPolicy):
         if name.on_submit in ("GreedyP", "GreedyPM"):
             kernels.append("greedy_mark_kernel")  # GreedyPolicy._mark
         if name.on_completion_policy == "Greedy":
-            kernels.append("greedy_start_kernel")  # GreedyPolicy.start_waiting
+            kernels.append("greedy_waiting_kernel")  # GreedyPolicy.start_waiting
             kernels.append("start_kernel")  # ... and its DfrsState.start_jobs
-            kernels.append("fit_mask_kernel")  # ... and the job shapes that fit
         if name.periodic is not None or name.on_submit == "MCB8":
             kernels.append("apply_kernel")  # DfrsState.apply
         if name.opt != "avg" and name.periodic != "mcb8-stretch":

@@ -316,7 +316,7 @@ def fit_mask_kernel(free: np.ndarray, mem: np.ndarray, tasks: np.ndarray) -> np.
 @warm_inputs(
     lambda: (
         np.ones(1), np.zeros(1, dtype=np.int64), np.ones((1, 1)),
-        np.zeros(1, dtype=np.int64), np.full(1, 0.5), 0.5, 1,
+        np.zeros(1, dtype=np.int64), readonly_array([0.5], float), 0.5, 1,
     )
 )
 @njit(cache=True)

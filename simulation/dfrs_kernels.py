@@ -1,7 +1,8 @@
 """Compiled (numba) loops of the DFRS simulator's policies and state.
 
-- ``greedy_start_kernel``: Greedy's pass over the waiting jobs after a completion
-  (``dfrs_policies.GreedyPolicy.start_waiting``);
+- ``greedy_start_kernel``: Greedy's placements of waiting jobs, in a given order, and
+  ``greedy_waiting_kernel``: all of Greedy's pass over the waiting jobs after a
+  completion (``dfrs_policies.GreedyPolicy.start_waiting``);
 - ``mcb8_memory_prefix_kernel`` and ``mcb8_largest_yield_kernel``: MCB8's drop loop and
   its yield bisection (``dfrs_policies.Mcb8Policy``);
 - ``mcb8_remap_kernel`` and ``mcb8_stretch_remap_kernel``: all of ``Mcb8Policy.remap``
@@ -27,12 +28,13 @@ from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel
 from allockit.results.base import readonly_array
-from allockit.simulation.dfrs_event_kernels import _sum
+from allockit.simulation.dfrs_event_kernels import _sum, fit_mask_kernel
 
 __all__ = [
     "add_rows_kernel",
     "apply_kernel",
     "greedy_start_kernel",
+    "greedy_waiting_kernel",
     "mcb8_largest_yield_kernel",
     "mcb8_memory_prefix_kernel",
     "mcb8_remap_kernel",
@@ -96,6 +98,96 @@ def greedy_start_kernel(
         _add_row(mem_used, load, row, m, cpu[j], 1.0)
         started[count] = j
         count += 1
+    return started[:count].copy(), rows[:count].copy()
+
+
+@warm_inputs(lambda: (
+    readonly_array([0], np.int64), np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
+    np.full(1, 0.5), np.ones(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1),
+    readonly_array([0.0], float), 1.0, readonly_array([1], np.int64),
+    readonly_array([1.0], float), readonly_array([0.5], float), np.zeros(1), np.zeros(1), 64,
+))
+@njit(cache=True)
+def greedy_waiting_kernel(
+    active: np.ndarray,
+    status: np.ndarray,
+    shape: np.ndarray,
+    shape_mem: np.ndarray,
+    shape_tasks: np.ndarray,
+    waiting_per_shape: np.ndarray,
+    vt: np.ndarray,
+    submit: np.ndarray,
+    now: float,
+    tasks: np.ndarray,
+    cpu: np.ndarray,
+    mem: np.ndarray,
+    load: np.ndarray,
+    mem_used: np.ndarray,
+    chunk: int,
+):
+    """All of DFRS Greedy's pass over the waiting jobs (``GreedyPolicy.start_waiting``):
+    the started jobs, in the order they start, and their tasks per node (float rows).
+
+    The steps of the chunked pass, in one call: the shapes (memory per task, tasks)
+    with waiting jobs that fit the free memory (``fit_mask_kernel``); the waiting
+    ``active`` jobs of those shapes and their keys (``_priority_keys``); then, ``chunk``
+    jobs at a time in priority order (``_first_by_priority``), ``greedy_start_kernel``,
+    which updates ``mem_used`` and ``load`` in place; after a chunk that started a
+    job, the shapes left are tested again and the jobs of those that no longer fit
+    are dropped.
+    """
+    nodes = load.shape[0]
+    none = np.empty(0, dtype=np.int64)
+    shapes = np.flatnonzero(waiting_per_shape)
+    fit = fit_mask_kernel(1.0 - mem_used, shape_mem[shapes], shape_tasks[shapes])
+    dead = np.ones(shape_mem.shape[0], dtype=np.bool_)
+    alive = 0
+    for i in range(shapes.shape[0]):
+        if fit[i]:
+            dead[shapes[i]] = False
+            alive += 1
+    if alive == 0:
+        return none, np.zeros((0, nodes))
+    jobs = np.empty(active.shape[0], dtype=np.int64)
+    n = 0
+    for i in range(active.shape[0]):
+        j = active[i]
+        if status[j] == 1 and not dead[shape[j]]:  # (1: WAITING)
+            jobs[n] = j
+            n += 1
+    jobs = jobs[:n]
+    keys = _priority_keys(jobs, vt, submit, now)
+    started = np.empty(jobs.shape[0], dtype=np.int64)
+    rows = np.zeros((min(jobs.shape[0], chunk), nodes))
+    count = 0
+    while jobs.shape[0]:
+        first, taken = _first_taken(jobs, keys, chunk)
+        if first.shape[0] == 0:  # (NaN keys only: never taken)
+            break
+        got, got_rows = greedy_start_kernel(
+            first, shape, dead, tasks, cpu, mem, load, mem_used
+        )
+        if count + got.shape[0] > rows.shape[0]:
+            grown = np.zeros((max(2 * rows.shape[0], count + got.shape[0]), nodes))
+            grown[:count] = rows[:count]
+            rows = grown
+        started[count : count + got.shape[0]] = got
+        rows[count : count + got.shape[0]] = got_rows
+        count += got.shape[0]
+        if first.shape[0] == jobs.shape[0]:
+            break
+        if got.shape[0]:  # memory was taken: test the shapes left again
+            left = np.flatnonzero(~dead)
+            again = fit_mask_kernel(1.0 - mem_used, shape_mem[left], shape_tasks[left])
+            for i in range(left.shape[0]):
+                dead[left[i]] = not again[i]
+        keep = 0
+        for i in range(jobs.shape[0]):
+            if not taken[i] and not dead[shape[jobs[i]]]:
+                jobs[keep] = jobs[i]
+                keys[keep] = keys[i]
+                keep += 1
+        jobs, keys = jobs[:keep], keys[:keep]
     return started[:count].copy(), rows[:count].copy()
 
 
@@ -430,6 +522,18 @@ def _first_by_priority(jobs: np.ndarray, keys: np.ndarray, count: int):
     where = np.flatnonzero(keys <= kth)
     first = jobs[where[np.argsort(keys[where], kind="mergesort")]]
     return first, where.shape[0] < jobs.shape[0]
+
+
+@njit(cache=True)
+def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
+    """``dfrs_priority.first_by_priority``: the first ``count`` or more jobs in order,
+    and the mask of those taken (all of them when ``count`` covers every job)."""
+    if count >= jobs.shape[0]:
+        return jobs[np.argsort(keys, kind="mergesort")], np.ones(jobs.shape[0], np.bool_)
+    kth = np.partition(keys, count - 1)[count - 1]
+    taken = keys <= kth
+    where = np.flatnonzero(taken)
+    return jobs[where[np.argsort(keys[where], kind="mergesort")]], taken
 
 
 @njit(cache=True)

@@ -120,9 +120,10 @@ class GreedyPolicy:
     #: the loop of ``DfrsState.fits`` calls (the same jobs: the tests compare the two).
     fused_marking: bool = True
 
-    #: Start the jobs of a pass over the waiting jobs with one compiled call
-    #: (``DfrsState.start_jobs``); False starts them one by one (the same bits: the
-    #: tests compare the two).
+    #: Run a pass over the waiting jobs in one compiled call
+    #: (``greedy_waiting_kernel``) and start its jobs with another
+    #: (``DfrsState.start_jobs``); False runs the steps in Python and starts the jobs
+    #: one by one (the same bits: the tests compare the two).
     batch_starts: bool = True
 
     def __init__(self, *, preempt: bool = False, migrate: bool = False) -> None:
@@ -194,44 +195,59 @@ class GreedyPolicy:
         that does not fit at some point of the pass cannot fit later in it: only the
         jobs of shapes (memory per task, tasks) that fit now are candidates
         (``_shapes_fit``, the arithmetic of ``DfrsState.fits``). They are taken
-        ``_CHUNK`` at a time in priority order (only those are sorted) and tried in one
-        compiled call per chunk (``greedy_start_kernel``: fit test, Greedy's placement,
-        the memory and load updates), which marks the shapes it finds no longer fit;
-        the rest of the list drops them, and after a chunk that started a job every
-        shape left is tested again.
+        ``_CHUNK`` at a time in priority order (only those are sorted) and tried
+        together (``greedy_start_kernel``: fit test, Greedy's placement, the memory and
+        load updates), which marks the shapes it finds no longer fit; the rest of the
+        list drops them, and after a chunk that started a job every shape left is
+        tested again. All of it is one compiled call (``greedy_waiting_kernel``), then
+        one for the starts (``DfrsState.start_jobs``); with ``batch_starts`` off, the
+        steps run here and the jobs start one by one (the reference: the tests compare
+        the two).
         """
-        from allockit.simulation.dfrs_kernels import greedy_start_kernel
-
         if not state.waiting:
             return
-        shapes = np.flatnonzero(state.waiting_per_shape)
-        fit = _shapes_fit(state, shapes)
-        if not fit.any():
+        if not self.batch_starts:
+            _start_waiting_stepwise(state, now)
             return
-        dead = np.ones(state.shape_mem.size, dtype=bool)
-        dead[shapes[fit]] = False
-        jobs = state.active_jobs()
-        jobs = jobs[(state.status[jobs] == WAITING) & ~dead[state.shape[jobs]]]
-        keys = priority_keys(state, jobs, now)
-        while jobs.size:
-            chunk, rest = first_by_priority(jobs, keys, _CHUNK)
-            started, rows = greedy_start_kernel(
-                chunk, state.shape, dead, state.tasks, state.cpu, state.mem, state.load,
-                state.mem_used,
-            )
-            if self.batch_starts:
-                state.start_jobs(started, rows, now)
-            else:
-                for j, row in zip(started.tolist(), rows, strict=True):
-                    state.start_job(j, None, now, row, counted=True)
-            if rest is None:
-                return
-            jobs, keys = jobs[rest], keys[rest]
-            if started.size:  # memory was taken: test the shapes left again
-                alive = np.flatnonzero(~dead)
-                dead[alive] = ~_shapes_fit(state, alive)
-            live = ~dead[state.shape[jobs]]
-            jobs, keys = jobs[live], keys[live]
+        from allockit.simulation.dfrs_kernels import greedy_waiting_kernel
+
+        started, rows = greedy_waiting_kernel(
+            state.active_jobs(), state.status, state.shape, state.shape_mem,
+            state.shape_tasks, state.waiting_per_shape, state.vt, state.submit_time, now,
+            state.tasks, state.cpu, state.mem, state.load, state.mem_used, _CHUNK,
+        )
+        state.start_jobs(started, rows, now)
+
+
+def _start_waiting_stepwise(state: DfrsState, now: float) -> None:
+    """``GreedyPolicy.start_waiting`` step by step, starting the jobs one by one."""
+    from allockit.simulation.dfrs_kernels import greedy_start_kernel
+
+    shapes = np.flatnonzero(state.waiting_per_shape)
+    fit = _shapes_fit(state, shapes)
+    if not fit.any():
+        return
+    dead = np.ones(state.shape_mem.size, dtype=bool)
+    dead[shapes[fit]] = False
+    jobs = state.active_jobs()
+    jobs = jobs[(state.status[jobs] == WAITING) & ~dead[state.shape[jobs]]]
+    keys = priority_keys(state, jobs, now)
+    while jobs.size:
+        chunk, rest = first_by_priority(jobs, keys, _CHUNK)
+        started, rows = greedy_start_kernel(
+            chunk, state.shape, dead, state.tasks, state.cpu, state.mem, state.load,
+            state.mem_used,
+        )
+        for j, row in zip(started.tolist(), rows, strict=True):
+            state.start_job(j, None, now, row, counted=True)
+        if rest is None:
+            return
+        jobs, keys = jobs[rest], keys[rest]
+        if started.size:  # memory was taken: test the shapes left again
+            alive = np.flatnonzero(~dead)
+            dead[alive] = ~_shapes_fit(state, alive)
+        live = ~dead[state.shape[jobs]]
+        jobs, keys = jobs[live], keys[live]
 
 
 #: Jobs that ``start_waiting`` sorts and tries at a time.

@@ -309,14 +309,15 @@ _EVENT = {
          {"mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
           "maxmin_rows_kernel", "apply_kernel", "mcb8_remap_kernel", *_EVENT}),
         ("Greedy */opt=min",
-         {"greedy_fill_kernel", "greedy_start_kernel", "start_kernel", "fit_mask_kernel",
+         {"greedy_fill_kernel", "greedy_waiting_kernel", "start_kernel",
           "maxmin_dense_kernel", "maxmin_rows_kernel", *_EVENT}),
         ("GreedyPM */per/opt=min/minvt=600",
-         {"greedy_fill_kernel", "greedy_start_kernel", "start_kernel", "fit_mask_kernel",
-          "mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_dense_kernel",
-          "maxmin_rows_kernel", "apply_kernel", "mcb8_remap_kernel", *_EVENT}),
-        ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_start_kernel", "start_kernel",
-                                "fit_mask_kernel", *_EVENT}),
+         {"greedy_fill_kernel", "greedy_mark_kernel", "greedy_waiting_kernel",
+          "start_kernel", "mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel",
+          "maxmin_dense_kernel", "maxmin_rows_kernel", "apply_kernel", "mcb8_remap_kernel",
+          *_EVENT}),
+        ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_mark_kernel",
+                                "greedy_waiting_kernel", "start_kernel", *_EVENT}),
         ("/stretch-per/opt=max/minvt=600",
          {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "apply_kernel",
           "mcb8_stretch_remap_kernel", *_EVENT}),
@@ -619,9 +620,9 @@ def test_a_run_compiles_no_kernel_signature_its_warm_up_left_out():
     from allockit.simulation import allocation_kernels, dfrs_event_kernels, dfrs_kernels
 
     names = ["mcb8_largest_yield_kernel", "mcb8_memory_prefix_kernel", "maxmin_rows_kernel",
-             "apply_kernel", "greedy_fill_kernel", "greedy_start_kernel",
-             "mcb8_remap_kernel", "mcb8_stretch_remap_kernel", "start_kernel",
-             "fit_mask_kernel", *sorted(_EVENT)]
+             "apply_kernel", "greedy_fill_kernel", "greedy_waiting_kernel",
+             "greedy_mark_kernel", "mcb8_remap_kernel", "mcb8_stretch_remap_kernel",
+             "start_kernel", *sorted(_EVENT)]
     load_kernels(*names)  # (before the spies: kernels calling kernels are typed now)
     modules = (dfrs_kernels, dfrs_event_kernels, allocation_kernels, greedy_kernels)
     where = {name: next(m for m in modules if hasattr(m, name)

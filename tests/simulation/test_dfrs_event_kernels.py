@@ -585,24 +585,27 @@ def test_the_fused_apply_changes_nothing_for_the_same_mapping():
     assert s.mem_used.tolist() == [0.4, 0.0] and s.task_migrations == 1
 
 
-@settings(max_examples=100, deadline=None)
-@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4))
-def test_batched_starts_are_the_one_by_one_starts(seed, nodes):
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4), chunk=st.sampled_from([1, 2, 3, 64]))
+def test_batched_starts_are_the_one_by_one_starts(seed, nodes, chunk):
     # Greedy's pass over waiting jobs: paused jobs resumed where they were or elsewhere,
-    # jobs started for the first time, in one compiled call or job by job
+    # jobs started for the first time, in one compiled call or step by step with the
+    # jobs started one by one; chunks small enough to take several
     import copy
 
     from allockit.simulation.dfrs_policies import GreedyPolicy
 
     rng = np.random.default_rng(seed)
-    batched = _greedy_placed(rng, nodes, int(rng.integers(2, 30)))
+    batched = _greedy_placed(rng, nodes, int(rng.integers(2, 40)))
     running = sorted(batched.running)
     keep = [j for j in running if rng.random() < 0.4]  # the others are paused
     batched.apply(np.array(keep, dtype=np.int64),
                   np.array([batched.row(j) for j in keep]).reshape(len(keep), nodes), 50.0)
+    batched.vt[:] = rng.choice([0.0, 10.0, 20.0, 40.0], batched.vt.size)  # (ties, too)
     one_by_one = copy.deepcopy(batched)
-    GreedyPolicy().start_waiting(batched, 100.0)
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_policies, "_CHUNK", chunk)
+        GreedyPolicy().start_waiting(batched, 100.0)
         mp.setattr(GreedyPolicy, "batch_starts", False)
         GreedyPolicy().start_waiting(one_by_one, 100.0)
     _same_state(batched, one_by_one)
