@@ -690,8 +690,8 @@ def mcb8_remap_kernel(
 
 
 @warm_inputs(lambda: (
-    np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.zeros(1, dtype=np.int64),
-    readonly_array([], np.int64), np.zeros(1, dtype=np.int64),
+    np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.full(1, -1, dtype=np.int64),
+    readonly_array([], np.int64),
     np.ones(1, dtype=np.int8), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), np.zeros(1),
     np.zeros(1), readonly_array([1.0], float), readonly_array([1.0], float),
     readonly_array([1], np.int64), np.zeros(1, dtype=np.int64),
@@ -706,7 +706,6 @@ def apply_kernel(
     rows: np.ndarray,
     where: np.ndarray,
     running: np.ndarray,
-    starting: np.ndarray,
     status: np.ndarray,
     pool: np.ndarray,
     slot: np.ndarray,
@@ -734,19 +733,52 @@ def apply_kernel(
 ):
     """``DfrsState._apply``'s arrays in one pass: the system moves to ``jobs`` -> ``rows``.
 
-    ``where[j]`` is job ``j``'s place in ``jobs`` (-1 if not mapped), ``running`` the
-    running jobs by index, ``starting`` the waiting jobs of ``jobs`` by index (each
-    with a slot in ``pool`` already). Running jobs not mapped are paused, those whose
-    row changes migrate, the starting ones start or resume; every per-job array, the
-    memory and load (releases, then the moves' new rows, then the starts, each in
-    index order) and the byte counts (added job by job in that order) are updated in
-    place with the floating-point steps of the numpy code. The Python sets of running
-    and waiting jobs are the caller's.
+    ``where`` is -1 for every job, and is again on return (``where[j]`` is job ``j``'s
+    place in ``jobs`` meanwhile); ``running`` are the running jobs by index; every
+    waiting job of ``jobs`` has a slot in ``pool`` already. Running jobs not mapped are
+    paused, those whose row changes migrate, the waiting ones of ``jobs`` start or
+    resume (index order); every per-job array, the memory and load (releases, then the
+    moves' new rows, then the starts, each in index order) and the byte counts (added
+    job by job in that order) are updated in place with the floating-point steps of
+    the numpy code. The Python sets of running and waiting jobs are the caller's.
 
-    Returns ``(changed, paused, preempted_tasks, migrated_tasks, bytes_migrate,
-    bytes_preempt)``; ``changed`` is False when nothing moves (then nothing was
-    written).
+    Returns ``(code, paused, starting, preempted_tasks, migrated_tasks, bytes_migrate,
+    bytes_preempt)``; ``code`` is 1 when the system changed, 0 when nothing moves and
+    -1 when a job is mapped twice (then nothing was written).
     """
+    none = np.zeros(0, dtype=np.int64)
+    for i in range(jobs.shape[0]):
+        if where[jobs[i]] >= 0:
+            for k in range(i):
+                where[jobs[k]] = -1
+            return -1, none, none, 0, 0, bytes_migrate, bytes_preempt
+        where[jobs[i]] = i
+    out = _apply_mapped(
+        jobs, rows, where, running, status, pool, slot, mem_used, load, mem, cpu, tasks,
+        shape, waiting_per_shape, n_preempt, yields, last_move, n_migrate, penalty_until,
+        ever_ran, n_resume_elsewhere, n_resume, start, now, penalty, node_memory,
+        bytes_migrate, bytes_preempt,
+    )
+    for i in range(jobs.shape[0]):
+        where[jobs[i]] = -1
+    return out
+
+
+@njit(cache=True)
+def _apply_mapped(
+    jobs, rows, where, running, status, pool, slot, mem_used, load, mem, cpu, tasks, shape,
+    waiting_per_shape, n_preempt, yields, last_move, n_migrate, penalty_until, ever_ran,
+    n_resume_elsewhere, n_resume, start, now, penalty, node_memory, bytes_migrate,
+    bytes_preempt,
+):
+    """``apply_kernel`` once ``where`` maps the jobs."""
+    starting = np.empty(jobs.shape[0], dtype=np.int64)
+    n_start = 0
+    for i in range(jobs.shape[0]):
+        if status[jobs[i]] == 1:  # WAITING
+            starting[n_start] = jobs[i]
+            n_start += 1
+    starting = np.sort(starting[:n_start])
     nodes = mem_used.shape[0]
     n_run = running.shape[0]
     leaves = np.zeros(n_run, dtype=np.bool_)  # paused or moving, in index order
@@ -769,7 +801,7 @@ def apply_kernel(
                 n_leave += 1
                 break
     if n_leave == 0 and starting.shape[0] == 0:
-        return False, np.zeros(0, dtype=np.int64), 0, 0, bytes_migrate, bytes_preempt
+        return 0, starting, starting, 0, 0, bytes_migrate, bytes_preempt
     # memory and load: releases (old rows), then the moves' new rows, then the starts
     for i in range(n_run):
         if leaves[i]:
@@ -833,7 +865,7 @@ def apply_kernel(
         waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING
         last_move[j] = now
-    return True, paused, preempted, migrated, bytes_migrate, bytes_preempt
+    return 1, paused, starting, preempted, migrated, bytes_migrate, bytes_preempt
 
 
 @njit(cache=True)

@@ -362,6 +362,9 @@ class DfrsState:
             raise SimulationInvariantError(
                 f"apply: rows must have shape {(jobs.size, self.nodes)}; got {rows.shape}"
             )
+        if self.fused_apply:
+            self._apply_fused(jobs, rows, now)
+            return
         where = self._where
         where[jobs] = np.arange(jobs.size)
         try:
@@ -376,9 +379,6 @@ class DfrsState:
     fused_apply: bool = True
 
     def _apply(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
-        if self.fused_apply:
-            self._apply_fused(jobs, rows, now)
-            return
         where = self._where
         running = self.running_jobs()
         mapped = where[running] >= 0
@@ -454,26 +454,30 @@ class DfrsState:
             )
 
     def _apply_fused(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
-        """``_apply`` with the arrays updated by ``apply_kernel`` and the sets here."""
+        """``apply`` with the arrays updated by ``apply_kernel`` and the sets here."""
         from allockit.simulation.dfrs_kernels import apply_kernel
 
-        starting = np.sort(jobs[self.status[jobs] == WAITING])
-        if starting.size:
-            self.rows.take(starting)
+        fresh = jobs[self.rows.slots(jobs) < 0]  # (waiting jobs that never ran: a row)
+        self.rows.take(fresh)
         pool, slot = self.rows.arrays()
-        changed, paused, preempted, migrated, self.bytes_migrate, self.bytes_preempt = (
+        rows = np.ascontiguousarray(rows, dtype=float)
+        if np.may_share_memory(rows, pool):  # (views of the pool, which the kernel writes)
+            rows = rows.copy()
+        code, paused, starting, preempted, migrated, self.bytes_migrate, self.bytes_preempt = (
             apply_kernel(
-                jobs, np.array(rows, dtype=float), self._where,  # (a copy: rows may be
-                # views of the pool, which the kernel writes)
-                self.running_jobs(), starting, self.status, pool, slot, self.mem_used,
-                self.load, self.mem, self.cpu, self.tasks, self.shape,
+                jobs, rows, self._where, self.running_jobs(), self.status, pool, slot,
+                self.mem_used, self.load, self.mem, self.cpu, self.tasks, self.shape,
                 self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,
                 self.n_migrate, self.penalty_until, self.ever_ran, self.n_resume_elsewhere,
                 self.n_resume, self.start, now, float(self.penalty),
                 float(self.w.platform.node_memory), self.bytes_migrate, self.bytes_preempt,
             )
         )
-        if not changed:
+        if code < 0:
+            for j in np.unique(fresh).tolist():  # (no row was stored: give them back)
+                self.rows.drop(j)
+            raise SimulationInvariantError("apply: a job is mapped twice")
+        if not code:
             return
         self.layout += 1
         self.task_preemptions += preempted

@@ -781,6 +781,9 @@ def test_state_refuses_rows_of_jobs_without_one_and_bad_mappings():
         s.counts(np.array([1]))
     with pytest.raises(SimulationInvariantError, match="mapped twice"):
         s.apply(np.array([0, 0]), np.array([[1.0, 0.0], [0.0, 1.0]]), 0.0)
+    with pytest.raises(SimulationInvariantError, match="job 0 has no placement"):
+        s.row(0)  # (the refused mapping left nothing behind)
+    assert sorted(s.waiting) == [0, 1] and s.mem_used.tolist() == [0.0, 0.0]
     with pytest.raises(SimulationInvariantError, match="shape"):
         s.apply(np.array([0]), np.array([[1.0, 0.0, 0.0]]), 0.0)
     s.apply(np.array([1]), np.array([[0.0, 1.0]]), 0.0)  # (the scratch was reset)

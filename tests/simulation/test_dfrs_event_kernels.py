@@ -585,6 +585,25 @@ def test_the_fused_apply_changes_nothing_for_the_same_mapping():
     assert s.mem_used.tolist() == [0.4, 0.0] and s.task_migrations == 1
 
 
+def test_the_fused_apply_takes_rows_that_are_views_of_the_pool():
+    # the kernel writes the pool: a mapping given as views of it is copied first. Job 0
+    # moves to job 1's row and job 1 to job 0's, the rows read from the pool itself
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10], tasks=[1, 1],
+                           cpu=[1.0, 1.0], mem=[0.4, 0.4])
+    s = DfrsState(w, penalty=0.0)
+    s.submit(0)
+    s.submit(1)
+    s.apply(np.array([0, 1]), np.array([[1.0, 0.0], [0.0, 1.0]]), 1.0)
+    pool, slot = s.rows.arrays()
+    lo = int(slot[:2].min())
+    assert abs(int(slot[0]) - int(slot[1])) == 1  # (two neighbouring rows of the pool)
+    view = pool[lo : lo + 2]
+    first = 0 if slot[0] == lo else 1  # (the job whose row is view[0])
+    s.apply(np.array([1 - first, first]), view, 2.0)  # each takes the other's row
+    assert s.row(0).tolist() == [0.0, 1.0] and s.row(1).tolist() == [1.0, 0.0]
+    assert s.n_migrate.tolist() == [1, 1] and s.mem_used.tolist() == [0.4, 0.4]
+
+
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4), chunk=st.sampled_from([1, 2, 3, 64]))
 def test_batched_starts_are_the_one_by_one_starts(seed, nodes, chunk):
