@@ -310,26 +310,11 @@ def maxmin_dense_kernel(counts: np.ndarray, cpu: np.ndarray, tol: float) -> np.n
 
     The nonzero entries in row-major order (as ``numpy.nonzero``), weight
     ``counts[j, n] * cpu[j]``: the same inputs, so the same yields, without the
-    intermediate arrays.
+    intermediate arrays. It is ``maxmin_rows_kernel`` with row ``j`` of the matrix as
+    job ``j``'s row.
     """
-    jobs, nodes = counts.shape
-    size = 0
-    for j in range(jobs):
-        for n in range(nodes):
-            if counts[j, n] != 0:
-                size += 1
-    job = np.empty(size, dtype=np.int64)
-    node = np.empty(size, dtype=np.int64)
-    weight = np.empty(size)
-    k = 0
-    for j in range(jobs):
-        for n in range(nodes):
-            if counts[j, n] != 0:
-                job[k] = j
-                node[k] = n
-                weight[k] = counts[j, n] * cpu[j]
-                k += 1
-    return maxmin_fill_kernel(job, node, weight, jobs, nodes, tol)
+    index = np.arange(counts.shape[0])
+    return maxmin_rows_kernel(counts, index, index, cpu, tol)
 
 
 @warm_inputs(lambda: (

@@ -733,7 +733,9 @@ def test_a_subclass_with_its_own_steps_runs_them_not_the_kernel():
 @given(seed=st.integers(0, 10**6), n_jobs=st.integers(0, 12), nodes=st.integers(1, 6))
 def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, nodes):
     # opt=min yields read from the pool of rows (maxmin_rows_kernel) must be the bits of
-    # the water-filling on the matrix of counts (maxmin_dense_kernel), whatever the slots
+    # the water-filling on the matrix of counts (the checked public max_min_yields, and
+    # maxmin_dense_kernel), whatever the slots
+    from allockit.simulation.allocation import max_min_yields
     from allockit.simulation.allocation_kernels import maxmin_dense_kernel, maxmin_rows_kernel
 
     rng = np.random.default_rng(seed)
@@ -748,6 +750,8 @@ def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, 
     got = maxmin_rows_kernel(pool, slot, jobs, cpu, 1e-12)
     expected = maxmin_dense_kernel(pool[slot[jobs]], cpu[jobs], 1e-12)
     assert got.tobytes() == expected.tobytes()
+    if jobs.size:
+        assert got.tolist() == max_min_yields(pool[slot[jobs]], cpu[jobs]).tolist()
     if n_jobs < total:
         with pytest.raises(ValueError, match="a job without a row"):
             maxmin_rows_kernel(pool, slot, np.array([total - 1]), cpu, 1e-12)
