@@ -115,6 +115,7 @@ class DfrsState:
         self.running: set[int] = set()
         self.waiting: set[int] = set()
         self._running_sorted: np.ndarray | None = None  # running_jobs(), kept until a change
+        self._is_running = np.zeros(n, dtype=bool)  # the running set, as a mask
         # job shapes (memory per task, tasks): jobs of one shape fit or not together, so
         # a long backlog is tested one shape at a time
         shapes, shape = (
@@ -130,6 +131,7 @@ class DfrsState:
         # submissions come in index order, finished jobs are dropped when next asked
         self._active = np.empty(n, dtype=np.int64)
         self._n_active = 0
+        self._active_sorted = True  # (False after a submission out of index order)
         self._finished_since = 0
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
@@ -199,6 +201,8 @@ class DfrsState:
         """Job ``j`` arrives: it waits and its CPU need joins the demand."""
         self.status[j] = WAITING
         self._wait(j)
+        if self._n_active and self._active[self._n_active - 1] > j:
+            self._active_sorted = False
         self._active[self._n_active] = j
         self._n_active += 1
         self.demand += float(self.cpu[j] * self.tasks[j])
@@ -214,18 +218,20 @@ class DfrsState:
         """
         jobs = self._running_sorted
         if jobs is None:
-            jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
-            jobs.sort()
+            active = self.active_jobs()  # (the running jobs are active ones)
+            jobs = active[self._is_running[active]]
             jobs.flags.writeable = False
             self._running_sorted = jobs
         return jobs
 
     def _run(self, j: int) -> None:
         self.running.add(j)
+        self._is_running[j] = True
         self._running_sorted = None
 
     def _stop(self, j: int) -> None:
         self.running.discard(j)
+        self._is_running[j] = False
         self._running_sorted = None
 
     def lift(self, jobs: list[int]) -> None:
@@ -234,6 +240,7 @@ class DfrsState:
         for r in jobs:
             self.release(r)
         self.running.difference_update(jobs)
+        self._is_running[np.asarray(jobs, dtype=np.int64)] = False
         self._running_sorted = None
 
     def active_jobs(self) -> np.ndarray:
@@ -251,6 +258,9 @@ class DfrsState:
         >>> s.active_jobs().tolist()
         [0, 2]
         """
+        if not self._active_sorted:
+            self._active[: self._n_active].sort()
+            self._active_sorted = True
         if self._finished_since:
             jobs = self._active[: self._n_active]
             jobs = jobs[self.status[jobs] != FINISHED]
@@ -312,6 +322,7 @@ class DfrsState:
         listed = jobs.tolist()
         self.waiting.difference_update(listed)
         self.running.update(listed)
+        self._is_running[jobs] = True
         self._running_sorted = None
 
     def pause_job(self, j: int) -> None:
@@ -409,6 +420,7 @@ class DfrsState:
         if paused.size:
             listed = paused.tolist()
             self.running.difference_update(listed)
+            self._is_running[paused] = False
             self._running_sorted = None
             self.waiting.update(listed)
             np.add.at(self.waiting_per_shape, self.shape[paused], 1)
@@ -439,6 +451,7 @@ class DfrsState:
             listed = starting.tolist()
             self.waiting.difference_update(listed)
             self.running.update(listed)
+            self._is_running[starting] = True
             self._running_sorted = None
             np.subtract.at(self.waiting_per_shape, self.shape[starting], 1)
             self.status[starting] = RUNNING
@@ -485,12 +498,14 @@ class DfrsState:
         if paused.size:
             listed = paused.tolist()
             self.running.difference_update(listed)
+            self._is_running[paused] = False
             self.waiting.update(listed)
             self._running_sorted = None
         if starting.size:
             listed = starting.tolist()
             self.waiting.difference_update(listed)
             self.running.update(listed)
+            self._is_running[starting] = True
             self._running_sorted = None
 
     def finish_job(self, j: int, now: float) -> None:

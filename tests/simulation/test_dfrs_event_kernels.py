@@ -568,6 +568,55 @@ def test_the_fused_apply_is_the_numpy_steps(seed, nodes, rounds):
         _same_state(fused, plain)
 
 
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4), fused=st.booleans())
+def test_running_jobs_is_the_running_set_by_index_after_every_change(seed, nodes, fused):
+    # running_jobs() is read from a mask over the active jobs: after starts, pauses,
+    # migrations, lifts, settles and completions it must be sorted(running)
+    from allockit.simulation.dfrs_policies import GreedyPolicy
+
+    rng = np.random.default_rng(seed)
+    state = _greedy_placed(rng, nodes, int(rng.integers(2, 30)))
+    state.fused_apply = fused
+    greedy = GreedyPolicy(preempt=True, migrate=True)
+    for step in range(6):
+        now = 100.0 * (step + 1)
+        assert state.running_jobs().tolist() == sorted(state.running)
+        action = rng.integers(0, 4)
+        system = sorted(state.running | state.waiting)
+        if action == 0 and state.running:  # a completion, then Greedy's pass
+            state.finish_job(int(rng.choice(sorted(state.running))), now)
+            greedy.start_waiting(state, now)
+        elif action == 1 and system:  # a remap: some paused, some moved or started
+            chosen = [j for j in system if rng.random() < 0.5]
+            rows = np.zeros((len(chosen), nodes))
+            for i, j in enumerate(chosen):
+                rows[i, int(rng.integers(0, nodes))] = float(state.tasks[j])
+            state.apply(np.array(chosen, dtype=np.int64), rows, now)
+        elif action == 2 and state.running:  # lift some, settle or pause them
+            lifted = [j for j in sorted(state.running) if rng.random() < 0.5]
+            state.lift(lifted)
+            assert state.running_jobs().tolist() == sorted(state.running)
+            for j in lifted:
+                if rng.random() < 0.5:
+                    state.settle(j, None, now, state.row(j).copy())
+                else:
+                    state.pause_job(j)
+        else:
+            greedy.start_waiting(state, now)
+    assert state.running_jobs().tolist() == sorted(state.running)
+
+
+def test_running_jobs_is_by_index_when_jobs_arrive_out_of_order():
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0, 0], runtime=[10] * 3,
+                           tasks=[1] * 3, cpu=[1.0] * 3, mem=[0.1] * 3)
+    s = DfrsState(w, penalty=0.0)
+    for j in (2, 0, 1):
+        s.submit(j)
+        s.start_job(j, np.array([0]), 0.0)
+    assert s.running_jobs().tolist() == [0, 1, 2] and s.active_jobs().tolist() == [0, 1, 2]
+
+
 def test_the_fused_apply_changes_nothing_for_the_same_mapping():
     w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10], tasks=[1, 1],
                            cpu=[1.0, 1.0], mem=[0.4, 0.4])
