@@ -51,6 +51,8 @@ def check_invariants(state: DfrsState, now: float) -> None:
     allockit.simulation.dfrs_rows.SimulationInvariantError: t=0.0: memory bookkeeping drifted
     """
     jobs = state.running_jobs()
+    if jobs.tolist() != sorted(state.running):
+        raise SimulationInvariantError(f"t={now}: the running jobs' list and set differ")
     slots = state.rows.slots(jobs)
     if (slots < 0).any() or np.unique(slots).size != slots.size:
         raise SimulationInvariantError(f"t={now}: running jobs without their own row")

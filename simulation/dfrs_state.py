@@ -199,6 +199,8 @@ class DfrsState:
     # ------------------------------------------------------------------ job life
     def submit(self, j: int) -> None:
         """Job ``j`` arrives: it waits and its CPU need joins the demand."""
+        if self.status[j] != FUTURE:
+            raise SimulationInvariantError(f"submit: job {j} was submitted already")
         self.status[j] = WAITING
         self._wait(j)
         if self._n_active and self._active[self._n_active - 1] > j:
@@ -278,8 +280,13 @@ class DfrsState:
         """Start (or resume, paying the penalty) waiting job ``j`` on ``nodes``.
 
         ``row``, if given, is the float count of tasks per node (``nodes`` may then be
-        None); ``counted``: the caller already added it to the memory and load.
+        None); ``counted``: the caller already added it to the memory and load. A job
+        not submitted yet, or finished, is refused (``SimulationInvariantError``).
         """
+        if self.status[j] == FUTURE or self.status[j] == FINISHED:
+            raise SimulationInvariantError(
+                f"start_job: job {j} is not in the system (not submitted, or finished)"
+            )
         if row is None:
             row = self._row(nodes)
         if self.ever_ran[j] and (self.row(j) != row).any():
@@ -470,10 +477,11 @@ class DfrsState:
         """``apply`` with the arrays updated by ``apply_kernel`` and the sets here."""
         from allockit.simulation.dfrs_kernels import apply_kernel
 
-        fresh = jobs[self.rows.slots(jobs) < 0]  # (waiting jobs that never ran: a row)
+        # waiting jobs that never ran get a row (once each, even if mapped twice)
+        fresh = np.unique(jobs[(self.rows.slots(jobs) < 0) & (self.status[jobs] == WAITING)])
         self.rows.take(fresh)
         pool, slot = self.rows.arrays()
-        rows = np.ascontiguousarray(rows, dtype=float)
+        rows = np.require(rows, dtype=float, requirements=["C", "W"])
         if np.may_share_memory(rows, pool):  # (views of the pool, which the kernel writes)
             rows = rows.copy()
         code, paused, starting, preempted, migrated, self.bytes_migrate, self.bytes_preempt = (
@@ -487,7 +495,7 @@ class DfrsState:
             )
         )
         if code < 0:
-            for j in np.unique(fresh).tolist():  # (no row was stored: give them back)
+            for j in fresh.tolist():  # (no row was stored: give them back)
                 self.rows.drop(j)
             raise SimulationInvariantError("apply: a job is mapped twice")
         if not code:

@@ -784,6 +784,8 @@ def test_state_refuses_rows_of_jobs_without_one_and_bad_mappings():
     with pytest.raises(SimulationInvariantError, match="job 0 has no placement"):
         s.row(0)  # (the refused mapping left nothing behind)
     assert sorted(s.waiting) == [0, 1] and s.mem_used.tolist() == [0.0, 0.0]
+    pool, _ = s.rows.arrays()
+    assert len(s.rows._free) == pool.shape[0]  # (every row of the pool is free again)
     with pytest.raises(SimulationInvariantError, match="shape"):
         s.apply(np.array([0]), np.array([[1.0, 0.0, 0.0]]), 0.0)
     s.apply(np.array([1]), np.array([[0.0, 1.0]]), 0.0)  # (the scratch was reset)

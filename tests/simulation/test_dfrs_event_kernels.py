@@ -607,6 +607,79 @@ def test_running_jobs_is_the_running_set_by_index_after_every_change(seed, nodes
     assert state.running_jobs().tolist() == sorted(state.running)
 
 
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_running_jobs_with_arrivals_out_of_order_and_completions(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 20))
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0] * n, runtime=[10] * n,
+                           tasks=[1] * n, cpu=[0.5] * n, mem=[0.01] * n)
+    s = DfrsState(w, penalty=0.0)
+    for t, j in enumerate(rng.permutation(n).tolist()):
+        s.submit(j)
+        if rng.random() < 0.7:
+            s.start_job(j, np.array([int(rng.integers(0, 2))]), float(t))
+        if s.running and rng.random() < 0.4:
+            s.finish_job(int(rng.choice(sorted(s.running))), float(t))
+        assert s.running_jobs().tolist() == sorted(s.running)
+        assert s.active_jobs().tolist() == sorted(s.running | s.waiting)
+
+
+def test_the_state_refuses_jobs_submitted_twice_or_started_outside_the_system():
+    from allockit.simulation.dfrs_checks import check_invariants
+
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0, 0], runtime=[10] * 3,
+                           tasks=[1] * 3, cpu=[1.0] * 3, mem=[0.1] * 3)
+    s = DfrsState(w, penalty=0.0)
+    s.submit(0)
+    with pytest.raises(SimulationInvariantError, match="job 0 was submitted already"):
+        s.submit(0)
+    with pytest.raises(SimulationInvariantError, match="job 2 is not in the system"):
+        s.start_job(2, np.array([0]), 0.0)
+    s.start_job(0, np.array([0]), 0.0)
+    s.finish_job(0, 5.0)
+    with pytest.raises(SimulationInvariantError, match="job 0 is not in the system"):
+        s.start_job(0, np.array([0]), 5.0)
+    s.submit(1)
+    s.start_job(1, np.array([1]), 5.0)
+    check_invariants(s, 5.0)
+    s.running.add(2)  # (a change behind the state's back)
+    with pytest.raises(SimulationInvariantError, match="list and set differ"):
+        check_invariants(s, 5.0)
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_apply_ignores_finished_jobs_in_the_mapping_and_takes_read_only_rows(fused):
+    # a finished job in a mapping gets no row (the fused path used to give it one), and
+    # read-only rows are copied to the kernel's one signature (no compilation in a run)
+    from allockit.simulation import dfrs_kernels
+
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10], tasks=[1, 1],
+                           cpu=[1.0, 1.0], mem=[0.4, 0.4])
+    s = DfrsState(w, penalty=0.0)
+    s.fused_apply = fused
+    s.submit(0)
+    s.submit(1)
+    s.start_job(1, np.array([1]), 0.0)
+    s.finish_job(1, 1.0)
+    s.apply(np.array([0]), np.array([[1.0, 0.0]]), 1.0)
+    kernel, given = dfrs_kernels.apply_kernel, []
+
+    def spy(*args):
+        given.append(args[1])
+        return kernel(*args)
+
+    rows = np.array([[0.0, 1.0], [1.0, 0.0]])
+    rows.flags.writeable = False
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_kernels, "apply_kernel", spy)
+        s.apply(np.array([0, 1]), rows, 2.0)
+    assert not s.rows.has(1) and sorted(s.running) == [0] and s.row(0).tolist() == [0.0, 1.0]
+    assert s.mem_used.tolist() == [0.0, 0.4]
+    assert all(r.flags.writeable and r.flags.c_contiguous for r in given)
+    assert len(given) == fused
+
+
 def test_running_jobs_is_by_index_when_jobs_arrive_out_of_order():
     w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0, 0], runtime=[10] * 3,
                            tasks=[1] * 3, cpu=[1.0] * 3, mem=[0.1] * 3)
