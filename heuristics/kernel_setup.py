@@ -8,9 +8,10 @@ callers pass (``warm_inputs``), so that ``warm_up`` can compile it, or load it f
 cache, before a timed run.
 
 The compiled machine code is cached in a user cache directory, not in the installed
-package: ``$NUMBA_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/allockit/numba`` (default
-``~/.cache/allockit/numba``); see ``numba_cache_dir``. Numba falls back to its own
-places if that directory cannot be written.
+package: ``$NUMBA_CACHE_DIR`` when set, else ``$XDG_CACHE_HOME/allockit/numba/DIGEST``
+(default ``~/.cache/allockit/numba/DIGEST``, where ``DIGEST`` follows the contents of
+every kernel file); see ``allockit.numba_cache``. Numba falls back to its own places if
+that directory cannot be written.
 """
 
 from __future__ import annotations
@@ -20,31 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from allockit.errors import InvalidInputError
+from allockit.numba_cache import numba_cache_dir
 
 __all__ = ["njit", "numba_cache_dir", "warm_inputs", "warm_up"]
-
-
-def numba_cache_dir() -> str:
-    """Where numba caches allockit's compiled kernels.
-
-    ``$NUMBA_CACHE_DIR`` if set (numba's own setting, which wins), else
-    ``$XDG_CACHE_HOME/allockit/numba``, else ``~/.cache/allockit/numba``.
-
-    Returns
-    -------
-    str
-        The directory (not created here; numba creates it on first write).
-
-    Examples
-    --------
-    >>> import os
-    >>> numba_cache_dir() == os.environ.get("NUMBA_CACHE_DIR", numba_cache_dir())
-    True
-    """
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return os.environ["NUMBA_CACHE_DIR"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "allockit", "numba")
 
 
 def _use_user_cache() -> None:

@@ -300,7 +300,9 @@ def test_kernels_are_cached_where_the_heuristics_cache_theirs(tmp_path):
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
         cwd=tmp_path,
     ).stdout.split()
-    assert out == ["True", str(tmp_path / "xdg" / "allockit" / "numba")]
+    from allockit.numba_cache import kernel_digest
+
+    assert out == ["True", str(tmp_path / "xdg" / "allockit" / "numba" / kernel_digest())]
 
 
 class _NeverDecides(ConfigurationLP):

@@ -11,8 +11,7 @@ bounded the same way, so the answer is always an interval: the best pattern foun
 and a proven upper bound on the optimum (equal to it when the search completed).
 
 The compiled code is cached where ``allockit.heuristics.kernel_setup`` caches the others
-(``$NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/allockit/numba``, default
-``~/.cache/allockit/numba``).
+(``allockit.numba_cache.numba_cache_dir``).
 """
 
 from __future__ import annotations
@@ -22,6 +21,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+
+from allockit.numba_cache import numba_cache_dir
 
 __all__ = ["KnapsackOutcome", "first_fit_patterns", "knapsack_2d", "load_knapsack_kernel"]
 
@@ -41,8 +42,7 @@ def _use_user_cache() -> None:
     from numba.core import config
 
     if not os.environ.get("NUMBA_CACHE_DIR"):
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        config.CACHE_DIR = os.path.join(base, "allockit", "numba")
+        config.CACHE_DIR = numba_cache_dir()
 
 
 _use_user_cache()
