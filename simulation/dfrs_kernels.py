@@ -515,13 +515,9 @@ def _priority_keys(jobs: np.ndarray, vt: np.ndarray, submit: np.ndarray, now: fl
 @njit(cache=True)
 def _first_by_priority(jobs: np.ndarray, keys: np.ndarray, count: int):
     """``dfrs_priority.first_by_priority``: the first ``count`` or more jobs in order,
-    and whether some were left out."""
-    if count >= jobs.shape[0]:
-        return jobs[np.argsort(keys, kind="mergesort")], False
-    kth = np.partition(keys, count - 1)[count - 1]
-    where = np.flatnonzero(keys <= kth)
-    first = jobs[where[np.argsort(keys[where], kind="mergesort")]]
-    return first, where.shape[0] < jobs.shape[0]
+    and whether some were left out (``_first_taken`` without the mask)."""
+    first, _ = _first_taken(jobs, keys, count)
+    return first, first.shape[0] < jobs.shape[0]
 
 
 @njit(cache=True)

@@ -690,13 +690,19 @@ def test_running_jobs_is_by_index_when_jobs_arrive_out_of_order():
     assert s.running_jobs().tolist() == [0, 1, 2] and s.active_jobs().tolist() == [0, 1, 2]
 
 
-def test_the_fused_apply_changes_nothing_for_the_same_mapping():
+def _two_jobs_placed():
+    """Jobs 0 and 1 (one task, memory 0.4) on nodes 0 and 1 of two, by ``apply`` at 1."""
     w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10], tasks=[1, 1],
                            cpu=[1.0, 1.0], mem=[0.4, 0.4])
     s = DfrsState(w, penalty=0.0)
     s.submit(0)
     s.submit(1)
     s.apply(np.array([0, 1]), np.array([[1.0, 0.0], [0.0, 1.0]]), 1.0)
+    return s
+
+
+def test_the_fused_apply_changes_nothing_for_the_same_mapping():
+    s = _two_jobs_placed()
     layout, used = s.layout, s.mem_used.copy()
     s.apply(np.array([1, 0]), np.array([[0.0, 1.0], [1.0, 0.0]]), 2.0)
     assert s.layout == layout and s.mem_used.tolist() == used.tolist()
@@ -710,12 +716,7 @@ def test_the_fused_apply_changes_nothing_for_the_same_mapping():
 def test_the_fused_apply_takes_rows_that_are_views_of_the_pool():
     # the kernel writes the pool: a mapping given as views of it is copied first. Job 0
     # moves to job 1's row and job 1 to job 0's, the rows read from the pool itself
-    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10], tasks=[1, 1],
-                           cpu=[1.0, 1.0], mem=[0.4, 0.4])
-    s = DfrsState(w, penalty=0.0)
-    s.submit(0)
-    s.submit(1)
-    s.apply(np.array([0, 1]), np.array([[1.0, 0.0], [0.0, 1.0]]), 1.0)
+    s = _two_jobs_placed()
     pool, slot = s.rows.arrays()
     lo = int(slot[:2].min())
     assert abs(int(slot[0]) - int(slot[1])) == 1  # (two neighbouring rows of the pool)
