@@ -53,6 +53,8 @@ def check_invariants(state: DfrsState, now: float) -> None:
     jobs = state.running_jobs()
     if jobs.tolist() != sorted(state.running):
         raise SimulationInvariantError(f"t={now}: the running jobs' list and set differ")
+    if np.flatnonzero(state._is_running).tolist() != jobs.tolist():
+        raise SimulationInvariantError(f"t={now}: the running jobs' mask and set differ")
     slots = state.rows.slots(jobs)
     if (slots < 0).any() or np.unique(slots).size != slots.size:
         raise SimulationInvariantError(f"t={now}: running jobs without their own row")

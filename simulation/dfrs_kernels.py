@@ -514,20 +514,33 @@ def _priority_keys(jobs: np.ndarray, vt: np.ndarray, submit: np.ndarray, now: fl
 
 @njit(cache=True)
 def _first_by_priority(jobs: np.ndarray, keys: np.ndarray, count: int):
-    """``dfrs_priority.first_by_priority``: the first ``count`` or more jobs in order,
-    and whether some were left out (``_first_taken`` without the mask)."""
+    """``dfrs_priority.first_by_priority``: the first ``count`` jobs in order, and
+    whether some were left out (``_first_taken`` without the mask)."""
     first, _ = _first_taken(jobs, keys, count)
     return first, first.shape[0] < jobs.shape[0]
 
 
 @njit(cache=True)
 def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
-    """``dfrs_priority.first_by_priority``: the first ``count`` or more jobs in order,
-    and the mask of those taken (all of them when ``count`` covers every job)."""
+    """``dfrs_priority.first_by_priority``: the first ``count`` jobs in order, and the
+    mask of those taken (all of them when ``count`` covers every job)."""
     if count >= jobs.shape[0]:
         return jobs[np.argsort(keys, kind="mergesort")], np.ones(jobs.shape[0], np.bool_)
     kth = np.partition(keys, count - 1)[count - 1]
-    taken = keys <= kth
+    if kth == kth:
+        taken = keys < kth
+        room = count
+        for i in range(keys.shape[0]):
+            if taken[i]:
+                room -= 1
+        for i in range(keys.shape[0]):  # the ties with the last one, by position
+            if room == 0:
+                break
+            if keys[i] == kth:
+                taken[i] = True
+                room -= 1
+    else:  # (NaN: none taken)
+        taken = np.zeros(keys.shape[0], np.bool_)
     where = np.flatnonzero(taken)
     return jobs[where[np.argsort(keys[where], kind="mergesort")]], taken
 

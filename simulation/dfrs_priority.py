@@ -147,10 +147,12 @@ def by_priority(state: DfrsState, jobs: Iterable[int], now: float) -> list[int]:
 def first_by_priority(
     jobs: np.ndarray, keys: np.ndarray, count: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The first ``count`` (or more) of index-sorted ``jobs`` in priority order.
+    """The first ``count`` of index-sorted ``jobs`` in priority order.
 
-    Every job whose key ties with the last one taken comes too, so the answer is
-    exactly the start of the full order (``by_priority``) without sorting the rest.
+    Exactly the start of the full order (``by_priority``) without sorting the rest:
+    the jobs with a key below the ``count``-th smallest, then those tying with it by
+    position (a stable sort's order) until ``count`` are taken. (Keys that are all NaN
+    from that rank on take none.)
 
     Parameters
     ----------
@@ -159,7 +161,7 @@ def first_by_priority(
     keys : numpy.ndarray
         Their keys (``priority_keys``).
     count : int
-        How many to take at least (>= 1).
+        How many to take (>= 1).
 
     Returns
     -------
@@ -173,12 +175,14 @@ def first_by_priority(
     >>> jobs, keys = np.array([3, 5, 7, 9]), np.array([0.5, -1.0, 0.5, 2.0])
     >>> first, rest = first_by_priority(jobs, keys, 2)
     >>> first.tolist(), jobs[rest].tolist()
-    ([5, 3, 7], [9])
+    ([5, 3], [7, 9])
     """
     if count >= jobs.size:
         return jobs[np.argsort(keys, kind="stable")], None
     kth = np.partition(keys, count - 1)[count - 1]
-    taken = keys <= kth
+    taken = keys < kth
+    ties = np.flatnonzero(keys == kth)[: count - np.count_nonzero(taken)]
+    taken[ties] = True
     where = np.flatnonzero(taken)
     first = jobs[where[np.argsort(keys[where], kind="stable")]]
     return first, (None if where.size == jobs.size else ~taken)

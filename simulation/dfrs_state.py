@@ -217,14 +217,25 @@ class DfrsState:
         """The running jobs by index (read-only): sums over them go in index order.
 
         Kept until the running set changes (every change goes through this class).
+        Read from the mask over the active jobs, or, behind a backlog of waiting jobs
+        many times longer (``RUNNING_SORT_RATIO``), by sorting the running set: the same
+        array either way.
         """
         jobs = self._running_sorted
         if jobs is None:
-            active = self.active_jobs()  # (the running jobs are active ones)
-            jobs = active[self._is_running[active]]
+            if len(self.running) * self.RUNNING_SORT_RATIO < self._n_active:
+                jobs = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+                jobs.sort()
+            else:
+                active = self.active_jobs()  # (the running jobs are active ones)
+                jobs = active[self._is_running[active]]
             jobs.flags.writeable = False
             self._running_sorted = jobs
         return jobs
+
+    #: ``running_jobs`` sorts the running set when the jobs in the system outnumber it
+    #: this many times (a long backlog), and reads the mask over them otherwise.
+    RUNNING_SORT_RATIO = 16
 
     def _run(self, j: int) -> None:
         self.running.add(j)

@@ -401,19 +401,34 @@ def test_backlog_shortcuts_start_the_same_jobs_as_the_plain_rules(seed, chunk, a
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6), count=st.integers(1, 40))
 def test_first_by_priority_is_the_start_of_the_full_order(seed, count):
-    # ties at the cut come along, so the taken jobs are exactly a prefix of the order
+    # exactly the first `count` of the stable order: ties at the cut are taken by
+    # position, and the rest come after; the compiled twin takes the same jobs
+    from allockit.simulation.dfrs_kernels import _first_taken
+
     rng = np.random.default_rng(seed)
     jobs = np.sort(rng.choice(1_000, int(rng.integers(1, 40)), replace=False))
     keys = rng.choice([-np.inf, -3.0, -1.0, -1.0, 0.0, 2.5], jobs.size)
     full = jobs[np.argsort(keys, kind="stable")].tolist()
     first, rest = first_by_priority(jobs, keys, count)
-    assert first.tolist() == full[: first.size]
-    assert first.size >= min(count, jobs.size)
+    assert first.tolist() == full[: min(count, jobs.size)]
     if rest is None:
         assert first.size == jobs.size
     else:
-        assert sorted(jobs[rest].tolist()) == sorted(full[first.size :])
-        assert keys[rest].min() > keys[np.isin(jobs, first)].max()
+        assert jobs[rest].tolist() == sorted(full[first.size :])
+        assert keys[rest].min() >= keys[np.isin(jobs, first)].max()
+    compiled, taken = _first_taken(jobs, keys, count)
+    assert compiled.tolist() == first.tolist()
+    assert taken.tolist() == (np.ones(jobs.size, bool) if rest is None else ~rest).tolist()
+
+
+def test_first_by_priority_takes_no_nan_keys():
+    from allockit.simulation.dfrs_kernels import _first_taken
+
+    jobs, keys = np.array([1, 2, 3]), np.array([np.nan, -1.0, np.nan])
+    first, rest = first_by_priority(jobs, keys, 2)
+    assert first.tolist() == [] and rest.tolist() == [True, True, True]
+    assert _first_taken(jobs, keys, 2)[0].tolist() == []
+    assert first_by_priority(jobs, keys, 1)[0].tolist() == [2]
 
 
 def test_a_period_that_needs_too_many_remaps_is_refused_before_the_run():

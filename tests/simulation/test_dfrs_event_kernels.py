@@ -569,15 +569,18 @@ def test_the_fused_apply_is_the_numpy_steps(seed, nodes, rounds):
 
 
 @settings(max_examples=100, deadline=None)
-@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4), fused=st.booleans())
-def test_running_jobs_is_the_running_set_by_index_after_every_change(seed, nodes, fused):
-    # running_jobs() is read from a mask over the active jobs: after starts, pauses,
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 4), fused=st.booleans(),
+       ratio=st.sampled_from([0, 1, 2, 10**9]))
+def test_running_jobs_is_the_running_set_by_index_after_every_change(seed, nodes, fused, ratio):
+    # running_jobs() is read from a mask over the active jobs, or sorted from the set
+    # behind a long backlog (ratio 0: always; 10**9: never): after starts, pauses,
     # migrations, lifts, settles and completions it must be sorted(running)
     from allockit.simulation.dfrs_policies import GreedyPolicy
 
     rng = np.random.default_rng(seed)
     state = _greedy_placed(rng, nodes, int(rng.integers(2, 30)))
     state.fused_apply = fused
+    state.RUNNING_SORT_RATIO = ratio
     greedy = GreedyPolicy(preempt=True, migrate=True)
     for step in range(6):
         now = 100.0 * (step + 1)
@@ -645,6 +648,10 @@ def test_the_state_refuses_jobs_submitted_twice_or_started_outside_the_system():
     check_invariants(s, 5.0)
     s.running.add(2)  # (a change behind the state's back)
     with pytest.raises(SimulationInvariantError, match="list and set differ"):
+        check_invariants(s, 5.0)
+    s.running.discard(2)
+    s._is_running[2] = True  # (the mask alone changed)
+    with pytest.raises(SimulationInvariantError, match="mask and set differ"):
         check_invariants(s, 5.0)
 
 
