@@ -523,24 +523,72 @@ def _first_by_priority(jobs: np.ndarray, keys: np.ndarray, count: int):
 @njit(cache=True)
 def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
     """``dfrs_priority.first_by_priority``: the first ``count`` jobs in order, and the
-    mask of those taken (all of them when ``count`` covers every job)."""
-    if count >= jobs.shape[0]:
-        return jobs[np.argsort(keys, kind="mergesort")], np.ones(jobs.shape[0], np.bool_)
-    kth = np.partition(keys, count - 1)[count - 1]
-    if kth == kth:
-        taken = keys < kth
-        room = count
-        for i in range(keys.shape[0]):
-            if taken[i]:
-                room -= 1
-        for i in range(keys.shape[0]):  # the ties with the last one, by position
-            if room == 0:
-                break
-            if keys[i] == kth:
-                taken[i] = True
-                room -= 1
-    else:  # (NaN: none taken)
-        taken = np.zeros(keys.shape[0], np.bool_)
+    mask of those taken (all of them when ``count`` covers every job).
+
+    One pass with a heap of the ``count`` smallest (key, position) pairs seen, instead
+    of a partition of every key; then those few sorted. The pass goes from the last
+    position to the first (the newest jobs, which lead the order behind a long backlog
+    of jobs that have run, come first and keep most keys out); a key enters when it is
+    at most the largest kept, since its position is earlier (ties go to the earlier
+    position, as in a stable sort). NaN keys
+    come last in the order; if fewer than ``count`` keys are numbers, none is taken
+    (the partition's NaN ``count``-th key, which no key is at most).
+    """
+    n = jobs.shape[0]
+    if count >= n:
+        return jobs[np.argsort(keys, kind="mergesort")], np.ones(n, np.bool_)
+    taken = np.zeros(n, np.bool_)
+    numbers = 0
+    for i in range(n):
+        if keys[i] == keys[i]:
+            numbers += 1
+    if numbers < count:
+        return jobs[:0].copy(), taken
+    # a max-heap of the kept (key, position) pairs, the largest on top
+    hk = np.empty(count)
+    hp = np.empty(count, dtype=np.int64)
+    size = 0
+    top = np.inf
+    for i in range(n - 1, -1, -1):  # (backwards: the late jobs, newest, lead)
+        k = keys[i]
+        if k != k:
+            continue
+        if size < count:
+            c = size  # sift up
+            size += 1
+            while c > 0:
+                parent = (c - 1) >> 1
+                if hk[parent] < k:  # (a tie: the parent's position is later, larger)
+                    hk[c] = hk[parent]
+                    hp[c] = hp[parent]
+                    c = parent
+                else:
+                    break
+            hk[c] = k
+            hp[c] = i
+            top = hk[0]
+        elif k <= top:  # (i is before every kept position: a tie is smaller)
+            c = 0  # sift down from the top, which i replaces
+            while True:
+                child = 2 * c + 1
+                if child >= count:
+                    break
+                other = child + 1
+                if other < count and (
+                    hk[other] > hk[child] or (hk[other] == hk[child] and hp[other] > hp[child])
+                ):
+                    child = other
+                if hk[child] >= k:  # (a tie: the child's position is later, larger)
+                    hk[c] = hk[child]
+                    hp[c] = hp[child]
+                    c = child
+                else:
+                    break
+            hk[c] = k
+            hp[c] = i
+            top = hk[0]
+    for h in range(count):
+        taken[hp[h]] = True
     where = np.flatnonzero(taken)
     return jobs[where[np.argsort(keys[where], kind="mergesort")]], taken
 
