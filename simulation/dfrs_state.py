@@ -132,7 +132,7 @@ class DfrsState:
         self._active = np.empty(n, dtype=np.int64)
         self._n_active = 0
         self._active_sorted = True  # (False after a submission out of index order)
-        self._finished_since = 0
+        self._finished: list[int] = []  # finished jobs still in _active
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
         self.under = 0.0
@@ -274,12 +274,20 @@ class DfrsState:
         if not self._active_sorted:
             self._active[: self._n_active].sort()
             self._active_sorted = True
-        if self._finished_since:
+        if self._finished:
+            # the finished jobs found by binary search in the sorted list (a pass over
+            # the status of every active job reads far more memory behind a backlog)
             jobs = self._active[: self._n_active]
-            jobs = jobs[self.status[jobs] != FINISHED]
+            finished = np.array(self._finished, dtype=np.int64)
+            gone = np.searchsorted(jobs, finished)
+            found = jobs[np.minimum(gone, jobs.size - 1)] if jobs.size else finished + 1
+            if (gone < jobs.size).all() and (found == finished).all():
+                jobs = np.delete(jobs, gone)
+            else:  # (a job finished twice, or never in the system: the full pass)
+                jobs = jobs[self.status[jobs] != FINISHED]
             self._n_active = jobs.size
             self._active[: jobs.size] = jobs
-            self._finished_since = 0
+            self._finished.clear()
         out = self._active[: self._n_active]
         out.flags.writeable = False
         return out
@@ -533,7 +541,7 @@ class DfrsState:
         self.rows.drop(j)
         self._stop(j)
         self.status[j] = FINISHED
-        self._finished_since += 1
+        self._finished.append(j)
         self.vt[j] = self.runtime[j]
         self.end[j] = now
         self.yields[j] = 0.0
