@@ -132,7 +132,7 @@ class DfrsState:
         self._active = np.empty(n, dtype=np.int64)
         self._n_active = 0
         self._active_sorted = True  # (False after a submission out of index order)
-        self._finished: list[int] = []  # finished jobs still in _active
+        self._finished_since = 0
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
         self.under = 0.0
@@ -274,20 +274,12 @@ class DfrsState:
         if not self._active_sorted:
             self._active[: self._n_active].sort()
             self._active_sorted = True
-        if self._finished:
-            # the finished jobs found by binary search in the sorted list (a pass over
-            # the status of every active job reads far more memory behind a backlog)
+        if self._finished_since:
             jobs = self._active[: self._n_active]
-            finished = np.array(self._finished, dtype=np.int64)
-            gone = np.searchsorted(jobs, finished)
-            found = jobs[np.minimum(gone, jobs.size - 1)] if jobs.size else finished + 1
-            if (gone < jobs.size).all() and (found == finished).all():
-                jobs = np.delete(jobs, gone)
-            else:  # (a job finished twice, or never in the system: the full pass)
-                jobs = jobs[self.status[jobs] != FINISHED]
+            jobs = jobs[self.status[jobs] != FINISHED]
             self._n_active = jobs.size
             self._active[: jobs.size] = jobs
-            self._finished.clear()
+            self._finished_since = 0
         out = self._active[: self._n_active]
         out.flags.writeable = False
         return out
@@ -541,7 +533,7 @@ class DfrsState:
         self.rows.drop(j)
         self._stop(j)
         self.status[j] = FINISHED
-        self._finished.append(j)
+        self._finished_since += 1
         self.vt[j] = self.runtime[j]
         self.end[j] = now
         self.yields[j] = 0.0

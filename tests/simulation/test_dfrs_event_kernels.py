@@ -885,29 +885,3 @@ def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, 
     if n_jobs < total:
         with pytest.raises(ValueError, match="a job without a row"):
             maxmin_rows_kernel(pool, slot, np.array([total - 1]), cpu, 1e-12)
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10**6))
-def test_active_jobs_drops_finished_jobs_found_by_binary_search(seed):
-    # active_jobs() removes the jobs finished since the last call by searching them in
-    # the sorted list; a finished job it cannot find (API misuse) falls back to the pass
-    # over every active job's status
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 40))
-    w = Workload.from_jobs(Platform(nodes=4), submit=[0] * n, runtime=[10] * n,
-                           tasks=[1] * n, cpu=[1.0] * n, mem=[0.01] * n)
-    s = DfrsState(w, penalty=0.0)
-    for j in rng.permutation(n).tolist():
-        s.submit(j)
-        if rng.random() < 0.5:
-            s.start_job(j, np.array([int(rng.integers(0, 4))]), 0.0)
-        if s.running and rng.random() < 0.4:
-            done = rng.choice(sorted(s.running), int(rng.integers(1, len(s.running) + 1)),
-                              replace=False)
-            for k in done.tolist():
-                s.finish_job(k, 5.0)
-            if rng.random() < 0.3:
-                s.active_jobs()
-                s._finished.append(int(done[0]))  # (already gone from the list)
-        assert s.active_jobs().tolist() == sorted(s.running | s.waiting)
