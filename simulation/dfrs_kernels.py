@@ -530,9 +530,9 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
     position to the first (the newest jobs, which lead the order behind a long backlog
     of jobs that have run, come first and keep most keys out); a key enters when it is
     at most the largest kept, since its position is earlier (ties go to the earlier
-    position, as in a stable sort). NaN keys
-    come last in the order; if fewer than ``count`` keys are numbers, none is taken
-    (the partition's NaN ``count``-th key, which no key is at most).
+    position, as in a stable sort). NaN keys come last in the order; if fewer than
+    ``count`` keys are numbers, none is taken (the partition's NaN ``count``-th key,
+    which no key is at most).
     """
     n = jobs.shape[0]
     if count >= n:
