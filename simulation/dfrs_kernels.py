@@ -537,13 +537,6 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
     n = jobs.shape[0]
     if count >= n:
         return jobs[np.argsort(keys, kind="mergesort")], np.ones(n, np.bool_)
-    taken = np.zeros(n, np.bool_)
-    numbers = 0
-    for i in range(n):
-        if keys[i] == keys[i]:
-            numbers += 1
-    if numbers < count:
-        return jobs[:0].copy(), taken
     # a max-heap of the kept (key, position) pairs, the largest on top
     hk = np.empty(count)
     hp = np.empty(count, dtype=np.int64)
@@ -558,15 +551,10 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
             size += 1
             while c > 0:
                 parent = (c - 1) >> 1
-                if hk[parent] < k:  # (a tie: the parent's position is later, larger)
-                    hk[c] = hk[parent]
-                    hp[c] = hp[parent]
-                    c = parent
-                else:
+                if not hk[parent] < k:  # (a tie: the parent's position is later, larger)
                     break
-            hk[c] = k
-            hp[c] = i
-            top = hk[0]
+                hk[c], hp[c] = hk[parent], hp[parent]
+                c = parent
         elif k <= top:  # (i is before every kept position: a tie is smaller)
             c = 0  # sift down from the top, which i replaces
             while True:
@@ -578,15 +566,17 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
                     hk[other] > hk[child] or (hk[other] == hk[child] and hp[other] > hp[child])
                 ):
                     child = other
-                if hk[child] >= k:  # (a tie: the child's position is later, larger)
-                    hk[c] = hk[child]
-                    hp[c] = hp[child]
-                    c = child
-                else:
+                if not hk[child] >= k:  # (a tie: the child's position is later, larger)
                     break
-            hk[c] = k
-            hp[c] = i
-            top = hk[0]
+                hk[c], hp[c] = hk[child], hp[child]
+                c = child
+        else:
+            continue
+        hk[c], hp[c] = k, i
+        top = hk[0]
+    taken = np.zeros(n, np.bool_)
+    if size < count:  # (fewer than count keys are numbers)
+        return jobs[:0].copy(), taken
     for h in range(count):
         taken[hp[h]] = True
     where = np.flatnonzero(taken)
