@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from dfrs_thrashing import BEST, _workload
+from dfrs_thrashing import BEST, _workload, stretch_arguments
 
 FIELDS = ("start", "end", "job_preemptions", "job_migrations")
 
@@ -79,9 +79,7 @@ def compare(first: str, second: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--weeks", help="A-B: non-empty weeks A..B, joined")
-    where.add_argument("--whole", action="store_true", help="the whole trace")
+    where = stretch_arguments(parser)
     where.add_argument("--compare", nargs=2, metavar="NPZ", help="two saved runs")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--save", help="keep the per-job arrays of the (last) run here")

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from dfrs_thrashing import BEST, _workload
+from dfrs_thrashing import BEST, _workload, stretch_arguments
 
 BINS = (0, 100, 300, 1_000, 3_000, 10**9)
 
@@ -87,9 +87,7 @@ def report(calls: dict[str, np.ndarray]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--weeks", help="HPC2N weeks A-B, joined")
-    which.add_argument("--whole", action="store_true", help="the whole trace")
+    stretch_arguments(parser)
     parser.add_argument("--save", help="keep the per-call rows (.npz)")
     args = parser.parse_args()
     calls = record(None if args.whole else args.weeks)

@@ -39,6 +39,15 @@ TRACE = "hpc2n"  # the data directory's copy: allockit data fetch hpc2n
 CANDIDATES = ("base", "minyield", "penaltyfirst", "sticky", "hold1800", "hold3600")
 
 
+def stretch_arguments(parser: argparse.ArgumentParser):
+    """Add the required choice ``--weeks A-B`` or ``--whole`` (the HPC2N stretch of
+    ``_workload``); returns the group, for a script's other exclusive choices."""
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--weeks", help="A-B: non-empty weeks A..B, joined")
+    where.add_argument("--whole", action="store_true", help="the whole trace")
+    return where
+
+
 def _workload(weeks: str | None):
     from allockit.instances.datasets import trace_path
     from allockit.instances.hpc2n import hpc2n_workload, join_weeks, split_weeks
@@ -165,9 +174,7 @@ def _run(weeks: str | None, run: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--weeks", help="A-B: non-empty weeks A..B, joined")
-    where.add_argument("--whole", action="store_true", help="the whole trace")
+    stretch_arguments(parser)
     parser.add_argument("--runs", default="easy,base,p3600,hold3600")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
