@@ -82,7 +82,9 @@ class WaitingIndex:
         from allockit.simulation.dfrs_index_kernels import refresh_kernel
 
         touched = self._touched[: self._n_touched]
-        self._keys, *runs = refresh_kernel(self._keys, touched, self._bucket, self.status, self.vt)
+        self._keys, *runs = refresh_kernel(
+            self._keys, self._runs[0], touched, self._bucket, self.status, self.vt
+        )
         self._runs = tuple(runs)
         self._n_touched = 0
 

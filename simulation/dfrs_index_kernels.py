@@ -67,20 +67,23 @@ def bucket_floor(bucket: int) -> float:
 
 
 @warm_inputs(lambda: (
-    np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.full(1, -1, dtype=np.int64),
-    np.ones(1, dtype=np.int8), np.zeros(1),
+    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+    np.full(1, -1, dtype=np.int64), np.ones(1, dtype=np.int8), np.zeros(1),
 ))
 @njit(cache=True)
 def refresh_kernel(
-    keys: np.ndarray, touched: np.ndarray, bucket: np.ndarray, status: np.ndarray,
-    vt: np.ndarray,
+    keys: np.ndarray, run_bucket: np.ndarray, touched: np.ndarray, bucket: np.ndarray,
+    status: np.ndarray, vt: np.ndarray,
 ):
     """The index's keys after the ``touched`` jobs (repeats allowed) changed status.
 
-    ``keys`` are the sorted ``bucket << 32 | job`` of the indexed jobs and ``bucket``
-    each job's bucket (-1: not indexed; updated in place). A touched job is indexed
-    when its ``status`` is waiting (1), in ``bucket_of(vt[j])``. Returns the new sorted
-    keys, the runs' buckets and the runs' starts (one more than the runs: the end).
+    ``keys`` are the sorted ``bucket << 32 | job`` of the indexed jobs, ``run_bucket``
+    their buckets (each once, sorted) and ``bucket`` each job's bucket (-1: not
+    indexed; updated in place). A touched job is indexed when its ``status`` is
+    waiting (1), in ``bucket_of(vt[j])``. Returns the new sorted keys, the runs'
+    buckets and the runs' starts (one more than the runs: the end). The keys that stay
+    are copied in blocks between the few that leave or come, and each run is found by
+    two binary searches.
     """
     n_touched = touched.shape[0]
     gone = np.empty(n_touched, dtype=np.int64)
@@ -102,37 +105,47 @@ def refresh_kernel(
         bucket[j] = want
     gone = np.sort(gone[:n_gone])
     new = np.sort(new[:n_new])
-    out = np.empty(keys.shape[0] - n_gone + n_new, dtype=np.int64)
-    a = 0
-    g = 0
-    b = 0
+    # the keys that stay, then the new ones among them
+    kept = np.empty(keys.shape[0] - n_gone, dtype=np.int64)
+    at = np.searchsorted(keys, gone)
+    prev = 0
     o = 0
-    while a < keys.shape[0] or b < n_new:
-        if a < keys.shape[0] and g < n_gone and keys[a] == gone[g]:
-            a += 1
-            g += 1
-        elif b >= n_new or (a < keys.shape[0] and keys[a] < new[b]):
-            out[o] = keys[a]
-            a += 1
-            o += 1
-        else:
-            out[o] = new[b]
-            b += 1
-            o += 1
+    for g in range(n_gone):
+        block = at[g] - prev
+        kept[o : o + block] = keys[prev : at[g]]
+        o += block
+        prev = at[g] + 1
+    kept[o:] = keys[prev:]
+    out = np.empty(kept.shape[0] + n_new, dtype=np.int64)
+    at = np.searchsorted(kept, new)
+    prev = 0
+    o = 0
+    for b in range(n_new):
+        block = at[b] - prev
+        out[o : o + block] = kept[prev : at[b]]
+        o += block
+        out[o] = new[b]
+        o += 1
+        prev = at[b]
+    out[o:] = kept[prev:]
+    # the runs: each bucket that was or came, where it starts and ends now
+    maybe = np.unique(np.concatenate((run_bucket, new >> JOB_BITS)))
+    first = np.searchsorted(out, maybe << JOB_BITS)
+    last = np.searchsorted(out, (maybe + 1) << JOB_BITS)
     runs = 0
-    for i in range(o):
-        if i == 0 or (out[i] >> JOB_BITS) != (out[i - 1] >> JOB_BITS):
+    for r in range(maybe.shape[0]):
+        if last[r] > first[r]:
             runs += 1
-    run_bucket = np.empty(runs, dtype=np.int64)
-    run_start = np.empty(runs + 1, dtype=np.int64)
+    buckets = np.empty(runs, dtype=np.int64)
+    starts = np.empty(runs + 1, dtype=np.int64)
     r = 0
-    for i in range(o):
-        if i == 0 or (out[i] >> JOB_BITS) != (out[i - 1] >> JOB_BITS):
-            run_bucket[r] = out[i] >> JOB_BITS
-            run_start[r] = i
+    for m in range(maybe.shape[0]):
+        if last[m] > first[m]:
+            buckets[r] = maybe[m]
+            starts[r] = first[m]
             r += 1
-    run_start[runs] = o
-    return out, run_bucket, run_start
+    starts[runs] = out.shape[0]
+    return out, buckets, starts
 
 
 @njit(cache=True, error_model="numpy")
