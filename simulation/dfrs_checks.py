@@ -50,11 +50,6 @@ def check_invariants(state: DfrsState, now: float) -> None:
     ...
     allockit.simulation.dfrs_rows.SimulationInvariantError: t=0.0: memory bookkeeping drifted
     """
-    if len(state.waiting) >= state.INDEX_FROM:
-        try:
-            state.index.check()
-        except SimulationInvariantError as err:
-            raise SimulationInvariantError(f"t={now}: {err}") from None
     jobs = state.running_jobs()
     if jobs.tolist() != sorted(state.running):
         raise SimulationInvariantError(f"t={now}: the running jobs' list and set differ")

@@ -29,7 +29,6 @@ from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel
 from allockit.results.base import readonly_array
 from allockit.simulation.dfrs_event_kernels import _sum, fit_mask_kernel
-from allockit.simulation.dfrs_index_kernels import priority_prefix
 
 __all__ = [
     "add_rows_kernel",
@@ -107,7 +106,6 @@ def greedy_start_kernel(
     np.full(1, 0.5), np.ones(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1),
     readonly_array([0.0], float), 1.0, readonly_array([1], np.int64),
     readonly_array([1.0], float), readonly_array([0.5], float), np.zeros(1), np.zeros(1), 64,
-    np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
 ))
 @njit(cache=True)
 def greedy_waiting_kernel(
@@ -126,9 +124,6 @@ def greedy_waiting_kernel(
     load: np.ndarray,
     mem_used: np.ndarray,
     chunk: int,
-    index_keys: np.ndarray,
-    run_bucket: np.ndarray,
-    run_start: np.ndarray,
 ):
     """All of DFRS Greedy's pass over the waiting jobs (``GreedyPolicy.start_waiting``):
     the started jobs, in the order they start, and their tasks per node (float rows).
@@ -140,13 +135,6 @@ def greedy_waiting_kernel(
     which updates ``mem_used`` and ``load`` in place; after a chunk that started a
     job, the shapes left are tested again and the jobs of those that no longer fit
     are dropped.
-
-    With the waiting jobs' index (``index_keys`` and its runs: ``dfrs_index``; no
-    ``run_start`` at all: none), the pass starts from a prefix of the priority order
-    of at least two chunks (``dfrs_index_kernels.priority_prefix``), which gives the
-    same chunks while more than a chunk of it is left; then the other waiting jobs
-    (those the prefix left out, of shapes that still fit) join it, as the scan would
-    have found them.
     """
     nodes = load.shape[0]
     none = np.empty(0, dtype=np.int64)
@@ -160,26 +148,19 @@ def greedy_waiting_kernel(
             alive += 1
     if alive == 0:
         return none, np.zeros((0, nodes))
-    jobs, keys, complete, cut, ok = none, np.zeros(0), True, np.inf, False
-    if run_start.shape[0]:
-        jobs, keys, complete, ok = priority_prefix(
-            index_keys, run_bucket, run_start, none, vt, submit, now, 2 * chunk, shape, dead
-        )
-        if not complete and jobs.shape[0]:
-            cut = keys.max()  # (the prefix holds every key up to it, and only those)
-    if not run_start.shape[0] or not ok:
-        jobs, keys = _waiting_of(active, status, shape, dead, vt, submit, now, False, cut)
-        complete = True
-    started = np.empty(16, dtype=np.int64)
+    jobs = np.empty(active.shape[0], dtype=np.int64)
+    n = 0
+    for i in range(active.shape[0]):
+        j = active[i]
+        if status[j] == 1 and not dead[shape[j]]:  # (1: WAITING)
+            jobs[n] = j
+            n += 1
+    jobs = jobs[:n]
+    keys = _priority_keys(jobs, vt, submit, now)
+    started = np.empty(jobs.shape[0], dtype=np.int64)
     rows = np.zeros((min(jobs.shape[0], chunk), nodes))
     count = 0
-    while True:
-        if not complete and jobs.shape[0] <= chunk:  # the rest of the order joins
-            more, more_keys = _waiting_of(active, status, shape, dead, vt, submit, now, True, cut)
-            jobs, keys = _merged(jobs, keys, more, more_keys)
-            complete = True
-        if not jobs.shape[0]:
-            break
+    while jobs.shape[0]:
         first, taken = _first_taken(jobs, keys, chunk)
         if first.shape[0] == 0:  # (NaN keys only: never taken)
             break
@@ -190,14 +171,10 @@ def greedy_waiting_kernel(
             grown = np.zeros((max(2 * rows.shape[0], count + got.shape[0]), nodes))
             grown[:count] = rows[:count]
             rows = grown
-        if count + got.shape[0] > started.shape[0]:
-            started = np.concatenate(
-                (started[:count], np.empty(count + 2 * got.shape[0], dtype=np.int64))
-            )
         started[count : count + got.shape[0]] = got
         rows[count : count + got.shape[0]] = got_rows
         count += got.shape[0]
-        if complete and first.shape[0] == jobs.shape[0]:
+        if first.shape[0] == jobs.shape[0]:
             break
         if got.shape[0]:  # memory was taken: test the shapes left again
             left = np.flatnonzero(~dead)
@@ -212,42 +189,6 @@ def greedy_waiting_kernel(
                 keep += 1
         jobs, keys = jobs[:keep], keys[:keep]
     return started[:count].copy(), rows[:count].copy()
-
-
-@njit(cache=True)
-def _waiting_of(active, status, shape, dead, vt, submit, now, beyond, cut):
-    """The waiting ``active`` jobs of shapes not ``dead`` (if ``beyond``: whose key is
-    not at most ``cut``), and their keys."""
-    jobs = np.empty(active.shape[0], dtype=np.int64)
-    n = 0
-    for i in range(active.shape[0]):
-        j = active[i]
-        if status[j] == 1 and not dead[shape[j]]:  # (1: WAITING)
-            jobs[n] = j
-            n += 1
-    jobs = jobs[:n]
-    keys = _priority_keys(jobs, vt, submit, now)
-    if not beyond:
-        return jobs, keys
-    keep = ~(keys <= cut)
-    return jobs[keep], keys[keep]
-
-
-@njit(cache=True)
-def _merged(jobs, keys, more, more_keys):
-    """Two lists of distinct jobs by index, with their keys, as one by index."""
-    out = np.empty(jobs.shape[0] + more.shape[0], dtype=np.int64)
-    out_keys = np.empty(out.shape[0])
-    a = 0
-    b = 0
-    for o in range(out.shape[0]):
-        if b >= more.shape[0] or (a < jobs.shape[0] and jobs[a] < more[b]):
-            out[o], out_keys[o] = jobs[a], keys[a]
-            a += 1
-        else:
-            out[o], out_keys[o] = more[b], more_keys[b]
-            b += 1
-    return out, out_keys
 
 
 @njit(cache=True)
@@ -686,38 +627,14 @@ def _remap_keep(
     now: float,
     minvt: float,
     minft: float,
-    running: np.ndarray,
-    index_keys: np.ndarray,
-    run_bucket: np.ndarray,
-    run_start: np.ndarray,
 ):
     """The start of both MCB8 remaps: the jobs that may fit, by priority (``_leaders``),
     which of them are pinned (``pinned``) and how many MCB8 packs at yield 0
-    (``_memory_fit``).
-
-    The order's first jobs come from a prefix of it (the ``running`` jobs and the
-    waiting jobs' index: ``dfrs_index_kernels.priority_prefix``) while the prefix holds
-    more jobs than are asked for, and from the keys of every ``active`` job otherwise
-    (or without the index: no ``run_start`` at all)."""
+    (``_memory_fit``)."""
+    keys = _priority_keys(active, vt, submit, now)
     want = 2 * nodes + 16
-    jobs, keys, complete, ok = active[:0].copy(), np.zeros(0), True, False
-    if run_start.shape[0]:
-        jobs, keys, complete, ok = priority_prefix(
-            index_keys, run_bucket, run_start, running, vt, submit, now, want + 1,
-            running, np.zeros(0, dtype=np.bool_),
-        )
-    # every active job's key, not the prefix's (also if the index and the running jobs
-    # are not all the active jobs, which never happens in a consistent state)
-    every = not ok or (complete and jobs.shape[0] != active.shape[0])
-    all_keys = _priority_keys(active, vt, submit, now) if every else np.zeros(0)
     while True:
-        if not every and not complete and want >= jobs.shape[0]:  # (beyond the prefix)
-            every, all_keys = True, _priority_keys(active, vt, submit, now)
-        if every:
-            first, _ = _first_taken(active, all_keys, want)
-        else:
-            first, _ = _first_taken(jobs, keys, want)
-        more = first.shape[0] < active.shape[0]
+        first, more = _first_by_priority(active, keys, want)
         cut = _memory_prefix(first, tasks, mem, nodes)
         if cut < first.shape[0] or not more:
             keep = first[:cut].copy()
@@ -748,8 +665,7 @@ def _remap_keep(
     readonly_array([0], np.int64), np.zeros(1, dtype=np.int8), np.zeros(1),
     readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
     readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
-    -np.inf, -np.inf, 0.01, readonly_array([], np.int64), np.zeros(0, dtype=np.int64),
-    np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+    -np.inf, -np.inf, 0.01,
 ))
 @njit(cache=True)
 def mcb8_remap_kernel(
@@ -767,10 +683,6 @@ def mcb8_remap_kernel(
     minvt: float,
     minft: float,
     accuracy: float,
-    running: np.ndarray,
-    index_keys: np.ndarray,
-    run_bucket: np.ndarray,
-    run_start: np.ndarray,
 ):
     """DFRS MCB8's remap (``dfrs_policies.Mcb8Policy.remap`` without ``hold``) in one call.
 
@@ -786,8 +698,7 @@ def mcb8_remap_kernel(
     the others by index) and their tasks per node; no jobs if nothing packs.
     """
     keep, pinned, size = _remap_keep(
-        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft,
-        running, index_keys, run_bucket, run_start,
+        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft
     )
     zero_packs = True
     base_mem = np.empty(nodes)
@@ -1051,8 +962,7 @@ def _stretch_pack(
     readonly_array([0], np.int64), np.zeros(1, dtype=np.int8), np.zeros(1),
     readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
     readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
-    -np.inf, -np.inf, 0.01, 600.0, readonly_array([], np.int64), np.zeros(0, dtype=np.int64),
-    np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+    -np.inf, -np.inf, 0.01, 600.0,
 ))
 @njit(cache=True)
 def mcb8_stretch_remap_kernel(
@@ -1071,10 +981,6 @@ def mcb8_stretch_remap_kernel(
     minft: float,
     accuracy: float,
     period: float,
-    running: np.ndarray,
-    index_keys: np.ndarray,
-    run_bucket: np.ndarray,
-    run_start: np.ndarray,
 ):
     """MCB8-stretch's remap (``Mcb8StretchPolicy`` without ``hold``) in one call.
 
@@ -1086,8 +992,7 @@ def mcb8_stretch_remap_kernel(
     others' tasks. The same floating-point steps as the Python code.
     """
     keep, pinned, size = _remap_keep(
-        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft,
-        running, index_keys, run_bucket, run_start,
+        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft
     )
     base_mem = np.empty(nodes)
     while size > 0:

@@ -215,7 +215,6 @@ class GreedyPolicy:
             state.active_jobs(), state.status, state.shape, state.shape_mem,
             state.shape_tasks, state.waiting_per_shape, state.vt, state.submit_time, now,
             state.tasks, state.cpu, state.mem, state.load, state.mem_used, _CHUNK,
-            *state.waiting_index(),
         )
         state.start_jobs(started, rows, now)
 
@@ -400,8 +399,7 @@ class Mcb8Policy:
             state.cpu, pool, slot, state.nodes, now,
             -np.inf if self.minvt is None else float(self.minvt),
             -np.inf if self.minft is None else float(self.minft),
-            YIELD_ACCURACY, *self._fused_extra(), state.running_jobs(),
-            *state.waiting_index(),
+            YIELD_ACCURACY, *self._fused_extra(),
         )
         self.calls.append((active.size, time.perf_counter() - began))
         state.apply(jobs, rows, now)

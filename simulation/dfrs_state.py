@@ -31,7 +31,6 @@ import numpy as np
 from allockit.constants import MEM_EPS
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
-from allockit.simulation.dfrs_index import WaitingIndex
 from allockit.simulation.dfrs_rows import RowPool, SimulationInvariantError
 
 __all__ = ["FINISHED", "FUTURE", "RUNNING", "WAITING", "DfrsState", "SimulationInvariantError"]
@@ -134,9 +133,6 @@ class DfrsState:
         self._n_active = 0
         self._active_sorted = True  # (False after a submission out of index order)
         self._finished_since = 0
-        # the waiting jobs by virtual time, for the start of the priority order: told of
-        # every change of a job's status below (``touch``), read by the compiled passes
-        self.index = WaitingIndex(self.status, self.vt, self.submit_time)
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
         self.under = 0.0
@@ -215,7 +211,6 @@ class DfrsState:
 
     def _wait(self, j: int) -> None:
         self.waiting.add(j)
-        self.index.touch(j)
         self.waiting_per_shape[self.shape[j]] += 1
 
     def running_jobs(self) -> np.ndarray:
@@ -237,26 +232,6 @@ class DfrsState:
             jobs.flags.writeable = False
             self._running_sorted = jobs
         return jobs
-
-    def waiting_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The waiting jobs' index for the compiled passes (``WaitingIndex.arrays``), or
-        three empty arrays (scan every job) while fewer than ``INDEX_FROM`` jobs wait.
-
-        The index trusts that a waiting job's virtual time does not change (only
-        ``advance`` and ``finish_job`` write ``vt``, for running jobs); after writing
-        ``vt`` of waiting jobs by hand, call ``reindex``.
-        """
-        if len(self.waiting) < self.INDEX_FROM:
-            return _NO_INDEX
-        return self.index.arrays()
-
-    #: ``waiting_index`` is used from this many waiting jobs on: a shorter backlog is
-    #: scanned (as fast, and any state a test builds by hand is read afresh).
-    INDEX_FROM = 512
-
-    def reindex(self) -> None:
-        """Tell the waiting jobs' index that any job's virtual time may have changed."""
-        self.index.touch_all(np.flatnonzero(self.status == WAITING))
 
     #: ``running_jobs`` sorts the running set when the jobs in the system outnumber it
     #: this many times (a long backlog), and reads the mask over them otherwise.
@@ -331,7 +306,6 @@ class DfrsState:
         if j in self.waiting:
             self.waiting.discard(j)
             self.waiting_per_shape[self.shape[j]] -= 1
-            self.index.touch(j)
         self._run(j)
         self.status[j] = RUNNING
         self.last_move[j] = now
@@ -365,7 +339,6 @@ class DfrsState:
         self.layout += jobs.size  # (one change per job, as start_job counts them)
         listed = jobs.tolist()
         self.waiting.difference_update(listed)
-        self.index.touch_all(jobs)
         self.running.update(listed)
         self._is_running[jobs] = True
         self._running_sorted = None
@@ -468,7 +441,6 @@ class DfrsState:
             self._is_running[paused] = False
             self._running_sorted = None
             self.waiting.update(listed)
-            self.index.touch_all(paused)
             np.add.at(self.waiting_per_shape, self.shape[paused], 1)
             self.status[paused] = WAITING
             self.n_preempt[paused] += 1
@@ -496,7 +468,6 @@ class DfrsState:
             self.rows.store(starting, start_rows)
             listed = starting.tolist()
             self.waiting.difference_update(listed)
-            self.index.touch_all(starting)
             self.running.update(listed)
             self._is_running[starting] = True
             self._running_sorted = None
@@ -548,12 +519,10 @@ class DfrsState:
             self.running.difference_update(listed)
             self._is_running[paused] = False
             self.waiting.update(listed)
-            self.index.touch_all(paused)
             self._running_sorted = None
         if starting.size:
             listed = starting.tolist()
             self.waiting.difference_update(listed)
-            self.index.touch_all(starting)
             self.running.update(listed)
             self._is_running[starting] = True
             self._running_sorted = None
@@ -620,7 +589,6 @@ class DfrsState:
 
 
 _EVENT_KERNELS = None
-_NO_INDEX = (np.zeros(0, dtype=np.int64),) * 3
 
 
 def _kernels():
