@@ -4,12 +4,13 @@
 
 Runs the algorithm of ``bench_dfrs_stretch.py`` (GreedyPM */per/opt=min/minvt=600) with
 ``mcb8_remap_kernel`` wrapped; at every ``--every``-th remap with at least ``--least``
-jobs in the system it computes every job's key (``-flow / vt²``), the key the remap cuts
-at (the ``2 * nodes + 17``-th smallest) and how many jobs have a key within 1 %, 12.5 %
-and 2x of that cut, then stops after ``--samples`` such remaps. An index that bounds
-keys by buckets of virtual time (``vt²`` known to within a factor ``f``) must read every
-job whose key is within ``f`` of the cut: if most jobs are, it can skip none (RESULTS
-12.11.12). The schedule is unchanged by the wrapping.
+jobs in the system it computes every job's key (``-flow / vt²``), a cut (the
+``2 * nodes + 17``-th smallest: one past the ``2 * nodes + 16`` jobs the remap asks for,
+the count the reverted index of RESULTS 12.11.12 asked for) and how many jobs have a key
+within 1 %, 12.5 % and 2x of that cut, then stops after ``--samples`` such remaps. An
+index that bounds keys by buckets of virtual time (``vt²`` known to within a factor
+``f``) must read every job whose key is within ``f`` of the cut: if most jobs are, it
+can skip none (RESULTS 12.11.12). The schedule is unchanged by the wrapping.
 """
 
 from __future__ import annotations
