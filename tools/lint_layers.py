@@ -1,12 +1,14 @@
 """Lint the layers of ARCHITECTURE.md from the repository root: ``python tools/lint_layers.py``.
 
-A bare ``lint-imports`` at the root cannot see the subpackages that live outside
-``src/allockit`` (it reports "Missing layer 'allockit.experiments'"): its graph builder
-walks only the directory of the ``allockit`` package. This command assembles the package
-as installed (symlinks into a temporary tree, following the ``package-dir`` mapping of
-``pyproject.toml``), runs import-linter on the contracts of ``pyproject.toml`` there, and
-checks that no two modules import each other in a cycle (lazy imports inside functions
-included). ``tests/test_architecture.py`` runs this same command.
+After a default ``pip install -e .``, a bare ``lint-imports`` at the root cannot see the
+subpackages that live outside ``src/allockit`` (it reports "Missing layer
+'allockit.experiments'"): its graph builder walks only the directory of the ``allockit``
+package (the README's install, ``editable_mode=strict``, links them all into one tree,
+and there a bare ``lint-imports`` passes too). This command, whatever the install,
+assembles the package as installed (symlinks into a temporary tree, following the
+``package-dir`` mapping of ``pyproject.toml``), runs import-linter on the contracts of
+``pyproject.toml`` there, and checks that no two modules import each other in a cycle
+(lazy imports inside functions included). ``tests/test_architecture.py`` runs this same command.
 
 Exit status: 0 when every contract holds and there is no cycle, 1 otherwise, 2 when
 import-linter is not installed (``pip install -e '.[test]'``).
