@@ -41,9 +41,9 @@ def record(weeks: str | None) -> dict[str, np.ndarray]:
         began = time.perf_counter()
         out = waiting(*args)
         seconds = time.perf_counter() - began
-        active, status = args[0], args[1]
+        active, active_status = args[0], args[3]  # (DfrsState.active_view's order)
         rows["waiting"].append(
-            (active.size, int((status[active] == 1).sum()), out[0].size, seconds)
+            (active.size, int((active_status == 1).sum()), out[0].size, seconds)
         )
         return out
 

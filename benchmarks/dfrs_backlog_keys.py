@@ -46,7 +46,7 @@ def main() -> None:
 
     def sample(*call):
         seen[0] += 1
-        active, vt, submit, nodes, now = call[0], call[2], call[3], call[9], call[10]
+        active, vt, submit, nodes, now = call[0], call[4], call[5], call[11], call[12]
         if seen[0] % args.every == 0 and active.size >= args.least:
             keys = dfrs_kernels._priority_keys(active, vt, submit, now)
             cut = np.sort(keys)[min(2 * nodes + 16, keys.size - 1)]

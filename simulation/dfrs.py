@@ -351,7 +351,8 @@ def _load_kernels(names: tuple[str, ...]) -> float:
 
 #: The kernels the driver and the state call at every event, whatever the policy.
 _EVENT_KERNELS = (
-    "advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel", "fits_kernel"
+    "advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel", "fits_kernel",
+    "view_sync_kernel", "view_vt_kernel",
 )
 
 

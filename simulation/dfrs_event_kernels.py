@@ -23,7 +23,9 @@ So the schedules and every summary number are the same bits as the numpy code's
   ``fit_mask_kernel``: its answer for many job shapes at once (Greedy's pass over the
   waiting jobs);
 - ``greedy_mark_kernel``: GreedyP's choice of the running jobs to pause for an incoming
-  job.
+  job;
+- ``view_sync_kernel`` and ``view_vt_kernel``: the upkeep of the copies of
+  ``DfrsState.active_view`` (no arithmetic: copies and a compaction).
 
 MCB8's remap has its own fused kernel (``dfrs_kernels.mcb8_remap_kernel``), which sums
 with ``pairwise_sum``'s helper too.
@@ -46,6 +48,8 @@ __all__ = [
     "greedy_mark_kernel",
     "pairwise_sum",
     "residue_kernel",
+    "view_sync_kernel",
+    "view_vt_kernel",
 ]
 
 
@@ -368,3 +372,80 @@ def greedy_mark_kernel(
             trial[:] = test
             keep[i] = False
     return marked[:count][keep]
+
+
+@njit(cache=True)
+def _position(active: np.ndarray, lo: int, n: int, j: int) -> int:
+    """The position of job ``j`` in the sorted ``active[lo:n]``, or -1."""
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if active[mid] < j:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < n and active[lo] == j else -1
+
+
+@warm_inputs(lambda: (
+    np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int8),
+    np.zeros(1, dtype=np.int64), 1, np.zeros(1, dtype=np.int64), 0,
+    np.zeros(1, dtype=np.int8), np.zeros(1), True,
+))
+@njit(cache=True)
+def view_sync_kernel(
+    active: np.ndarray,
+    active_vt: np.ndarray,
+    active_submit: np.ndarray,
+    active_status: np.ndarray,
+    active_shape: np.ndarray,
+    n: int,
+    touched: np.ndarray,
+    n_touched: int,
+    status: np.ndarray,
+    vt: np.ndarray,
+    drop_finished: bool,
+) -> int:
+    """``DfrsState``'s upkeep of the active jobs' copies, in place; returns their count.
+
+    For each of ``touched[:n_touched]`` still in ``active[:n]`` (sorted; found by
+    binary search), its status and virtual time are copied; then, with
+    ``drop_finished``, the finished jobs (status 3) leave all five arrays, the others
+    keeping their order.
+    """
+    for t in range(n_touched):
+        j = touched[t]
+        at = _position(active, 0, n, j)
+        if at >= 0:
+            active_status[at] = status[j]
+            active_vt[at] = vt[j]
+    if not drop_finished:
+        return n
+    kept = 0
+    for i in range(n):
+        if active_status[i] != 3:  # (3: FINISHED)
+            if kept != i:
+                active[kept] = active[i]
+                active_vt[kept] = active_vt[i]
+                active_submit[kept] = active_submit[i]
+                active_status[kept] = active_status[i]
+                active_shape[kept] = active_shape[i]
+            kept += 1
+    return kept
+
+
+@warm_inputs(lambda: (
+    np.zeros(1, dtype=np.int64), 1, np.zeros(1), readonly_array([0], np.int64), np.zeros(1),
+))
+@njit(cache=True)
+def view_vt_kernel(
+    active: np.ndarray, n: int, active_vt: np.ndarray, running: np.ndarray, vt: np.ndarray
+) -> None:
+    """Copy the virtual times of the ``running`` jobs (sorted, all in ``active[:n]``)."""
+    lo = 0
+    for r in range(running.shape[0]):
+        j = running[r]
+        at = _position(active, lo, n, j)
+        if at >= 0:
+            active_vt[at] = vt[j]
+            lo = at + 1

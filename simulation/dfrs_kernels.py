@@ -102,21 +102,23 @@ def greedy_start_kernel(
 
 
 @warm_inputs(lambda: (
-    readonly_array([0], np.int64), np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
-    np.full(1, 0.5), np.ones(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1),
-    readonly_array([0.0], float), 1.0, readonly_array([1], np.int64),
-    readonly_array([1.0], float), readonly_array([0.5], float), np.zeros(1), np.zeros(1), 64,
+    readonly_array([0], np.int64), readonly_array([0.0], float), readonly_array([0.0], float),
+    readonly_array([1], np.int8), readonly_array([0], np.int64), np.zeros(1, dtype=np.int64),
+    np.full(1, 0.5), np.ones(1, dtype=np.int64), np.ones(1, dtype=np.int64), 1.0,
+    readonly_array([1], np.int64), readonly_array([1.0], float), readonly_array([0.5], float),
+    np.zeros(1), np.zeros(1), 64,
 ))
 @njit(cache=True)
 def greedy_waiting_kernel(
     active: np.ndarray,
-    status: np.ndarray,
+    active_vt: np.ndarray,
+    active_submit: np.ndarray,
+    active_status: np.ndarray,
+    active_shape: np.ndarray,
     shape: np.ndarray,
     shape_mem: np.ndarray,
     shape_tasks: np.ndarray,
     waiting_per_shape: np.ndarray,
-    vt: np.ndarray,
-    submit: np.ndarray,
     now: float,
     tasks: np.ndarray,
     cpu: np.ndarray,
@@ -130,7 +132,9 @@ def greedy_waiting_kernel(
 
     The steps of the chunked pass, in one call: the shapes (memory per task, tasks)
     with waiting jobs that fit the free memory (``fit_mask_kernel``); the waiting
-    ``active`` jobs of those shapes and their keys (``_priority_keys``); then, ``chunk``
+    ``active`` jobs of those shapes and their keys (``_priority_key``), read from the
+    active jobs' virtual times, submission times, statuses and shapes
+    (``DfrsState.active_view``); then, ``chunk``
     jobs at a time in priority order (``_first_by_priority``), ``greedy_start_kernel``,
     which updates ``mem_used`` and ``load`` in place; after a chunk that started a
     job, the shapes left are tested again and the jobs of those that no longer fit
@@ -149,14 +153,14 @@ def greedy_waiting_kernel(
     if alive == 0:
         return none, np.zeros((0, nodes))
     jobs = np.empty(active.shape[0], dtype=np.int64)
+    keys = np.empty(active.shape[0])
     n = 0
     for i in range(active.shape[0]):
-        j = active[i]
-        if status[j] == 1 and not dead[shape[j]]:  # (1: WAITING)
-            jobs[n] = j
+        if active_status[i] == 1 and not dead[active_shape[i]]:  # (1: WAITING)
+            jobs[n] = active[i]
+            keys[n] = _priority_key(active_vt[i], active_submit[i], now)
             n += 1
-    jobs = jobs[:n]
-    keys = _priority_keys(jobs, vt, submit, now)
+    jobs, keys = jobs[:n], keys[:n]
     started = np.empty(jobs.shape[0], dtype=np.int64)
     rows = np.zeros((min(jobs.shape[0], chunk), nodes))
     count = 0
@@ -502,13 +506,25 @@ def _priority_keys(jobs: np.ndarray, vt: np.ndarray, submit: np.ndarray, now: fl
     """
     keys = np.empty(jobs.shape[0])
     for i in range(jobs.shape[0]):
-        j = jobs[i]
-        v = vt[j]
-        if v > 0.0:
-            key = -(now - submit[j]) / (v * v)
-            keys[i] = key if key != key else max(key, -_FLOAT_MAX)
-        else:
-            keys[i] = -np.inf
+        keys[i] = _priority_key(vt[jobs[i]], submit[jobs[i]], now)
+    return keys
+
+
+@njit(cache=True, error_model="numpy")
+def _priority_key(v: float, submitted: float, now: float) -> float:
+    """One job's key (``_priority_keys``) from its virtual time and submission time."""
+    if v > 0.0:
+        key = -(now - submitted) / (v * v)
+        return key if key != key else max(key, -_FLOAT_MAX)
+    return -np.inf
+
+
+@njit(cache=True, error_model="numpy")
+def _priority_keys_of(vt: np.ndarray, submit: np.ndarray, now: float):
+    """``_priority_keys`` of every job of a view: ``vt[i]``, ``submit[i]`` are job i's."""
+    keys = np.empty(vt.shape[0])
+    for i in range(vt.shape[0]):
+        keys[i] = _priority_key(vt[i], submit[i], now)
     return keys
 
 
@@ -525,18 +541,75 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
     """``dfrs_priority.first_by_priority``: the first ``count`` jobs in order, and the
     mask of those taken (all of them when ``count`` covers every job).
 
-    One pass with a heap of the ``count`` smallest (key, position) pairs seen, instead
-    of a partition of every key; then those few sorted. The pass goes from the last
-    position to the first (the newest jobs, which lead the order behind a long backlog
-    of jobs that have run, come first and keep most keys out); a key enters when it is
-    at most the largest kept, since its position is earlier (ties go to the earlier
-    position, as in a stable sort). NaN keys come last in the order; if fewer than
-    ``count`` keys are numbers, none is taken (the partition's NaN ``count``-th key,
-    which no key is at most).
+    The ``count`` smallest (key, position) pairs (``_smallest``), then those few sorted.
+    NaN keys come last in the order; if fewer than ``count`` keys are numbers, none is
+    taken (the partition's NaN ``count``-th key, which no key is at most). A long list
+    is cut first (``_sampled_bound``): if at least ``count`` keys are at most a bound,
+    the first ``count`` pairs are among them (every other key is larger than the
+    ``count``-th smallest), so only those go to ``_smallest``; otherwise all do.
     """
+    return _first_taken_cut(jobs, keys, count, SAMPLED_MIN_JOBS)
+
+
+@njit(cache=True)
+def _first_taken_cut(jobs: np.ndarray, keys: np.ndarray, count: int, min_jobs: int):
+    """``_first_taken``, cutting lists of at least ``min_jobs`` keys (tests set it low)."""
     n = jobs.shape[0]
     if count >= n:
         return jobs[np.argsort(keys, kind="mergesort")], np.ones(n, np.bool_)
+    taken = np.zeros(n, np.bool_)
+    kept = np.empty(0, dtype=np.int64)
+    if n >= min_jobs and n >= SAMPLED_MIN_RATIO * count:
+        bound = _sampled_bound(keys, count)
+        if bound == bound:  # (not NaN)
+            below = np.flatnonzero(keys <= bound)
+            if below.shape[0] >= count:
+                kept = below[_smallest(keys[below], count)]
+    if kept.shape[0] == 0:
+        kept = _smallest(keys, count)
+        if kept.shape[0] == 0:  # (fewer than count keys are numbers)
+            return jobs[:0].copy(), taken
+    for h in range(count):
+        taken[kept[h]] = True
+    where = np.flatnonzero(taken)
+    return jobs[where[np.argsort(keys[where], kind="mergesort")]], taken
+
+
+#: ``_first_taken`` cuts a list first when it holds at least this many keys, and this
+#: many times ``count`` (below, one pass of the heap costs about as much as the cut).
+SAMPLED_MIN_JOBS = 2048
+SAMPLED_MIN_RATIO = 8
+#: keys in the sample of ``_sampled_bound`` (about; every ``n // SAMPLE`` th key)
+SAMPLE = 1024
+
+
+@njit(cache=True)
+def _sampled_bound(keys: np.ndarray, count: int) -> float:
+    """A key likely to have between ``count`` and ``2 * count`` keys at most it (or NaN).
+
+    From every ``step``-th key (about ``SAMPLE`` of them): the sample's ``rank``-th
+    smallest, with ``rank * step`` about 1.5 times ``count``. Only a guess, which
+    ``_first_taken`` checks by counting (a NaN from the sample: no guess).
+    """
+    n = keys.shape[0]
+    step = max(1, n // SAMPLE)
+    sample = keys[::step].copy()
+    rank = min(sample.shape[0], (3 * count) // (2 * step) + 4)
+    return np.partition(sample, rank - 1)[rank - 1]
+
+
+@njit(cache=True)
+def _smallest(keys: np.ndarray, count: int) -> np.ndarray:
+    """The positions of the ``count`` smallest (key, position) pairs, in no order; none
+    if fewer than ``count`` keys are numbers (NaN keys are never taken).
+
+    One pass with a heap of the ``count`` smallest pairs seen, from the last position to
+    the first (the newest jobs, which lead the order behind a long backlog of jobs that
+    have run, come first and keep most keys out); a key enters when it is at most the
+    largest kept, since its position is earlier (ties go to the earlier position, as in
+    a stable sort).
+    """
+    n = keys.shape[0]
     # a max-heap of the kept (key, position) pairs, the largest on top
     hk = np.empty(count)
     hp = np.empty(count, dtype=np.int64)
@@ -574,13 +647,9 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
             continue
         hk[c], hp[c] = k, i
         top = hk[0]
-    taken = np.zeros(n, np.bool_)
-    if size < count:  # (fewer than count keys are numbers)
-        return jobs[:0].copy(), taken
-    for h in range(count):
-        taken[hp[h]] = True
-    where = np.flatnonzero(taken)
-    return jobs[where[np.argsort(keys[where], kind="mergesort")]], taken
+    if size < count:
+        return hp[:0].copy()
+    return hp
 
 
 @njit(cache=True)
@@ -616,6 +685,8 @@ def _sum_rows_into(out: np.ndarray, pool: np.ndarray, slots: np.ndarray, weight:
 @njit(cache=True)
 def _remap_keep(
     active: np.ndarray,
+    active_vt: np.ndarray,
+    active_submit: np.ndarray,
     status: np.ndarray,
     vt: np.ndarray,
     submit: np.ndarray,
@@ -631,7 +702,7 @@ def _remap_keep(
     """The start of both MCB8 remaps: the jobs that may fit, by priority (``_leaders``),
     which of them are pinned (``pinned``) and how many MCB8 packs at yield 0
     (``_memory_fit``)."""
-    keys = _priority_keys(active, vt, submit, now)
+    keys = _priority_keys_of(active_vt, active_submit, now)
     want = 2 * nodes + 16
     while True:
         first, more = _first_by_priority(active, keys, want)
@@ -662,7 +733,8 @@ def _remap_keep(
 
 
 @warm_inputs(lambda: (
-    readonly_array([0], np.int64), np.zeros(1, dtype=np.int8), np.zeros(1),
+    readonly_array([0], np.int64), readonly_array([0.0], float), readonly_array([0.0], float),
+    np.zeros(1, dtype=np.int8), np.zeros(1),
     readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
     readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
     -np.inf, -np.inf, 0.01,
@@ -670,6 +742,8 @@ def _remap_keep(
 @njit(cache=True)
 def mcb8_remap_kernel(
     active: np.ndarray,
+    active_vt: np.ndarray,
+    active_submit: np.ndarray,
     status: np.ndarray,
     vt: np.ndarray,
     submit: np.ndarray,
@@ -686,7 +760,9 @@ def mcb8_remap_kernel(
 ):
     """DFRS MCB8's remap (``dfrs_policies.Mcb8Policy.remap`` without ``hold``) in one call.
 
-    The jobs in the system (``active``, by index) in priority order, cut to the prefix
+    The jobs in the system (``active``, by index; ``active_vt`` and ``active_submit``:
+    their virtual and submission times, ``DfrsState.active_view``) in priority order,
+    cut to the prefix
     that may fit in memory and then to the one MCB8 packs at yield 0; the running jobs
     with virtual time below ``minvt`` or submitted less than ``minft`` seconds ago
     (``-inf``: no such rule) keep their rows (``pool[slot[j]]``); the others are packed
@@ -698,7 +774,8 @@ def mcb8_remap_kernel(
     the others by index) and their tasks per node; no jobs if nothing packs.
     """
     keep, pinned, size = _remap_keep(
-        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft
+        active, active_vt, active_submit, status, vt, submit, tasks, mem, pool, slot, nodes,
+        now, minvt, minft,
     )
     zero_packs = True
     base_mem = np.empty(nodes)
@@ -959,7 +1036,8 @@ def _stretch_pack(
 
 
 @warm_inputs(lambda: (
-    readonly_array([0], np.int64), np.zeros(1, dtype=np.int8), np.zeros(1),
+    readonly_array([0], np.int64), readonly_array([0.0], float), readonly_array([0.0], float),
+    np.zeros(1, dtype=np.int8), np.zeros(1),
     readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
     readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
     -np.inf, -np.inf, 0.01, 600.0,
@@ -967,6 +1045,8 @@ def _stretch_pack(
 @njit(cache=True)
 def mcb8_stretch_remap_kernel(
     active: np.ndarray,
+    active_vt: np.ndarray,
+    active_submit: np.ndarray,
     status: np.ndarray,
     vt: np.ndarray,
     submit: np.ndarray,
@@ -992,7 +1072,8 @@ def mcb8_stretch_remap_kernel(
     others' tasks. The same floating-point steps as the Python code.
     """
     keep, pinned, size = _remap_keep(
-        active, status, vt, submit, tasks, mem, pool, slot, nodes, now, minvt, minft
+        active, active_vt, active_submit, status, vt, submit, tasks, mem, pool, slot, nodes,
+        now, minvt, minft,
     )
     base_mem = np.empty(nodes)
     while size > 0:

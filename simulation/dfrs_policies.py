@@ -212,9 +212,9 @@ class GreedyPolicy:
         from allockit.simulation.dfrs_kernels import greedy_waiting_kernel
 
         started, rows = greedy_waiting_kernel(
-            state.active_jobs(), state.status, state.shape, state.shape_mem,
-            state.shape_tasks, state.waiting_per_shape, state.vt, state.submit_time, now,
-            state.tasks, state.cpu, state.mem, state.load, state.mem_used, _CHUNK,
+            *state.active_view(), state.shape, state.shape_mem, state.shape_tasks,
+            state.waiting_per_shape, now, state.tasks, state.cpu, state.mem, state.load,
+            state.mem_used, _CHUNK,
         )
         state.start_jobs(started, rows, now)
 
@@ -390,13 +390,13 @@ class Mcb8Policy:
         """``remap`` without ``hold`` in one call of the compiled ``kernel`` (by name)."""
         from allockit.simulation import dfrs_kernels
 
-        active = state.active_jobs()
+        active, active_vt, active_submit, _, _ = state.active_view()
         if not active.size:
             return
         pool, slot = state.rows.arrays()
         jobs, rows = getattr(dfrs_kernels, kernel)(
-            active, state.status, state.vt, state.submit_time, state.tasks, state.mem,
-            state.cpu, pool, slot, state.nodes, now,
+            active, active_vt, active_submit, state.status, state.vt, state.submit_time,
+            state.tasks, state.mem, state.cpu, pool, slot, state.nodes, now,
             -np.inf if self.minvt is None else float(self.minvt),
             -np.inf if self.minft is None else float(self.minft),
             YIELD_ACCURACY, *self._fused_extra(),

@@ -9,8 +9,10 @@ bytes), moving the whole system to a new mapping at once (``apply``), advancing
 progress to a new time. Policies (``allockit.simulation.dfrs_policies``) decide *what*
 to do; this class does it. The rows of tasks per node are kept by a ``RowPool``
 (``dfrs_rows``), the priority order is computed by ``dfrs_priority``, the debug-mode
-checks are ``dfrs_checks.check_invariants``. The rules (seed 002, restated in the
-user guide (DFRS)):
+checks are ``dfrs_checks.check_invariants``. Copies of the active jobs' virtual times,
+submission times, statuses and shapes, in the order of the list of active jobs
+(``active_view``), let the kernels scan a long backlog in sequence. The rules (seed 002,
+restated in the user guide (DFRS)):
 
 - virtual time = progress = the integral of the yield while the job is running and not
   paying a penalty, so it reaches the processing time exactly at completion;
@@ -133,6 +135,16 @@ class DfrsState:
         self._n_active = 0
         self._active_sorted = True  # (False after a submission out of index order)
         self._finished_since = 0
+        # the active jobs' virtual times, submission times, statuses and shapes, beside
+        # ``_active`` in the same order (``active_view``): a scan of a long backlog reads
+        # them in sequence instead of gathering from arrays over every job. Jobs whose
+        # status may have changed are logged (``_touched``) and copied on the next read.
+        self._act_vt = np.zeros(n)
+        self._act_submit = np.zeros(n)
+        self._act_status = np.zeros(n, dtype=np.int8)
+        self._act_shape = np.zeros(n, dtype=np.int64)
+        self._touched = np.empty(self.TOUCHED_BUFFER, dtype=np.int64)
+        self._n_touched = 0
         self.demand = 0.0
         self.clock = float(workload.submit[0]) if n else 0.0
         self.under = 0.0
@@ -205,7 +217,12 @@ class DfrsState:
         self._wait(j)
         if self._n_active and self._active[self._n_active - 1] > j:
             self._active_sorted = False
-        self._active[self._n_active] = j
+        at = self._n_active
+        self._active[at] = j
+        self._act_vt[at] = self.vt[j]
+        self._act_submit[at] = self.submit_time[j]
+        self._act_status[at] = WAITING
+        self._act_shape[at] = self.shape[j]
         self._n_active += 1
         self.demand += float(self.cpu[j] * self.tasks[j])
 
@@ -241,11 +258,13 @@ class DfrsState:
         self.running.add(j)
         self._is_running[j] = True
         self._running_sorted = None
+        self._touch_one(j)
 
     def _stop(self, j: int) -> None:
         self.running.discard(j)
         self._is_running[j] = False
         self._running_sorted = None
+        self._touch_one(j)
 
     def lift(self, jobs: list[int]) -> None:
         """Release the running ``jobs`` (in list order) and take them out of the running
@@ -253,8 +272,10 @@ class DfrsState:
         for r in jobs:
             self.release(r)
         self.running.difference_update(jobs)
-        self._is_running[np.asarray(jobs, dtype=np.int64)] = False
+        lifted = np.asarray(jobs, dtype=np.int64)
+        self._is_running[lifted] = False
         self._running_sorted = None
+        self._touch(lifted)
 
     def active_jobs(self) -> np.ndarray:
         """The jobs in the system (running or waiting), by index: a read-only array.
@@ -271,18 +292,102 @@ class DfrsState:
         >>> s.active_jobs().tolist()
         [0, 2]
         """
-        if not self._active_sorted:
-            self._active[: self._n_active].sort()
-            self._active_sorted = True
-        if self._finished_since:
-            jobs = self._active[: self._n_active]
-            jobs = jobs[self.status[jobs] != FINISHED]
-            self._n_active = jobs.size
-            self._active[: jobs.size] = jobs
-            self._finished_since = 0
+        self._sort_active()
+        if self._n_touched or self._finished_since:
+            self._sync_view(drop_finished=self._finished_since > 0)
         out = self._active[: self._n_active]
         out.flags.writeable = False
         return out
+
+    def active_view(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The active jobs (``active_jobs``) and, in the same order, their virtual times,
+        submission times, statuses and shapes: ``vt[active]``, ``submit_time[active]``,
+        ``status[active]`` and ``shape[active]`` without the gathers (read-only).
+
+        The copies are brought up to date here: the jobs whose status changed since the
+        last read (logged by every change of the running set) and the running jobs,
+        whose virtual times grow (only running jobs progress). With ``debug`` the copies
+        are compared with the gathers (``dfrs_checks.check_view``).
+
+        Examples
+        --------
+        >>> from allockit.instances.workload import Platform
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[9, 9],
+        ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+        >>> s = DfrsState(w, penalty=0.0)
+        >>> s.submit(0); s.submit(1); s.start_job(1, np.array([0]), 0.0)
+        >>> s.yields[1] = 1.0; s.advance(4.0)
+        >>> active, vt, submit, status, shape = s.active_view()
+        >>> active.tolist(), vt.tolist(), status.tolist()
+        ([0, 1], [0.0, 4.0], [1, 2])
+        """
+        active = self.active_jobs()
+        n = active.size
+        if self.running:
+            _kernels().view_vt_kernel(self._active, n, self._act_vt, self.running_jobs(), self.vt)
+        view = [active] + [arr[:n] for arr in self._active_arrays()[1:]]
+        for arr in view[1:]:
+            arr.flags.writeable = False  # (the views, not the arrays they show)
+        if self.debug:
+            from allockit.simulation.dfrs_checks import check_view
+
+            check_view(self, view, self.clock)
+        return tuple(view)
+
+    def refresh_view(self) -> None:
+        """Copy every active job's status and virtual time into ``active_view``'s arrays
+        on its next read: for a state whose ``vt`` or ``status`` arrays were written
+        directly (a hand-built state in a test); the methods of this class keep the copies
+        up to date themselves. A stale copy is caught in debug mode (``check_view``).
+        """
+        self._touch(self._active[: self._n_active])
+
+    def _active_arrays(self) -> tuple[np.ndarray, ...]:
+        """``_active`` and its companions, in ``active_view``'s order."""
+        return self._active, self._act_vt, self._act_submit, self._act_status, self._act_shape
+
+    def _touch(self, jobs: np.ndarray) -> None:
+        """Log ``jobs`` (their status changed) for the next ``_sync_view``; a full log is
+        synced at once (the copies of jobs still running are refreshed at every read)."""
+        k = len(jobs)
+        if self._n_touched + k > self._touched.size:
+            self._sync_view(drop_finished=False)
+            if k > self._touched.size:
+                self._touched = np.empty(2 * k, dtype=np.int64)
+        self._touched[self._n_touched : self._n_touched + k] = jobs
+        self._n_touched += k
+
+    def _touch_one(self, j: int) -> None:
+        if self._n_touched == self._touched.size:
+            self._sync_view(drop_finished=False)
+        self._touched[self._n_touched] = j
+        self._n_touched += 1
+
+    def _sort_active(self) -> None:
+        """Put the active jobs (and their copies) in index order after a submission out
+        of it."""
+        if not self._active_sorted:
+            n = self._n_active
+            order = np.argsort(self._active[:n], kind="stable")
+            for arr in self._active_arrays():
+                arr[:n] = arr[:n][order]
+            self._active_sorted = True
+
+    #: Jobs ``_touch`` logs before it syncs the copies (more when one call logs more).
+    TOUCHED_BUFFER = 4096
+
+    def _sync_view(self, *, drop_finished: bool) -> None:
+        """Copy the status and virtual time of the logged jobs into ``active_view``'s
+        arrays, and drop the finished jobs from them (``view_sync_kernel``)."""
+        self._sort_active()
+        self._n_active = _kernels().view_sync_kernel(
+            self._active, self._act_vt, self._act_submit, self._act_status, self._act_shape,
+            self._n_active, self._touched, self._n_touched, self.status, self.vt,
+            drop_finished,
+        )
+        self._n_touched = 0
+        if drop_finished:
+            self._finished_since = 0
 
     def start_job(
         self, j: int, nodes: np.ndarray | None, now: float, row: np.ndarray | None = None,
@@ -342,6 +447,7 @@ class DfrsState:
         self.running.update(listed)
         self._is_running[jobs] = True
         self._running_sorted = None
+        self._touch(jobs)
 
     def pause_job(self, j: int) -> None:
         """Pause a running (or lifted) job whose nodes were already released."""
@@ -440,6 +546,7 @@ class DfrsState:
             self.running.difference_update(listed)
             self._is_running[paused] = False
             self._running_sorted = None
+            self._touch(paused)
             self.waiting.update(listed)
             np.add.at(self.waiting_per_shape, self.shape[paused], 1)
             self.status[paused] = WAITING
@@ -471,6 +578,7 @@ class DfrsState:
             self.running.update(listed)
             self._is_running[starting] = True
             self._running_sorted = None
+            self._touch(starting)
             np.subtract.at(self.waiting_per_shape, self.shape[starting], 1)
             self.status[starting] = RUNNING
             self.last_move[starting] = now
@@ -520,12 +628,14 @@ class DfrsState:
             self._is_running[paused] = False
             self.waiting.update(listed)
             self._running_sorted = None
+            self._touch(paused)
         if starting.size:
             listed = starting.tolist()
             self.waiting.difference_update(listed)
             self.running.update(listed)
             self._is_running[starting] = True
             self._running_sorted = None
+            self._touch(starting)
 
     def finish_job(self, j: int, now: float) -> None:
         """Job ``j`` completes at ``now``."""

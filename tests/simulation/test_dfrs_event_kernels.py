@@ -483,6 +483,7 @@ def test_the_fused_remap_maps_a_state_as_the_python_steps(seed, minvt, minft, no
         state.submit(j)
         greedy.on_submit(state, j, float(w.submit[j]))
     state.vt[:] = rng.choice([0.0, 1e-170, 1e-155, 299.0, 300.0, 301.0, 450.0], n)
+    state.refresh_view()  # (vt written directly)
     state.clock = now
     python = copy.deepcopy(state)
 
@@ -751,6 +752,7 @@ def test_batched_starts_are_the_one_by_one_starts(seed, nodes, chunk):
     batched.apply(np.array(keep, dtype=np.int64),
                   np.array([batched.row(j) for j in keep]).reshape(len(keep), nodes), 50.0)
     batched.vt[:] = rng.choice([0.0, 10.0, 20.0, 40.0], batched.vt.size)  # (ties, too)
+    batched.refresh_view()  # (vt written directly)
     one_by_one = copy.deepcopy(batched)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dfrs_policies, "_CHUNK", chunk)
@@ -848,6 +850,7 @@ def test_a_subclass_with_its_own_steps_runs_them_not_the_kernel():
         state.submit(j)
         greedy.on_submit(state, j, 0.0)
     state.vt[:] = 100.0
+    state.refresh_view()  # (vt written directly)
     import copy
 
     mine, pinned_run = copy.deepcopy(state), copy.deepcopy(state)
