@@ -91,12 +91,14 @@ def improve_placement(
     violation = placement_violation(instance, task_hosts)
     if violation is not None:
         raise InvalidInputError(f"task_hosts is not a valid placement: {violation}")
-    deadline = Deadline.of(time_limit)
+    if not isinstance(time_limit, Deadline):
+        Deadline.of(time_limit)  # (checks the number now; the clock starts below)
     if not 2 <= int(pair_limit) <= 24:
         raise InvalidInputError(f"pair_limit must be in [2, 24]; got {pair_limit!r}")
     if int(max_steps) < 1 or int(kicks) < 0 or int(kick_size) < 1:
         raise InvalidInputError("max_steps and kick_size must be >= 1, kicks >= 0")
-    load_kernels("local_search_kernel")
+    load_kernels("local_search_kernel")  # (before the clock: compiling is not search time)
+    deadline = Deadline.of(time_limit)
     from allockit.heuristics.local_search_kernels import local_search_kernel
 
     job = instance.task_job

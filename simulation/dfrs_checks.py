@@ -14,6 +14,7 @@ import numpy as np
 
 from allockit.constants import CAPACITY_TOL
 from allockit.simulation.dfrs_rows import SimulationInvariantError
+from allockit.simulation.dfrs_state import check_view
 
 if TYPE_CHECKING:
     from allockit.simulation.dfrs_state import DfrsState
@@ -85,58 +86,3 @@ def check_invariants(state: DfrsState, now: float) -> None:
         raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
     check_view(state, state.active_view(), now)
 
-
-def check_view(state: DfrsState, view: tuple[np.ndarray, ...], now: float) -> None:
-    """Raise ``SimulationInvariantError`` unless ``view`` (``state.active_view()``) holds
-    the jobs in the system, by index, and exactly their virtual times, submission times,
-    statuses and shapes (bit for bit: the priority keys computed from it must be the
-    ones computed from the arrays).
-
-    Parameters
-    ----------
-    state : DfrsState
-        The simulation state.
-    view : tuple of numpy.ndarray
-        ``state.active_view()``: the active jobs, their virtual times, submission
-        times, statuses and shapes.
-    now : float
-        The event's time (s), for the message.
-
-    Raises
-    ------
-    SimulationInvariantError
-        Naming the time, the first array that differs and a job where it does.
-
-    Examples
-    --------
-    >>> from allockit.instances.workload import Platform, Workload
-    >>> from allockit.simulation.dfrs_state import DfrsState
-    >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[9, 9],
-    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
-    >>> s = DfrsState(w, penalty=0.0)
-    >>> s.submit(0); s.submit(1)
-    >>> view = s.active_view()
-    >>> check_view(s, view, 0.0)
-    >>> s.status[1] = 2  # (changed behind the state's back: the copy is stale)
-    >>> check_view(s, view, 0.0)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    allockit.simulation.dfrs_rows.SimulationInvariantError: t=0.0: the active jobs' ... (job 1)
-    """
-    active = view[0]
-    expected = np.flatnonzero((state.status == 1) | (state.status == 2))  # waiting, running
-    if active.tolist() != expected.tolist():
-        raise SimulationInvariantError(f"t={now}: the active jobs are not those in the system")
-    if not active.size:
-        return
-    names = ("virtual times", "submission times", "statuses", "shapes")
-    arrays = (state.vt, state.submit_time, state.status, state.shape)
-    for name, copy, full in zip(names, view[1:], arrays, strict=True):
-        differ = copy.view(np.uint8).reshape(active.size, -1) != (
-            full[active].view(np.uint8).reshape(active.size, -1)
-        )
-        if differ.any():
-            j = int(active[np.flatnonzero(differ.any(axis=1))[0]])
-            raise SimulationInvariantError(
-                f"t={now}: the active jobs' {name} differ from their copy (job {j})"
-            )

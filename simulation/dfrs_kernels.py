@@ -555,6 +555,8 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
 def _first_taken_cut(jobs: np.ndarray, keys: np.ndarray, count: int, min_jobs: int):
     """``_first_taken``, cutting lists of at least ``min_jobs`` keys (tests set it low)."""
     n = jobs.shape[0]
+    if count < 1:  # (the callers take at least one; none asked, none taken)
+        return jobs[:0].copy(), np.zeros(n, np.bool_)
     if count >= n:
         return jobs[np.argsort(keys, kind="mergesort")], np.ones(n, np.bool_)
     taken = np.zeros(n, np.bool_)

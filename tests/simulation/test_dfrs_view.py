@@ -14,8 +14,13 @@ from hypothesis import strategies as st
 
 from allockit.instances.workload import Platform, Workload
 from allockit.simulation.dfrs import simulate_dfrs
-from allockit.simulation.dfrs_checks import check_view
-from allockit.simulation.dfrs_state import RUNNING, WAITING, DfrsState, SimulationInvariantError
+from allockit.simulation.dfrs_state import (
+    RUNNING,
+    WAITING,
+    DfrsState,
+    SimulationInvariantError,
+    check_view,
+)
 
 
 def _workload(rng, n, nodes):
@@ -179,3 +184,12 @@ def test_the_cut_succeeds_on_a_crowded_backlog_and_falls_back_when_the_sample_mi
     odd[:: 10_000 // 1024] = -1.0 - rng.random(odd[:: 10_000 // 1024].size)
     assert np.count_nonzero(odd <= _sampled_bound(odd, 64)) < 64
     assert np.isnan(_sampled_bound(np.full(5_000, np.nan), 64))
+
+
+def test_the_compiled_selection_takes_nothing_when_asked_for_nothing():
+    from allockit.simulation.dfrs_kernels import _first_taken_cut
+
+    jobs, keys = np.arange(5_000, dtype=np.int64), -np.arange(5_000.0)
+    for min_jobs in (0, 10**9):
+        first, taken = _first_taken_cut(jobs, keys, 0, min_jobs)
+        assert first.tolist() == [] and not taken.any()
