@@ -736,7 +736,7 @@ def check_view(state: DfrsState, view: tuple[np.ndarray, ...], now: float) -> No
     allockit.simulation.dfrs_rows.SimulationInvariantError: t=0.0: the active jobs' ... (job 1)
     """
     active = view[0]
-    expected = np.flatnonzero((state.status == 1) | (state.status == 2))  # waiting, running
+    expected = np.flatnonzero((state.status == WAITING) | (state.status == RUNNING))
     if active.tolist() != expected.tolist():
         raise SimulationInvariantError(f"t={now}: the active jobs are not those in the system")
     if not active.size:
