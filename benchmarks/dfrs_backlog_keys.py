@@ -47,8 +47,9 @@ def main() -> None:
     def sample(*call):
         seen[0] += 1
         active, vt, submit, nodes, now = call[0], call[4], call[5], call[11], call[12]
+        active_vt, active_submit = call[1], call[2]  # (DfrsState.active_view's copies)
         if seen[0] % args.every == 0 and active.size >= args.least:
-            keys = dfrs_kernels._priority_keys(active, vt, submit, now)
+            keys = dfrs_kernels._priority_keys_of(active_vt, active_submit, now)
             cut = np.sort(keys)[min(2 * nodes + 16, keys.size - 1)]
             share = [int((keys <= cut / f).sum()) for f in (1.01, 1.125, 2.0)]
             print(f"{seen[0]:7d} {now:10.0f} {active.size:6d} {cut:10.3g} "

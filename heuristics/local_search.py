@@ -91,8 +91,7 @@ def improve_placement(
     violation = placement_violation(instance, task_hosts)
     if violation is not None:
         raise InvalidInputError(f"task_hosts is not a valid placement: {violation}")
-    if not isinstance(time_limit, Deadline):
-        Deadline.of(time_limit)  # (checks the number now; the clock starts below)
+    Deadline.of(time_limit)  # (checks the limit now; the clock starts below)
     if not 2 <= int(pair_limit) <= 24:
         raise InvalidInputError(f"pair_limit must be in [2, 24]; got {pair_limit!r}")
     if int(max_steps) < 1 or int(kicks) < 0 or int(kick_size) < 1:

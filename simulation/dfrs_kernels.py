@@ -497,22 +497,14 @@ _FLOAT_MAX = np.finfo(np.float64).max
 
 
 @njit(cache=True, error_model="numpy")
-def _priority_keys(jobs: np.ndarray, vt: np.ndarray, submit: np.ndarray, now: float):
-    """``dfrs_priority.priority_keys``: ``-flow/vt²`` (finite), ``-inf`` at zero vt.
+def _priority_key(v: float, submitted: float, now: float) -> float:
+    """``dfrs_priority.priority_key``'s number for one job of virtual time ``v``:
+    ``-flow/vt²`` (finite), ``-inf`` at zero vt.
 
     IEEE division (numba's numpy error model): a virtual time so small that ``vt²``
     is 0 gives ``-inf``, kept at ``-FLOAT_MAX`` as ``numpy.maximum`` keeps it (and a
     NaN stays NaN, as there).
     """
-    keys = np.empty(jobs.shape[0])
-    for i in range(jobs.shape[0]):
-        keys[i] = _priority_key(vt[jobs[i]], submit[jobs[i]], now)
-    return keys
-
-
-@njit(cache=True, error_model="numpy")
-def _priority_key(v: float, submitted: float, now: float) -> float:
-    """One job's key (``_priority_keys``) from its virtual time and submission time."""
     if v > 0.0:
         key = -(now - submitted) / (v * v)
         return key if key != key else max(key, -_FLOAT_MAX)
@@ -521,7 +513,8 @@ def _priority_key(v: float, submitted: float, now: float) -> float:
 
 @njit(cache=True, error_model="numpy")
 def _priority_keys_of(vt: np.ndarray, submit: np.ndarray, now: float):
-    """``_priority_keys`` of every job of a view: ``vt[i]``, ``submit[i]`` are job i's."""
+    """``dfrs_priority.priority_keys`` of the jobs whose virtual and submission times
+    are ``vt[i]`` and ``submit[i]`` (``DfrsState.active_view``'s copies)."""
     keys = np.empty(vt.shape[0])
     for i in range(vt.shape[0]):
         keys[i] = _priority_key(vt[i], submit[i], now)

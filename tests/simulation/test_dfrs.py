@@ -422,30 +422,6 @@ def test_first_by_priority_is_the_start_of_the_full_order(seed, count):
     assert taken.tolist() == (np.ones(jobs.size, bool) if rest is None else ~rest).tolist()
 
 
-@settings(max_examples=300, deadline=None)
-@given(seed=st.integers(0, 10**6), count=st.integers(1, 80), n=st.integers(1, 300))
-def test_the_compiled_selection_is_the_stable_order_prefix(seed, count, n):
-    # the heap selection of the kernel against numpy's stable sort, with long lists,
-    # many ties, signed zeros, infinities and NaN keys (which come last; if fewer than
-    # `count` keys are numbers, none is taken)
-    from allockit.simulation.dfrs_kernels import _first_taken
-
-    rng = np.random.default_rng(seed)
-    jobs = np.sort(rng.choice(10 * n, n, replace=False)).astype(np.int64)
-    pool = [-np.inf, -2.0, -1.0, -0.0, 0.0, np.inf, np.nan, -1e300]
-    keys = np.where(rng.random(n) < 0.5, rng.choice(pool, n), -rng.random(n) * 10)
-    if rng.random() < 0.3:
-        keys = keys[rng.permutation(n)]
-    first, taken = _first_taken(jobs, keys, count)
-    order = jobs[np.argsort(keys, kind="stable")]
-    if count < n and np.count_nonzero(~np.isnan(keys)) < count:
-        assert first.tolist() == [] and not taken.any()
-        return
-    assert first.tolist() == order[: min(count, n)].tolist()
-    assert sorted(jobs[taken].tolist()) == sorted(first.tolist())
-    assert first.tolist() == first_by_priority(jobs, keys, count)[0].tolist()
-
-
 def test_first_by_priority_takes_no_nan_keys():
     from allockit.simulation.dfrs_kernels import _first_taken
 

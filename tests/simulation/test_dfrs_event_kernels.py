@@ -813,7 +813,7 @@ def test_the_compiled_marking_refuses_a_running_job_without_a_row():
 
 def test_priority_keys_kernel_is_numpys_down_to_tiny_virtual_times():
     # vt² underflows to 0 below ~1.5e-162: numpy gives -inf, kept at -FLOAT_MAX
-    from allockit.simulation.dfrs_kernels import _priority_keys
+    from allockit.simulation.dfrs_kernels import _priority_keys_of
     from allockit.simulation.dfrs_priority import priority_keys
 
     w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0, 0, 0, 5, 10],
@@ -822,7 +822,7 @@ def test_priority_keys_kernel_is_numpys_down_to_tiny_virtual_times():
     state.vt[:] = [0.0, 1e-170, 1e-155, 2.0, 1e-300, 3.0]
     jobs = np.arange(6, dtype=np.int64)
     expect = priority_keys(state, jobs, 10.0)
-    got = _priority_keys(jobs, state.vt, state.submit_time, 10.0)
+    got = _priority_keys_of(state.vt[jobs], state.submit_time[jobs], 10.0)
     assert got.tobytes() == expect.tobytes()
     assert got[1] == -np.finfo(float).max and got[0] == -np.inf
 

@@ -139,19 +139,28 @@ def test_the_view_drops_finished_jobs_and_keeps_the_rest_in_index_order():
 # ---------------------------------------------------------------- the cut selection
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 80),
-       n=st.integers(1, 3_000), layout=st.sampled_from(["crowd", "ties", "sorted", "odd"]))
-def test_the_cut_selection_takes_the_stable_orders_first_jobs(seed, count, n, layout):
-    # `_first_taken_cut` with the cut always tried (min_jobs 0) against numpy's stable
-    # sort: crowded keys (as a thrashing backlog's), many ties and NaN, keys in order,
-    # and keys whose every sampled position is small (the cut then finds too few keys
-    # and the whole list goes to the heap)
+       n=st.one_of(st.integers(1, 300), st.integers(300, 3_000)),
+       layout=st.sampled_from(["mixed", "crowd", "ties", "sorted", "odd"]))
+def test_the_compiled_selection_takes_the_stable_orders_first_jobs(seed, count, n, layout):
+    # the compiled selection (`_first_taken_cut`), with the cut always tried (min_jobs 0)
+    # and never (the heap alone), against numpy's stable sort and the Python
+    # `first_by_priority`: numbers mixed with ties, signed zeros, infinities and NaN
+    # (which come last; if fewer than `count` keys are numbers, none is taken), crowded
+    # keys (as a thrashing backlog's), keys in order, and keys whose every sampled
+    # position is small (the cut then finds too few keys and the heap takes them all)
     from allockit.simulation.dfrs_kernels import _first_taken_cut
+    from allockit.simulation.dfrs_priority import first_by_priority
 
     rng = np.random.default_rng(seed)
     jobs = np.sort(rng.choice(10 * n, n, replace=False)).astype(np.int64)
-    if layout == "crowd":
+    if layout == "mixed":
+        pool = [-np.inf, -2.0, -1.0, -0.0, 0.0, np.inf, np.nan, -1e300]
+        keys = np.where(rng.random(n) < 0.5, rng.choice(pool, n), -rng.random(n) * 10)
+        if rng.random() < 0.3:
+            keys = keys[rng.permutation(n)]
+    elif layout == "crowd":
         keys = -0.005 * (1.0 + 0.01 * rng.random(n))
     elif layout == "ties":
         keys = rng.choice([-np.inf, -2.0, -1.0, -0.0, 0.0, np.inf, np.nan, -1e300], n)
@@ -168,6 +177,7 @@ def test_the_cut_selection_takes_the_stable_orders_first_jobs(seed, count, n, la
         return
     assert first.tolist() == order[: min(count, n)].tolist()
     assert sorted(jobs[taken].tolist()) == sorted(first.tolist())
+    assert first.tolist() == first_by_priority(jobs, keys, count)[0].tolist()
     plain, plain_taken = _first_taken_cut(jobs, keys, count, 10**9)  # (no cut)
     assert plain.tolist() == first.tolist() and plain_taken.tolist() == taken.tolist()
 
