@@ -862,15 +862,17 @@ def apply_kernel(
     the numpy code. The Python sets of running and waiting jobs are the caller's.
 
     Returns ``(code, paused, starting, preempted_tasks, migrated_tasks, bytes_migrate,
-    bytes_preempt)``; ``code`` is 1 when the system changed, 0 when nothing moves and
-    -1 when a job is mapped twice (then nothing was written).
+    bytes_preempt, running_after)``; ``code`` is 1 when the system changed, 0 when
+    nothing moves and -1 when a job is mapped twice (then nothing was written);
+    ``running_after`` is the running jobs by index once the mapping applies (``running``
+    itself when nothing moves).
     """
     none = np.zeros(0, dtype=np.int64)
     for i in range(jobs.shape[0]):
         if where[jobs[i]] >= 0:
             for k in range(i):
                 where[jobs[k]] = -1
-            return -1, none, none, 0, 0, bytes_migrate, bytes_preempt
+            return -1, none, none, 0, 0, bytes_migrate, bytes_preempt, running
         where[jobs[i]] = i
     out = _apply_mapped(
         jobs, rows, where, running, status, pool, slot, mem_used, load, mem, cpu, tasks,
@@ -920,7 +922,7 @@ def _apply_mapped(
                 n_leave += 1
                 break
     if n_leave == 0 and starting.shape[0] == 0:
-        return 0, starting, starting, 0, 0, bytes_migrate, bytes_preempt
+        return 0, starting, starting, 0, 0, bytes_migrate, bytes_preempt, running
     # memory and load: releases (old rows), then the moves' new rows, then the starts
     for i in range(n_run):
         if leaves[i]:
@@ -984,7 +986,25 @@ def _apply_mapped(
         waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING
         last_move[j] = now
-    return 1, paused, starting, preempted, migrated, bytes_migrate, bytes_preempt
+    # the running jobs after: those not paused, merged with the starts (both by index)
+    after = np.empty(n_run - n_paused + starting.shape[0], dtype=np.int64)
+    a = 0
+    s = 0
+    for i in range(n_run):
+        if leaves[i] and not moves[i]:
+            continue
+        j = running[i]
+        while s < starting.shape[0] and starting[s] < j:
+            after[a] = starting[s]
+            a += 1
+            s += 1
+        after[a] = j
+        a += 1
+    while s < starting.shape[0]:
+        after[a] = starting[s]
+        a += 1
+        s += 1
+    return 1, paused, starting, preempted, migrated, bytes_migrate, bytes_preempt, after
 
 
 @njit(cache=True)
@@ -1145,6 +1165,7 @@ def mcb8_stretch_remap_kernel(
     np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
     np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1),
     readonly_array([1.0], float), readonly_array([1], np.int64), 0.0, 300.0, 1.0, 0.0,
+    readonly_array([], np.int64),
 ))
 @njit(cache=True)
 def start_kernel(
@@ -1167,14 +1188,16 @@ def start_kernel(
     penalty: float,
     node_memory: float,
     bytes_preempt: float,
-) -> float:
+    running: np.ndarray,
+):
     """``DfrsState.start_job`` for waiting ``jobs`` in order, rows already counted.
 
     Job ``jobs[i]`` gets the row ``rows[i]`` (its slot ``slot[j]`` in ``pool`` taken
     already): a resume elsewhere is counted when its last row differs, it pays the
     penalty and restores its memory image (added to ``bytes_preempt`` job by job, as
     the Python loop adds them); a first start records its start time. Returns the new
-    ``bytes_preempt``; the arrays are updated in place.
+    ``bytes_preempt`` and the running jobs by index after the starts (``running``, the
+    running jobs before, merged with ``jobs``); the arrays are updated in place.
     """
     nodes = rows.shape[1]
     for i in range(jobs.shape[0]):
@@ -1197,4 +1220,20 @@ def start_kernel(
         else:
             ever_ran[j] = True
             start[j] = now
-    return bytes_preempt
+    return bytes_preempt, _merged(running, np.sort(jobs))
+
+
+@njit(cache=True)
+def _merged(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The increasing arrays ``a`` and ``b`` (no common value) merged, increasing."""
+    out = np.empty(a.shape[0] + b.shape[0], dtype=np.int64)
+    i = 0
+    k = 0
+    for o in range(out.shape[0]):
+        if k == b.shape[0] or (i < a.shape[0] and a[i] < b[k]):
+            out[o] = a[i]
+            i += 1
+        else:
+            out[o] = b[k]
+            k += 1
+    return out

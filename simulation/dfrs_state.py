@@ -436,19 +436,20 @@ class DfrsState:
 
         self.rows.take(jobs)
         pool, slot = self.rows.arrays()
-        self.bytes_preempt = start_kernel(
+        self.bytes_preempt, running_after = start_kernel(
             jobs, rows, pool, slot, self.status, self.shape, self.waiting_per_shape,
             self.ever_ran, self.n_resume_elsewhere, self.last_move, self.penalty_until,
             self.n_resume, self.start, self.mem, self.tasks, now, float(self.penalty),
-            float(self.w.platform.node_memory), self.bytes_preempt,
+            float(self.w.platform.node_memory), self.bytes_preempt, self.running_jobs(),
         )
         self.layout += jobs.size  # (one change per job, as start_job counts them)
         listed = jobs.tolist()
         self.waiting.difference_update(listed)
         self.running.update(listed)
         self._is_running[jobs] = True
-        self._running_sorted = None
         self._touch(jobs)
+        running_after.flags.writeable = False
+        self._running_sorted = running_after  # (the kernel's merge: running_jobs' array)
 
     def pause_job(self, j: int) -> None:
         """Pause a running (or lifted) job whose nodes were already released."""
@@ -598,21 +599,24 @@ class DfrsState:
         from allockit.simulation.dfrs_kernels import apply_kernel
 
         # waiting jobs that never ran get a row (once each, even if mapped twice)
-        fresh = np.unique(jobs[(self.rows.slots(jobs) < 0) & (self.status[jobs] == WAITING)])
-        self.rows.take(fresh)
+        slots = self.rows.slots(jobs)
+        fresh = jobs[:0]
+        if (slots < 0).any():
+            fresh = np.unique(jobs[(slots < 0) & (self.status[jobs] == WAITING)])
+            self.rows.take(fresh)
         pool, slot = self.rows.arrays()
-        rows = np.require(rows, dtype=float, requirements=["C", "W"])
+        if not (rows.dtype == np.float64 and rows.flags.c_contiguous and rows.flags.writeable):
+            rows = np.require(rows, dtype=float, requirements=["C", "W"])
         if np.may_share_memory(rows, pool):  # (views of the pool, which the kernel writes)
             rows = rows.copy()
-        code, paused, starting, preempted, migrated, self.bytes_migrate, self.bytes_preempt = (
-            apply_kernel(
-                jobs, rows, self._where, self.running_jobs(), self.status, pool, slot,
-                self.mem_used, self.load, self.mem, self.cpu, self.tasks, self.shape,
-                self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,
-                self.n_migrate, self.penalty_until, self.ever_ran, self.n_resume_elsewhere,
-                self.n_resume, self.start, now, float(self.penalty),
-                float(self.w.platform.node_memory), self.bytes_migrate, self.bytes_preempt,
-            )
+        (code, paused, starting, preempted, migrated, self.bytes_migrate, self.bytes_preempt,
+         running_after) = apply_kernel(
+            jobs, rows, self._where, self.running_jobs(), self.status, pool, slot,
+            self.mem_used, self.load, self.mem, self.cpu, self.tasks, self.shape,
+            self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,
+            self.n_migrate, self.penalty_until, self.ever_ran, self.n_resume_elsewhere,
+            self.n_resume, self.start, now, float(self.penalty),
+            float(self.w.platform.node_memory), self.bytes_migrate, self.bytes_preempt,
         )
         if code < 0:
             for j in fresh.tolist():  # (no row was stored: give them back)
@@ -628,15 +632,15 @@ class DfrsState:
             self.running.difference_update(listed)
             self._is_running[paused] = False
             self.waiting.update(listed)
-            self._running_sorted = None
             self._touch(paused)
         if starting.size:
             listed = starting.tolist()
             self.waiting.difference_update(listed)
             self.running.update(listed)
             self._is_running[starting] = True
-            self._running_sorted = None
             self._touch(starting)
+        running_after.flags.writeable = False
+        self._running_sorted = running_after  # (the kernel's merge: running_jobs' array)
 
     def finish_job(self, j: int, now: float) -> None:
         """Job ``j`` completes at ``now``."""
