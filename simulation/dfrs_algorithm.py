@@ -250,6 +250,7 @@ class DfrsAlgorithm(FractionalPolicy):
         kernels = []
         if name.on_submit in ("Greedy", "GreedyP", "GreedyPM"):
             kernels.append("greedy_fill_kernel")
+            kernels.append("greedy_submit_kernel")  # GreedyPolicy.on_submit, fused
         if name.on_submit in ("GreedyP", "GreedyPM"):
             kernels.append("greedy_mark_kernel")  # GreedyPolicy._mark
         if name.on_completion_policy == "Greedy":

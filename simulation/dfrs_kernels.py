@@ -10,13 +10,16 @@
   tasks as one group of identical tasks (``heuristics.mcb_kernels.mcb_fill_groups_kernel``:
   the same hosts as packing the tasks one by one, with trees over the jobs);
 - ``start_kernel``: ``DfrsState.start_jobs`` (the starts of Greedy's pass);
+- ``greedy_submit_kernel``: the choices of Greedy, GreedyP and GreedyPM on a submission
+  (``dfrs_policies.GreedyPolicy.on_submit``), which the state then carries out;
 - ``apply_kernel``: ``DfrsState.apply``'s array updates (``add_rows_kernel``: the
   memory and load updates of its numpy steps, kept for comparison).
 
 Each does the same floating-point steps as the numpy or Python code it replaces, so
 the schedules are the same (property tests in ``tests/simulation/test_dfrs.py`` and
 ``tests/simulation/test_dfrs_event_kernels.py``, against the Python steps kept behind
-``Mcb8Policy.fused``, ``DfrsState.fused_apply`` and ``GreedyPolicy.batch_starts``).
+``Mcb8Policy.fused``, ``DfrsState.fused_apply``, ``GreedyPolicy.batch_starts`` and
+``GreedyPolicy.fused_submit``).
 """
 
 from __future__ import annotations
@@ -28,12 +31,18 @@ from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel
 from allockit.results.base import readonly_array
-from allockit.simulation.dfrs_event_kernels import _sum, fit_mask_kernel
+from allockit.simulation.dfrs_event_kernels import (
+    _sum,
+    fit_mask_kernel,
+    fits_kernel,
+    greedy_mark_kernel,
+)
 
 __all__ = [
     "add_rows_kernel",
     "apply_kernel",
     "greedy_start_kernel",
+    "greedy_submit_kernel",
     "greedy_waiting_kernel",
     "mcb8_largest_yield_kernel",
     "mcb8_memory_prefix_kernel",
@@ -1237,3 +1246,146 @@ def _merged(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             out[o] = b[k]
             k += 1
     return out
+
+
+@njit(cache=True)
+def _greedy_row(j: int, cpu: np.ndarray, mem: np.ndarray, tasks: np.ndarray,
+                load: np.ndarray, mem_used: np.ndarray, row: np.ndarray) -> bool:
+    """``dfrs_policies.greedy_nodes(state, j, load, mem_used)`` as a float row of tasks per
+    node (``DfrsState._row``) written into ``row``; False (``row`` undefined) if Greedy
+    cannot place the job. ``load`` and ``mem_used`` are not modified."""
+    k = tasks[j]
+    placed = greedy_fill_kernel(np.full(k, cpu[j]), np.full(k, mem[j]), load.copy(),
+                                1.0 - mem_used)
+    for n in range(row.shape[0]):
+        row[n] = 0.0
+    for t in range(k):
+        if placed[t] < 0:
+            return False
+        row[placed[t]] += 1.0
+    return True
+
+
+@njit(cache=True)
+def _fits(j: int, mem: np.ndarray, tasks: np.ndarray, mem_used: np.ndarray) -> bool:
+    """``DfrsState.fits(j, 1.0 - mem_used)``."""
+    if mem[j] <= MEM_EPS:
+        return True
+    return fits_kernel(1.0 - mem_used, mem[j]) >= tasks[j]
+
+
+@njit(cache=True)
+def _add_scaled(target: np.ndarray, row: np.ndarray, scale: float, sign: float) -> None:
+    """``target += row * scale`` (``sign`` 1) or ``target -= row * scale`` (-1), as numpy."""
+    for n in range(target.shape[0]):
+        if sign > 0:
+            target[n] += row[n] * scale
+        else:
+            target[n] -= row[n] * scale
+
+
+@warm_inputs(lambda: (
+    0, readonly_array([], np.int64), True, True, np.zeros(1), readonly_array([0.0], float), 0.0,
+    np.zeros((1, 1)), np.full(1, -1, dtype=np.int64),
+    readonly_array([1.0], float), readonly_array([1.0], float), readonly_array([1], np.int64),
+    np.zeros(1), np.zeros(1),
+))
+@njit(cache=True)
+def greedy_submit_kernel(
+    j: int,
+    running: np.ndarray,
+    preempt: bool,
+    migrate: bool,
+    vt: np.ndarray,
+    submit: np.ndarray,
+    now: float,
+    pool: np.ndarray,
+    slot: np.ndarray,
+    mem: np.ndarray,
+    cpu: np.ndarray,
+    tasks: np.ndarray,
+    mem_used: np.ndarray,
+    load: np.ndarray,
+):
+    """What ``GreedyPolicy.on_submit`` does for the newly submitted job ``j``, decided in
+    one call; nothing is modified (the state carries it out, ``DfrsState.start_job``,
+    ``lift``, ``settle`` and ``pause_job``, with the same floating-point steps).
+
+    ``running``: the running jobs by index (``pool[slot[r]]``: job ``r``'s tasks per
+    node). Greedy starts ``j`` where ``greedy_nodes`` puts it if it ``fits``; otherwise
+    GreedyP (``preempt``) takes the running jobs of lower priority than ``j``
+    (``lower_priority``), marks those to pause (``greedy_mark_kernel``), and if ``j``
+    would then be placed (``_places_after_release``) lifts them, starts ``j`` and, by
+    increasing ``priority_key``, puts each marked job back where Greedy places it
+    (GreedyPM, ``migrate``, when it fits) or pauses it. The memory and load are followed
+    on copies, with the operations of ``release`` and ``place`` in their order.
+
+    Returns ``(code, row, marked, order, placed, rows)``: ``code`` 0 when ``j`` waits, 1
+    when it starts at once, 2 when it starts after lifting ``marked`` (in marking order),
+    -1 when a marked job has no row (``marked[0]`` is that job); ``row`` is ``j``'s
+    tasks per node; ``order`` the marked jobs by ``priority_key`` and ``placed[i]``
+    whether ``order[i]`` goes back on ``rows[i]`` (else it is paused).
+    """
+    nodes = mem_used.shape[0]
+    none = np.empty(0, dtype=np.int64)
+    no_rows = np.empty((0, nodes))
+    no_flags = np.empty(0, dtype=np.bool_)
+    row = np.zeros(nodes)
+    if _fits(j, mem, tasks, mem_used) and _greedy_row(j, cpu, mem, tasks, load, mem_used, row):
+        return 1, row, none, none, no_flags, no_rows
+    if not preempt:
+        return 0, row, none, none, no_flags, no_rows
+    # lower_priority: the running jobs after j in by_priority's order, reversed
+    m = running.shape[0]
+    both = np.empty(m + 1, dtype=np.int64)
+    a = 0
+    for i in range(m):
+        if running[i] > j and a == i:
+            both[a] = j
+            a += 1
+        both[a] = running[i]
+        a += 1
+    if a == m:
+        both[m] = j
+    keys = np.empty(m + 1)
+    for i in range(m + 1):
+        keys[i] = _priority_key(vt[both[i]], submit[both[i]], now)
+    order = both[np.argsort(keys, kind="mergesort")]
+    at = 0
+    while order[at] != j:
+        at += 1
+    lower = order[at + 1:][::-1].copy()
+    marked = greedy_mark_kernel(1.0 - mem_used, lower, pool, slot, mem, mem[j], tasks[j])
+    if marked.shape[0] == 0:
+        return 0, row, none, none, no_flags, no_rows
+    if marked[0] < 0:
+        marked[0] = -1 - marked[0]
+        return -1, row, marked[:1].copy(), none, no_flags, no_rows
+    # _places_after_release, which is also the lift: release the marked jobs in order
+    used = mem_used.copy()
+    cpu_load = load.copy()
+    for r in marked:
+        _add_scaled(used, pool[slot[r]], mem[r], -1.0)
+        _add_scaled(cpu_load, pool[slot[r]], cpu[r], -1.0)
+    if not _greedy_row(j, cpu, mem, tasks, cpu_load, used, row):
+        return 0, row, none, none, no_flags, no_rows
+    _add_scaled(used, row, mem[j], 1.0)  # start_job(j): place
+    _add_scaled(cpu_load, row, cpu[j], 1.0)
+    # the marked jobs by priority_key: (vt <= 0 first, then flow/vt² decreasing), index
+    by_index = np.sort(marked)
+    marked_keys = np.empty(by_index.shape[0])
+    for i in range(by_index.shape[0]):
+        r = by_index[i]
+        marked_keys[i] = -np.inf if vt[r] <= 0.0 else _priority_key(vt[r], submit[r], now)
+    back = by_index[np.argsort(marked_keys, kind="mergesort")]
+    placed = np.zeros(back.shape[0], dtype=np.bool_)
+    rows = np.zeros((back.shape[0], nodes))
+    for i in range(back.shape[0]):
+        r = back[i]
+        if migrate and _fits(r, mem, tasks, used) and _greedy_row(
+            r, cpu, mem, tasks, cpu_load, used, rows[i]
+        ):
+            placed[i] = True
+            _add_scaled(used, rows[i], mem[r], 1.0)  # settle: place
+            _add_scaled(cpu_load, rows[i], cpu[r], 1.0)
+    return 2, row, marked, back, placed, rows

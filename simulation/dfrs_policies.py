@@ -126,6 +126,11 @@ class GreedyPolicy:
     #: one by one (the same bits: the tests compare the two).
     batch_starts: bool = True
 
+    #: Decide a submission in one compiled call (``dfrs_kernels.greedy_submit_kernel``)
+    #: that the state then carries out; False runs the steps below one by one (the same
+    #: bits: the tests compare the two).
+    fused_submit: bool = True
+
     def __init__(self, *, preempt: bool = False, migrate: bool = False) -> None:
         self.preempt = preempt or migrate
         self.migrate = migrate
@@ -142,6 +147,9 @@ class GreedyPolicy:
 
     def on_submit(self, state: DfrsState, j: int, now: float) -> None:
         """Place the newly submitted job ``j`` (pausing others for GreedyP/GreedyPM)."""
+        if self.fused_submit:
+            self._on_submit_fused(state, j, now)
+            return
         if not self.preempt:
             self.try_start(state, j, now)
             return
@@ -165,6 +173,29 @@ class GreedyPolicy:
                 state.pause_job(r)
             else:
                 state.settle(r, new, now)
+
+    def _on_submit_fused(self, state: DfrsState, j: int, now: float) -> None:
+        """``on_submit``'s choices from one compiled call, carried out by the state."""
+        from allockit.simulation.dfrs_kernels import greedy_submit_kernel
+
+        pool, slot = state.rows.arrays()
+        code, row, marked, order, placed, rows = greedy_submit_kernel(
+            j, state.running_jobs(), self.preempt, self.migrate, state.vt,
+            state.submit_time, now, pool, slot, state.mem, state.cpu, state.tasks,
+            state.mem_used, state.load,
+        )
+        if code == 0:
+            return
+        if code < 0:
+            state.row(int(marked[0]))  # raises: a running job without a row
+        if code == 2:
+            state.lift(marked.tolist())
+        state.start_job(j, None, now, row)
+        for r, back, new in zip(order.tolist(), placed.tolist(), rows, strict=True):
+            if back:
+                state.settle(r, None, now, new)
+            else:
+                state.pause_job(r)
 
     def _mark(self, state: DfrsState, j: int, lower: list[int]) -> list[int]:
         """The running jobs to pause for job ``j``, in the order they were marked.

@@ -121,6 +121,7 @@ def _numpy_steps(mp):
     mp.setattr(DfrsState, "fused_apply", False)
     mp.setattr(dfrs_policies.GreedyPolicy, "batch_starts", False)
     mp.setattr(dfrs_policies.GreedyPolicy, "fused_marking", False)
+    mp.setattr(dfrs_policies.GreedyPolicy, "fused_submit", False)
 
 
 def _same_result(a, b):
@@ -368,6 +369,69 @@ def test_the_fused_remap_is_used_and_agrees_on_a_backlog():
         again = simulate_dfrs(w, name, period=300.0)
     _same_result(fast, again)
     assert calls and len(calls) == len(fast.extra["mcb8_calls"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6),
+       algorithm=st.sampled_from(["Greedy */opt=min", "GreedyP/per/opt=min", "GreedyPM */opt=min",
+                                  "GreedyPM */per/opt=min/minvt=600", "GreedyP */opt=avg"]),
+       penalty=st.sampled_from([0.0, 300.0]))
+def test_the_fused_submission_is_the_step_by_step_one(seed, algorithm, penalty):
+    # a check that can fail: the compiled submission is what runs (one call per
+    # submission), and its runs are those of on_submit's steps, bit for bit, on crowded
+    # clusters where GreedyP pauses and GreedyPM migrates
+    from allockit.simulation import dfrs_kernels
+
+    w = _random_workload(seed, n=80, nodes=3)
+    calls = []
+    real = dfrs_kernels.greedy_submit_kernel
+
+    def spy(*args):
+        calls.append(args[0])
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_kernels, "greedy_submit_kernel", spy)
+        fast = simulate_dfrs(w, algorithm, penalty=penalty, period=300.0, record=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_policies.GreedyPolicy, "fused_submit", False)
+        plain = simulate_dfrs(w, algorithm, penalty=penalty, period=300.0, record=True)
+    _same_result(fast, plain)
+    assert fast.extra["segments"] == plain.extra["segments"]
+    assert sorted(calls) == list(range(w.n_jobs))
+
+
+def test_the_fused_submission_pauses_and_migrates():
+    # the workloads of the comparison above reach every outcome of the compiled
+    # submission: a start, a wait, and a start after pausing jobs, some of which
+    # GreedyPM puts back elsewhere
+    from allockit.simulation import dfrs_kernels
+
+    real, seen = dfrs_kernels.greedy_submit_kernel, []
+
+    def spy(*args):
+        out = real(*args)
+        seen.append((int(out[0]), int(out[4].sum()), int((~out[4]).sum())))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_kernels, "greedy_submit_kernel", spy)
+        simulate_dfrs(_random_workload(1, n=80, nodes=3), "GreedyPM */opt=min", period=300.0)
+    assert {code for code, _, _ in seen} == {0, 1, 2}
+    assert sum(back for _, back, _ in seen) > 0 and sum(paused for *_, paused in seen) > 0
+
+
+def test_the_fused_submission_refuses_a_running_job_without_a_row():
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[9, 9], tasks=[1, 1],
+                           cpu=[1.0, 1.0], mem=[0.8, 0.8])
+    s = DfrsState(w, penalty=0.0)
+    s.submit(0)
+    s.start_job(0, np.array([0]), 0.0)
+    s.vt[0] = 1.0  # (lower priority than the new job)
+    s.rows.drop(0)  # broken: running without its row
+    s.submit(1)
+    with pytest.raises(SimulationInvariantError, match="job 0 has no placement"):
+        dfrs_policies.GreedyPolicy(preempt=True).on_submit(s, 1, 5.0)
 
 
 @pytest.mark.parametrize("algorithm", ["GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min"])
