@@ -163,11 +163,13 @@ def greedy_waiting_kernel(
         return none, np.zeros((0, nodes))
     jobs = np.empty(active.shape[0], dtype=np.int64)
     keys = np.empty(active.shape[0])
+    shapes_of = np.empty(active.shape[0], dtype=np.int64)  # (read in sequence below)
     n = 0
     for i in range(active.shape[0]):
         if active_status[i] == 1 and not dead[active_shape[i]]:  # (1: WAITING)
             jobs[n] = active[i]
             keys[n] = _priority_key(active_vt[i], active_submit[i], now)
+            shapes_of[n] = active_shape[i]
             n += 1
     jobs, keys = jobs[:n], keys[:n]
     started = np.empty(jobs.shape[0], dtype=np.int64)
@@ -196,9 +198,10 @@ def greedy_waiting_kernel(
                 dead[left[i]] = not again[i]
         keep = 0
         for i in range(jobs.shape[0]):
-            if not taken[i] and not dead[shape[jobs[i]]]:
+            if not taken[i] and not dead[shapes_of[i]]:
                 jobs[keep] = jobs[i]
                 keys[keep] = keys[i]
+                shapes_of[keep] = shapes_of[i]
                 keep += 1
         jobs, keys = jobs[:keep], keys[:keep]
     return started[:count].copy(), rows[:count].copy()
