@@ -163,7 +163,7 @@ class DfrsAlgorithm(FractionalPolicy):
     --------
     >>> a = DfrsAlgorithm("GreedyPM */per/minvt=600", period=300)
     >>> a.period, a.time_dependent, a.kernels()[:3]
-    (300.0, False, ('greedy_fill_kernel', 'greedy_mark_kernel', 'greedy_waiting_kernel'))
+    (300.0, False, ('greedy_fill_kernel', 'greedy_submit_kernel', 'greedy_mark_kernel'))
     """
 
     def __init__(

@@ -127,8 +127,9 @@ class GreedyPolicy:
     batch_starts: bool = True
 
     #: Decide a submission in one compiled call (``dfrs_kernels.greedy_submit_kernel``)
-    #: that the state then carries out; False runs the steps below one by one (the same
-    #: bits: the tests compare the two).
+    #: that the state then carries out (not for a subclass that overrides ``try_start``
+    #: or ``_mark``); False runs the steps below one by one (the same bits: the tests
+    #: compare the two).
     fused_submit: bool = True
 
     def __init__(self, *, preempt: bool = False, migrate: bool = False) -> None:
@@ -147,7 +148,10 @@ class GreedyPolicy:
 
     def on_submit(self, state: DfrsState, j: int, now: float) -> None:
         """Place the newly submitted job ``j`` (pausing others for GreedyP/GreedyPM)."""
-        if self.fused_submit:
+        cls = type(self)
+        if self.fused_submit and (
+            cls.try_start is GreedyPolicy.try_start and cls._mark is GreedyPolicy._mark
+        ):
             self._on_submit_fused(state, j, now)
             return
         if not self.preempt:
@@ -188,6 +192,7 @@ class GreedyPolicy:
             return
         if code < 0:
             state.row(int(marked[0]))  # raises: a running job without a row
+            raise SimulationInvariantError(f"job {int(marked[0])} has no row")  # (unreached)
         if code == 2:
             state.lift(marked.tolist())
         state.start_job(j, None, now, row)

@@ -421,6 +421,30 @@ def test_the_fused_submission_pauses_and_migrates():
     assert sum(back for _, back, _ in seen) > 0 and sum(paused for *_, paused in seen) > 0
 
 
+def test_a_subclass_with_its_own_steps_runs_them_not_the_fused_submission():
+    # a user's GreedyPolicy that changes try_start or _mark gets its own steps
+    from allockit.simulation import dfrs_kernels
+
+    calls = []
+
+    class Counting(dfrs_policies.GreedyPolicy):
+        def try_start(self, state, j, now):
+            calls.append(j)
+            return super().try_start(state, j, now)
+
+    w = _random_workload(2, n=30, nodes=3)
+    s = DfrsState(w, penalty=0.0)
+    fused = []
+    real = dfrs_kernels.greedy_submit_kernel
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dfrs_kernels, "greedy_submit_kernel", lambda *a: fused.append(1) or real(*a))
+        policy = Counting(preempt=True)
+        for j in range(5):
+            s.submit(j)
+            policy.on_submit(s, j, 0.0)
+    assert calls == [0, 1, 2, 3, 4] and not fused
+
+
 def test_the_fused_submission_refuses_a_running_job_without_a_row():
     w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[9, 9], tasks=[1, 1],
                            cpu=[1.0, 1.0], mem=[0.8, 0.8])
