@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from dfrs_thrashing import BEST, _workload, stretch_arguments
+from dfrs_thrashing import BEST, _workload, first_jobs, stretch_arguments
 
 FIELDS = ("start", "end", "job_preemptions", "job_migrations")
 
@@ -48,9 +48,7 @@ def run(weeks: str | None, save: str | None, first: int | None = None) -> None:
 
     workload = _workload(weeks)
     if first is not None:  # (the first jobs of the whole trace)
-        keep = np.zeros(workload.n_jobs, dtype=bool)
-        keep[:first] = True
-        workload = workload.select(keep)
+        workload = first_jobs(workload, first)
     started = time.perf_counter()
     simulate_dfrs(_workload("0-0"), BEST)
     setup = time.perf_counter() - started

@@ -20,10 +20,8 @@ import sys
 import time
 from collections import defaultdict
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(__file__))
-from dfrs_thrashing import BEST, _workload, stretch_arguments
+from dfrs_thrashing import BEST, _workload, first_jobs, stretch_arguments
 
 
 def timed_run(weeks: str | None, first: int | None) -> tuple[float, dict[str, list]]:
@@ -32,10 +30,8 @@ def timed_run(weeks: str | None, first: int | None) -> tuple[float, dict[str, li
     from allockit.simulation.dfrs import simulate_dfrs
 
     workload = _workload(weeks)
-    if first is not None:
-        keep = np.zeros(workload.n_jobs, dtype=bool)
-        keep[:first] = True
-        workload = workload.select(keep)
+    if first is not None:  # (the first jobs of the whole trace)
+        workload = first_jobs(workload, first)
     simulate_dfrs(_workload("0-0"), BEST)  # (loads the kernels)
     stats: dict[str, list] = defaultdict(lambda: [0, 0.0])
     saved = []

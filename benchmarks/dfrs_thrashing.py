@@ -48,6 +48,13 @@ def stretch_arguments(parser: argparse.ArgumentParser):
     return where
 
 
+def first_jobs(workload, count: int):
+    """The first ``count`` jobs of ``workload`` (``--first K`` of the timing scripts)."""
+    keep = np.zeros(workload.n_jobs, dtype=bool)
+    keep[:count] = True
+    return workload.select(keep)
+
+
 def _workload(weeks: str | None):
     from allockit.instances.datasets import trace_path
     from allockit.instances.hpc2n import hpc2n_workload, join_weeks, split_weeks

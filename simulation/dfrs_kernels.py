@@ -97,13 +97,9 @@ def greedy_start_kernel(
             if slots < k:
                 dead[shape[j]] = True
                 continue
-        placed = greedy_fill_kernel(np.full(k, cpu[j]), np.full(k, m), load.copy(),
-                                    1.0 - mem_used)
-        if k and placed[k - 1] < 0:
-            continue  # (the fit count and Greedy's placements differ by rounding: waits)
         row = rows[count]
-        for t in range(k):
-            row[placed[t]] += 1.0
+        if not _greedy_row(j, cpu, mem, tasks, load, mem_used, row):
+            continue  # (the fit count and Greedy's placements differ by rounding: waits)
         _add_row(mem_used, load, row, m, cpu[j], 1.0)
         started[count] = j
         count += 1
@@ -999,23 +995,13 @@ def _apply_mapped(
         status[j] = 2  # RUNNING
         last_move[j] = now
     # the running jobs after: those not paused, merged with the starts (both by index)
-    after = np.empty(n_run - n_paused + starting.shape[0], dtype=np.int64)
+    stay = np.empty(n_run - n_paused, dtype=np.int64)
     a = 0
-    s = 0
     for i in range(n_run):
-        if leaves[i] and not moves[i]:
-            continue
-        j = running[i]
-        while s < starting.shape[0] and starting[s] < j:
-            after[a] = starting[s]
+        if moves[i] or not leaves[i]:
+            stay[a] = running[i]
             a += 1
-            s += 1
-        after[a] = j
-        a += 1
-    while s < starting.shape[0]:
-        after[a] = starting[s]
-        a += 1
-        s += 1
+    after = _merged(stay, starting)
     return 1, paused, starting, preempted, migrated, bytes_migrate, bytes_preempt, after
 
 
@@ -1277,16 +1263,6 @@ def _fits(j: int, mem: np.ndarray, tasks: np.ndarray, mem_used: np.ndarray) -> b
     return fits_kernel(1.0 - mem_used, mem[j]) >= tasks[j]
 
 
-@njit(cache=True)
-def _add_scaled(target: np.ndarray, row: np.ndarray, scale: float, sign: float) -> None:
-    """``target += row * scale`` (``sign`` 1) or ``target -= row * scale`` (-1), as numpy."""
-    for n in range(target.shape[0]):
-        if sign > 0:
-            target[n] += row[n] * scale
-        else:
-            target[n] -= row[n] * scale
-
-
 @warm_inputs(lambda: (
     0, readonly_array([], np.int64), True, True, np.zeros(1), readonly_array([0.0], float), 0.0,
     np.zeros((1, 1)), np.full(1, -1, dtype=np.int64),
@@ -1350,9 +1326,7 @@ def greedy_submit_kernel(
         a += 1
     if a == m:
         both[m] = j
-    keys = np.empty(m + 1)
-    for i in range(m + 1):
-        keys[i] = _priority_key(vt[both[i]], submit[both[i]], now)
+    keys = _priority_keys_of(vt[both], submit[both], now)
     order = both[np.argsort(keys, kind="mergesort")]
     at = 0
     while order[at] != j:
@@ -1368,18 +1342,13 @@ def greedy_submit_kernel(
     used = mem_used.copy()
     cpu_load = load.copy()
     for r in marked:
-        _add_scaled(used, pool[slot[r]], mem[r], -1.0)
-        _add_scaled(cpu_load, pool[slot[r]], cpu[r], -1.0)
+        _add_row(used, cpu_load, pool[slot[r]], mem[r], cpu[r], -1.0)
     if not _greedy_row(j, cpu, mem, tasks, cpu_load, used, row):
         return 0, row, none, none, no_flags, no_rows
-    _add_scaled(used, row, mem[j], 1.0)  # start_job(j): place
-    _add_scaled(cpu_load, row, cpu[j], 1.0)
+    _add_row(used, cpu_load, row, mem[j], cpu[j], 1.0)  # start_job(j): place
     # the marked jobs by priority_key: (vt <= 0 first, then flow/vt² decreasing), index
     by_index = np.sort(marked)
-    marked_keys = np.empty(by_index.shape[0])
-    for i in range(by_index.shape[0]):
-        r = by_index[i]
-        marked_keys[i] = -np.inf if vt[r] <= 0.0 else _priority_key(vt[r], submit[r], now)
+    marked_keys = _priority_keys_of(vt[by_index], submit[by_index], now)
     back = by_index[np.argsort(marked_keys, kind="mergesort")]
     placed = np.zeros(back.shape[0], dtype=np.bool_)
     rows = np.zeros((back.shape[0], nodes))
@@ -1389,6 +1358,5 @@ def greedy_submit_kernel(
             r, cpu, mem, tasks, cpu_load, used, rows[i]
         ):
             placed[i] = True
-            _add_scaled(used, rows[i], mem[r], 1.0)  # settle: place
-            _add_scaled(cpu_load, rows[i], cpu[r], 1.0)
+            _add_row(used, cpu_load, rows[i], mem[r], cpu[r], 1.0)  # settle: place
     return 2, row, marked, back, placed, rows
