@@ -1,8 +1,9 @@
 """Compiled (numba) water-filling of the DFRS yields for a fixed mapping (``allocation``).
 
-``maxmin_fill_kernel`` (``opt=min``), its dense-matrix entry ``maxmin_dense_kernel`` (the
-simulator's), and ``affine_fill_kernel`` (max-min fair inverse stretch estimates,
-``/stretch-per``).
+``maxmin_fill_kernel`` (``opt=min``), its dense-matrix entry ``maxmin_dense_kernel`` and
+its entry on a pool of indexed rows ``maxmin_rows_kernel`` (the simulator's), and
+``affine_fill_kernel`` (max-min fair inverse stretch estimates, ``/stretch-per``).
+``index_rows_kernel`` keeps the index of nonzero entries that ``maxmin_rows_kernel`` reads.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.results.base import readonly_array
 
 __all__ = [
-    "affine_fill_kernel", "maxmin_dense_kernel", "maxmin_fill_kernel", "maxmin_rows_kernel"
+    "affine_fill_kernel", "index_rows_kernel", "maxmin_dense_kernel", "maxmin_fill_kernel",
+    "maxmin_rows_kernel",
 ]
 
 
@@ -314,43 +316,71 @@ def maxmin_dense_kernel(counts: np.ndarray, cpu: np.ndarray, tol: float) -> np.n
     job ``j``'s row.
     """
     index = np.arange(counts.shape[0])
-    return maxmin_rows_kernel(counts, index, index, cpu, tol)
+    nz = np.empty((counts.shape[0], counts.shape[1] + 1), dtype=np.int32)
+    for j in range(counts.shape[0]):
+        index_row(nz, j, counts[j])
+    return maxmin_rows_kernel(counts, nz, index, index, cpu, tol)
+
+
+@njit(cache=True)
+def index_row(nz: np.ndarray, s: int, row: np.ndarray) -> None:
+    """Index row ``s`` of a pool (``row``): ``nz[s, 0]`` nonzero entries, at the nodes
+    ``nz[s, 1 : 1 + nz[s, 0]]`` in increasing order (``numpy.flatnonzero(row)``)."""
+    k = 0
+    for n in range(row.shape[0]):
+        if row[n] != 0:
+            k += 1
+            nz[s, k] = n
+    nz[s, 0] = k
+
+
+@warm_inputs(lambda: (np.ones((1, 1)), np.zeros((1, 2), dtype=np.int32),
+                      np.zeros(1, dtype=np.int64)))
+@njit(cache=True)
+def index_rows_kernel(pool: np.ndarray, nz: np.ndarray, slots: np.ndarray) -> None:
+    """``index_row`` for each of ``slots``: ``nz`` indexes those rows of ``pool`` again.
+
+    >>> pool = np.array([[0.0, 2.0, 0.0, 1.0]]); nz = np.zeros((1, 5), dtype=np.int32)
+    >>> index_rows_kernel(pool, nz, np.array([0])); nz[0, : 1 + nz[0, 0]].tolist()
+    [2, 1, 3]
+    """
+    for s in slots:
+        index_row(nz, s, pool[s])
 
 
 @warm_inputs(lambda: (
-    np.ones((1, 1)), np.zeros(1, dtype=np.int64), readonly_array([0], np.int64),
-    readonly_array([1.0], float), 1e-12,
+    np.ones((1, 1)), np.array([[1, 0]], dtype=np.int32), np.zeros(1, dtype=np.int64),
+    readonly_array([0], np.int64), readonly_array([1.0], float), 1e-12,
 ))
 @njit(cache=True)
 def maxmin_rows_kernel(
-    pool: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray, tol: float
+    pool: np.ndarray, nz: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray,
+    tol: float,
 ) -> np.ndarray:
     """``maxmin_dense_kernel(pool[slot[jobs]], cpu[jobs], tol)`` without the matrix.
 
-    DFRS keeps each job's tasks per node as a row of a pool (``dfrs_rows.RowPool``):
-    the nonzero entries of ``jobs``' rows are read in the order of the dense matrix
-    (job by job, node by node), with the same weights, so the same yields.
+    DFRS keeps each job's tasks per node as a row of a pool (``dfrs_rows.RowPool``),
+    with the index ``nz`` of each row's nonzero entries (``index_row``): those of
+    ``jobs``' rows are read in the order of the dense matrix (job by job, node by node),
+    with the same weights, so the same yields. Only the indexed entries are read: a
+    job on two of 120 nodes costs two reads, not 120.
     """
-    nodes = pool.shape[1]
     size = 0
     for i in range(jobs.shape[0]):
         if slot[jobs[i]] < 0:
             raise ValueError("maxmin_rows_kernel: a job without a row")
-        row = pool[slot[jobs[i]]]
-        for n in range(nodes):
-            if row[n] != 0:
-                size += 1
+        size += nz[slot[jobs[i]], 0]
     job = np.empty(size, dtype=np.int64)
     node = np.empty(size, dtype=np.int64)
     weight = np.empty(size)
     k = 0
     for i in range(jobs.shape[0]):
-        row = pool[slot[jobs[i]]]
+        s = slot[jobs[i]]
         c = cpu[jobs[i]]
-        for n in range(nodes):
-            if row[n] != 0:
-                job[k] = i
-                node[k] = n
-                weight[k] = row[n] * c
-                k += 1
-    return maxmin_fill_kernel(job, node, weight, jobs.shape[0], nodes, tol)
+        for e in range(1, nz[s, 0] + 1):
+            n = nz[s, e]
+            job[k] = i
+            node[k] = n
+            weight[k] = pool[s, n] * c
+            k += 1
+    return maxmin_fill_kernel(job, node, weight, jobs.shape[0], pool.shape[1], tol)

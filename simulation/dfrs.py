@@ -206,7 +206,7 @@ class _Driver:
         jobs = state.running_jobs()
         if self._maxmin_rows is not None:
             try:
-                y = self._maxmin_rows(*state.rows.arrays(), jobs, state.cpu, MAXMIN_TOL)
+                y = self._maxmin_rows(*state.rows.indexed(), jobs, state.cpu, MAXMIN_TOL)
             except ValueError as err:  # (a running job without a row: a broken state)
                 raise SimulationInvariantError(f"t={now}: {err}") from None
             self._yields_for, self._jobs, self._yields = state.layout, jobs, y
@@ -352,7 +352,7 @@ def _load_kernels(names: tuple[str, ...]) -> float:
 #: The kernels the driver and the state call at every event, whatever the policy.
 _EVENT_KERNELS = (
     "advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel", "fits_kernel",
-    "view_sync_kernel", "view_vt_kernel",
+    "view_sync_kernel", "view_vt_kernel", "index_rows_kernel",
 )
 
 

@@ -66,6 +66,11 @@ def check_invariants(state: DfrsState, now: float) -> None:
     if not whole.all():
         j = int(jobs[np.argmin(whole)])
         raise SimulationInvariantError(f"t={now}: job {j} is not fully placed")
+    pool, nz, _ = state.rows.indexed()
+    for j, s in zip(jobs.tolist(), slots.tolist(), strict=True):
+        nodes = np.flatnonzero(pool[s])
+        if nz[s, 0] != nodes.size or nz[s, 1 : 1 + nodes.size].tolist() != nodes.tolist():
+            raise SimulationInvariantError(f"t={now}: job {j}'s row and its index differ")
     y = state.yields[jobs]
     bad = (y < 0.0) | (y > 1.0 + CAPACITY_TOL)
     if bad.any():

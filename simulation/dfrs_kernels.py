@@ -31,6 +31,7 @@ from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel
 from allockit.results.base import readonly_array
+from allockit.simulation.allocation_kernels import index_row
 from allockit.simulation.dfrs_event_kernels import (
     _sum,
     fit_mask_kernel,
@@ -819,7 +820,8 @@ def mcb8_remap_kernel(
 @warm_inputs(lambda: (
     np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.full(1, -1, dtype=np.int64),
     readonly_array([], np.int64),
-    np.ones(1, dtype=np.int8), np.zeros((1, 1)), np.zeros(1, dtype=np.int64), np.zeros(1),
+    np.ones(1, dtype=np.int8), np.zeros((1, 1)), np.zeros((1, 2), dtype=np.int32),
+    np.zeros(1, dtype=np.int64), np.zeros(1),
     np.zeros(1), readonly_array([1.0], float), readonly_array([1.0], float),
     readonly_array([1], np.int64), np.zeros(1, dtype=np.int64),
     np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1),
@@ -835,6 +837,7 @@ def apply_kernel(
     running: np.ndarray,
     status: np.ndarray,
     pool: np.ndarray,
+    nz: np.ndarray,
     slot: np.ndarray,
     mem_used: np.ndarray,
     load: np.ndarray,
@@ -862,7 +865,8 @@ def apply_kernel(
 
     ``where`` is -1 for every job, and is again on return (``where[j]`` is job ``j``'s
     place in ``jobs`` meanwhile); ``running`` are the running jobs by index; every
-    waiting job of ``jobs`` has a slot in ``pool`` already. Running jobs not mapped are
+    waiting job of ``jobs`` has a slot in ``pool`` already (``nz``: the pool's index of
+    nonzero entries, ``dfrs_rows.RowPool.indexed``, kept up to date for the rows written). Running jobs not mapped are
     paused, those whose row changes migrate, the waiting ones of ``jobs`` start or
     resume (index order); every per-job array, the memory and load (releases, then the
     moves' new rows, then the starts, each in index order) and the byte counts (added
@@ -883,7 +887,7 @@ def apply_kernel(
             return -1, none, none, 0, 0, bytes_migrate, bytes_preempt, running
         where[jobs[i]] = i
     out = _apply_mapped(
-        jobs, rows, where, running, status, pool, slot, mem_used, load, mem, cpu, tasks,
+        jobs, rows, where, running, status, pool, nz, slot, mem_used, load, mem, cpu, tasks,
         shape, waiting_per_shape, n_preempt, yields, last_move, n_migrate, penalty_until,
         ever_ran, n_resume_elsewhere, n_resume, start, now, penalty, node_memory,
         bytes_migrate, bytes_preempt,
@@ -894,9 +898,29 @@ def apply_kernel(
 
 
 @njit(cache=True)
+def _same_row(pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray) -> bool:
+    """Is row ``s`` of the indexed pool equal to ``new`` (``==`` entry by entry)?
+
+    The same answer as comparing all the entries, reading of the pool's row only its
+    indexed nonzero entries: equal rows have as many nonzero entries, at the same nodes.
+    """
+    count = 0
+    for n in range(new.shape[0]):
+        if new[n] != 0:
+            count += 1
+    if count != nz[s, 0]:
+        return False
+    for e in range(1, count + 1):
+        n = nz[s, e]
+        if pool[s, n] != new[n]:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _apply_mapped(
-    jobs, rows, where, running, status, pool, slot, mem_used, load, mem, cpu, tasks, shape,
-    waiting_per_shape, n_preempt, yields, last_move, n_migrate, penalty_until, ever_ran,
+    jobs, rows, where, running, status, pool, nz, slot, mem_used, load, mem, cpu, tasks,
+    shape, waiting_per_shape, n_preempt, yields, last_move, n_migrate, penalty_until, ever_ran,
     n_resume_elsewhere, n_resume, start, now, penalty, node_memory, bytes_migrate,
     bytes_preempt,
 ):
@@ -922,13 +946,10 @@ def _apply_mapped(
             n_paused += 1
             n_leave += 1
             continue
-        row = pool[slot[j]]
-        for n in range(nodes):
-            if row[n] != rows[k, n]:
-                moves[i] = True
-                leaves[i] = True
-                n_leave += 1
-                break
+        if not _same_row(pool, nz, slot[j], rows[k]):
+            moves[i] = True
+            leaves[i] = True
+            n_leave += 1
     if n_leave == 0 and starting.shape[0] == 0:
         return 0, starting, starting, 0, 0, bytes_migrate, bytes_preempt, running
     # memory and load: releases (old rows), then the moves' new rows, then the starts
@@ -968,6 +989,7 @@ def _apply_mapped(
                 kept += min(old[n], new[n])
             moved = np.int64(tasks[j] - kept)
             old[:] = new
+            index_row(nz, slot[j], old)
             last_move[j] = now
             n_migrate[j] += 1
             migrated += moved
@@ -991,6 +1013,7 @@ def _apply_mapped(
             ever_ran[j] = True
             start[j] = now
         row[:] = new
+        index_row(nz, slot[j], row)
         waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING
         last_move[j] = now
@@ -1159,7 +1182,7 @@ def mcb8_stretch_remap_kernel(
 
 @warm_inputs(lambda: (
     np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.zeros((1, 1)),
-    np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
+    np.zeros((1, 2), dtype=np.int32), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
     np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
     np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1),
     readonly_array([1.0], float), readonly_array([1], np.int64), 0.0, 300.0, 1.0, 0.0,
@@ -1170,6 +1193,7 @@ def start_kernel(
     jobs: np.ndarray,
     rows: np.ndarray,
     pool: np.ndarray,
+    nz: np.ndarray,
     slot: np.ndarray,
     status: np.ndarray,
     shape: np.ndarray,
@@ -1191,7 +1215,7 @@ def start_kernel(
     """``DfrsState.start_job`` for waiting ``jobs`` in order, rows already counted.
 
     Job ``jobs[i]`` gets the row ``rows[i]`` (its slot ``slot[j]`` in ``pool`` taken
-    already): a resume elsewhere is counted when its last row differs, it pays the
+    already; ``nz`` indexes it again): a resume elsewhere is counted when its last row differs, it pays the
     penalty and restores its memory image (added to ``bytes_preempt`` job by job, as
     the Python loop adds them); a first start records its start time. Returns the new
     ``bytes_preempt`` and the running jobs by index after the starts (``running``, the
@@ -1207,6 +1231,7 @@ def start_kernel(
                     n_resume_elsewhere[j] += 1
                     break
         row[:] = rows[i]
+        index_row(nz, slot[j], row)
         if status[j] == 1:  # WAITING
             waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING

@@ -3,7 +3,10 @@
 A ``RowPool`` keeps, for each job in the system that has run, its float count of tasks
 per node: where it runs, or where it last ran while paused (a resumed job on other
 nodes counts as resumed elsewhere). Rows live in one growing 2-D array; a finished job
-gives its row back.
+gives its row back. Beside the rows, an index of each row's nonzero entries (the nodes
+a job has tasks on): a job usually runs on a few of the nodes, and compiled kernels
+read those entries only (``allocation_kernels.index_row``), not the whole row. The
+pool keeps the index up to date on ``store``; a kernel that writes a row re-indexes it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.errors import AllocKitError
+from allockit.simulation import allocation_kernels
 
 __all__ = ["RowPool", "SimulationInvariantError"]
 
@@ -35,6 +39,7 @@ class RowPool:
     def __init__(self, jobs: int, nodes: int) -> None:
         self.nodes = nodes
         self._pool = np.zeros((0, nodes))
+        self._nz = np.zeros((0, nodes + 1), dtype=np.int32)
         self._slot = np.full(jobs, -1, dtype=np.int64)
         self._free: list[int] = []
 
@@ -76,6 +81,20 @@ class RowPool:
         """
         return self._pool, self._slot
 
+    def indexed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pool of rows, its index of nonzero entries and the slots, for kernels.
+
+        Row ``s``'s nonzero entries are at the nodes ``nz[s, 1 : 1 + nz[s, 0]]``, in
+        increasing order. The live arrays: a kernel that writes a row of the pool must
+        index it again (``allocation_kernels.index_row``) before returning.
+
+        >>> pool = RowPool(jobs=1, nodes=3)
+        >>> pool.store(np.array([0]), np.array([[0.0, 2.0, 1.0]]))
+        >>> rows, nz, slot = pool.indexed(); nz[slot[0], :3].tolist()
+        [2, 1, 2]
+        """
+        return self._pool, self._nz, self._slot
+
     def slots(self, jobs: np.ndarray) -> np.ndarray:
         """The pool slots of ``jobs`` (-1 for a job without a row)."""
         return self._slot[jobs]
@@ -83,14 +102,18 @@ class RowPool:
     def store(self, jobs: np.ndarray, rows: np.ndarray) -> None:
         """Make ``rows[i]`` the row of ``jobs[i]`` (a slot is taken for a job without one)."""
         self.take(jobs)
-        self._pool[self._slot[jobs]] = rows
+        slots = self._slot[jobs]
+        self._pool[slots] = rows
+        allocation_kernels.index_rows_kernel(self._pool, self._nz, slots)
 
     def store_one(self, j: int, row: np.ndarray) -> np.ndarray:
         """Make ``row`` job ``j``'s row; returns the kept row (a view into the pool)."""
         if self._slot[j] < 0:
             self.take(np.array([j], dtype=np.int64))
-        kept = self._pool[self._slot[j]]
+        slot = self._slot[j]
+        kept = self._pool[slot]
         kept[:] = row
+        allocation_kernels.index_rows_kernel(self._pool, self._nz, self._slot[j : j + 1])
         return kept
 
     def drop(self, j: int) -> None:
@@ -112,6 +135,9 @@ class RowPool:
             pool = np.zeros((size, self.nodes))
             pool[:old] = self._pool
             self._pool = pool
+            nz = np.zeros((size, self.nodes + 1), dtype=np.int32)
+            nz[:old] = self._nz
+            self._nz = nz
             self._free.extend(range(size - 1, old - 1, -1))
         taken = self._free[-need.size :]
         del self._free[-need.size :]

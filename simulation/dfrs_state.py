@@ -435,9 +435,9 @@ class DfrsState:
         from allockit.simulation.dfrs_kernels import start_kernel
 
         self.rows.take(jobs)
-        pool, slot = self.rows.arrays()
+        pool, nz, slot = self.rows.indexed()
         self.bytes_preempt, running_after = start_kernel(
-            jobs, rows, pool, slot, self.status, self.shape, self.waiting_per_shape,
+            jobs, rows, pool, nz, slot, self.status, self.shape, self.waiting_per_shape,
             self.ever_ran, self.n_resume_elsewhere, self.last_move, self.penalty_until,
             self.n_resume, self.start, self.mem, self.tasks, now, float(self.penalty),
             float(self.w.platform.node_memory), self.bytes_preempt, self.running_jobs(),
@@ -604,14 +604,14 @@ class DfrsState:
         if (slots < 0).any():
             fresh = np.unique(jobs[(slots < 0) & (self.status[jobs] == WAITING)])
             self.rows.take(fresh)
-        pool, slot = self.rows.arrays()
+        pool, nz, slot = self.rows.indexed()
         if not (rows.dtype == np.float64 and rows.flags.c_contiguous and rows.flags.writeable):
             rows = np.require(rows, dtype=float, requirements=["C", "W"])
         if np.may_share_memory(rows, pool):  # (views of the pool, which the kernel writes)
             rows = rows.copy()
         (code, paused, starting, preempted, migrated, self.bytes_migrate, self.bytes_preempt,
          running_after) = apply_kernel(
-            jobs, rows, self._where, self.running_jobs(), self.status, pool, slot,
+            jobs, rows, self._where, self.running_jobs(), self.status, pool, nz, slot,
             self.mem_used, self.load, self.mem, self.cpu, self.tasks, self.shape,
             self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,
             self.n_migrate, self.penalty_until, self.ever_ran, self.n_resume_elsewhere,

@@ -299,7 +299,7 @@ def test_memory_prefix_shortcut_changes_nothing(w, name):
 
 _EVENT = {
     "advance_kernel", "residue_kernel", "completion_kernel", "cpu_in_use_kernel", "fits_kernel",
-    "view_sync_kernel", "view_vt_kernel",
+    "view_sync_kernel", "view_vt_kernel", "index_rows_kernel",
 }
 
 

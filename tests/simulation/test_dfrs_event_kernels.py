@@ -957,7 +957,11 @@ def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, 
     # the water-filling on the matrix of counts (the checked public max_min_yields, and
     # maxmin_dense_kernel), whatever the slots
     from allockit.simulation.allocation import max_min_yields
-    from allockit.simulation.allocation_kernels import maxmin_dense_kernel, maxmin_rows_kernel
+    from allockit.simulation.allocation_kernels import (
+        index_rows_kernel,
+        maxmin_dense_kernel,
+        maxmin_rows_kernel,
+    )
 
     rng = np.random.default_rng(seed)
     total = n_jobs + 3
@@ -968,11 +972,13 @@ def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, 
     jobs = jobs[slot[jobs] >= 0]
     jobs.flags.writeable = False
     cpu = rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], total)
-    got = maxmin_rows_kernel(pool, slot, jobs, cpu, 1e-12)
+    nz = np.zeros((pool.shape[0], nodes + 1), dtype=np.int32)
+    index_rows_kernel(pool, nz, np.arange(pool.shape[0]))
+    got = maxmin_rows_kernel(pool, nz, slot, jobs, cpu, 1e-12)
     expected = maxmin_dense_kernel(pool[slot[jobs]], cpu[jobs], 1e-12)
     assert got.tobytes() == expected.tobytes()
     if jobs.size:
         assert got.tolist() == max_min_yields(pool[slot[jobs]], cpu[jobs]).tolist()
     if n_jobs < total:
         with pytest.raises(ValueError, match="a job without a row"):
-            maxmin_rows_kernel(pool, slot, np.array([total - 1]), cpu, 1e-12)
+            maxmin_rows_kernel(pool, nz, slot, np.array([total - 1]), cpu, 1e-12)
