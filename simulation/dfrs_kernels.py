@@ -866,12 +866,12 @@ def apply_kernel(
     ``where`` is -1 for every job, and is again on return (``where[j]`` is job ``j``'s
     place in ``jobs`` meanwhile); ``running`` are the running jobs by index; every
     waiting job of ``jobs`` has a slot in ``pool`` already (``nz``: the pool's index of
-    nonzero entries, ``dfrs_rows.RowPool.indexed``, kept up to date for the rows written). Running jobs not mapped are
-    paused, those whose row changes migrate, the waiting ones of ``jobs`` start or
-    resume (index order); every per-job array, the memory and load (releases, then the
-    moves' new rows, then the starts, each in index order) and the byte counts (added
-    job by job in that order) are updated in place with the floating-point steps of
-    the numpy code. The Python sets of running and waiting jobs are the caller's.
+    nonzero entries, ``dfrs_rows.RowPool.indexed``, kept up to date for the rows
+    written). Running jobs not mapped are paused, those whose row changes migrate, the
+    waiting ones of ``jobs`` start or resume (index order); every per-job array, the
+    memory and load (releases, then the moves' new rows, then the starts, each in index
+    order) and the byte counts (added job by job in that order) are updated in place
+    with the floating-point steps of the numpy code. The Python sets of running and waiting jobs are the caller's.
 
     Returns ``(code, paused, starting, preempted_tasks, migrated_tasks, bytes_migrate,
     bytes_preempt, running_after)``; ``code`` is 1 when the system changed, 0 when
@@ -1182,7 +1182,8 @@ def mcb8_stretch_remap_kernel(
 
 @warm_inputs(lambda: (
     np.zeros(1, dtype=np.int64), np.ones((1, 1)), np.zeros((1, 1)),
-    np.zeros((1, 2), dtype=np.int32), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int64),
+    np.zeros((1, 2), dtype=np.int32), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8),
+    np.zeros(1, dtype=np.int64),
     np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
     np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1),
     readonly_array([1.0], float), readonly_array([1], np.int64), 0.0, 300.0, 1.0, 0.0,
@@ -1215,11 +1216,12 @@ def start_kernel(
     """``DfrsState.start_job`` for waiting ``jobs`` in order, rows already counted.
 
     Job ``jobs[i]`` gets the row ``rows[i]`` (its slot ``slot[j]`` in ``pool`` taken
-    already; ``nz`` indexes it again): a resume elsewhere is counted when its last row differs, it pays the
-    penalty and restores its memory image (added to ``bytes_preempt`` job by job, as
-    the Python loop adds them); a first start records its start time. Returns the new
-    ``bytes_preempt`` and the running jobs by index after the starts (``running``, the
-    running jobs before, merged with ``jobs``); the arrays are updated in place.
+    already; ``nz`` indexes it again): a resume elsewhere is counted when its last row
+    differs, it pays the penalty and restores its memory image (added to
+    ``bytes_preempt`` job by job, as the Python loop adds them); a first start records
+    its start time. Returns the new ``bytes_preempt`` and the running jobs by index
+    after the starts (``running``, the running jobs before, merged with ``jobs``); the
+    arrays are updated in place.
     """
     nodes = rows.shape[1]
     for i in range(jobs.shape[0]):
