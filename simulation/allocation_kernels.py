@@ -340,12 +340,21 @@ def index_row(nz: np.ndarray, s: int, row: np.ndarray) -> None:
 def index_rows_kernel(pool: np.ndarray, nz: np.ndarray, slots: np.ndarray) -> None:
     """``index_row`` for each of ``slots``: ``nz`` indexes those rows of ``pool`` again.
 
-    >>> pool = np.array([[0.0, 2.0, 0.0, 1.0]]); nz = np.zeros((1, 5), dtype=np.int32)
+    Their zero entries become ``+0.0`` (a ``-0.0`` too), so that kernels may skip them
+    in sums (``dfrs_kernels._add_indexed_row``) and clear a row through its index.
+
+    >>> pool = np.array([[0.0, 2.0, -0.0, 1.0]]); nz = np.zeros((1, 5), dtype=np.int32)
     >>> index_rows_kernel(pool, nz, np.array([0])); nz[0, : 1 + nz[0, 0]].tolist()
     [2, 1, 3]
+    >>> str(pool[0, 2])
+    '0.0'
     """
     for s in slots:
-        index_row(nz, s, pool[s])
+        row = pool[s]
+        for n in range(row.shape[0]):
+            if row[n] == 0:
+                row[n] = 0.0
+        index_row(nz, s, row)
 
 
 @warm_inputs(lambda: (

@@ -69,7 +69,8 @@ def check_invariants(state: DfrsState, now: float) -> None:
     pool, nz, _ = state.rows.indexed()
     for j, s in zip(jobs.tolist(), slots.tolist(), strict=True):
         nodes = np.flatnonzero(pool[s])
-        if nz[s, 0] != nodes.size or nz[s, 1 : 1 + nodes.size].tolist() != nodes.tolist():
+        if (nz[s, 0] != nodes.size or nz[s, 1 : 1 + nodes.size].tolist() != nodes.tolist()
+                or np.signbit(pool[s]).sum() > np.signbit(pool[s, nodes]).sum()):  # (-0.0)
             raise SimulationInvariantError(f"t={now}: job {j}'s row and its index differ")
     y = state.yields[jobs]
     bad = (y < 0.0) | (y > 1.0 + CAPACITY_TOL)

@@ -31,7 +31,6 @@ from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel
 from allockit.results.base import readonly_array
-from allockit.simulation.allocation_kernels import index_row
 from allockit.simulation.dfrs_event_kernels import (
     _sum,
     fit_mask_kernel,
@@ -687,6 +686,32 @@ def _sum_rows_into(out: np.ndarray, pool: np.ndarray, slots: np.ndarray, weight:
 
 
 @njit(cache=True)
+def _sum_indexed_rows_into(
+    out: np.ndarray, pool: np.ndarray, nz: np.ndarray, slots: np.ndarray, weight: np.ndarray
+):
+    """``_sum_rows_into`` reading only the indexed nonzero entries of the pool's rows.
+
+    The same bits: the skipped terms are ``+0.0`` (whole task counts times a memory or
+    CPU share, never negative), which leave a sum of such terms unchanged.
+    """
+    for n in range(out.shape[0]):
+        out[n] = 0.0
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        for e in range(1, nz[s, 0] + 1):
+            n = nz[s, e]
+            out[n] += pool[s, n] * weight[i]
+
+
+@njit(cache=True)
+def _copy_indexed_row(out: np.ndarray, pool: np.ndarray, nz: np.ndarray, s: int) -> None:
+    """Row ``s`` of the indexed pool into ``out``, a row of zeros (its nonzero entries)."""
+    for e in range(1, nz[s, 0] + 1):
+        n = nz[s, e]
+        out[n] = pool[s, n]
+
+
+@njit(cache=True)
 def _remap_keep(
     active: np.ndarray,
     active_vt: np.ndarray,
@@ -697,6 +722,7 @@ def _remap_keep(
     tasks: np.ndarray,
     mem: np.ndarray,
     pool: np.ndarray,
+    nz: np.ndarray,
     slot: np.ndarray,
     nodes: int,
     now: float,
@@ -722,11 +748,11 @@ def _remap_keep(
         if status[j] == 2 and (vt[j] < minvt or now - submit[j] < minft):  # RUNNING
             pinned[i] = True
             n_pinned += 1
-    pinned_rows = np.empty((n_pinned, nodes))
+    pinned_rows = np.zeros((n_pinned, nodes))
     p = 0
     for i in range(keep.shape[0]):
         if pinned[i]:
-            pinned_rows[p] = pool[slot[keep[i]]]
+            _copy_indexed_row(pinned_rows[p], pool, nz, slot[keep[i]])
             p += 1
     size = 0
     if keep.shape[0]:
@@ -740,8 +766,8 @@ def _remap_keep(
     readonly_array([0], np.int64), readonly_array([0.0], float), readonly_array([0.0], float),
     np.zeros(1, dtype=np.int8), np.zeros(1),
     readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
-    readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
-    -np.inf, -np.inf, 0.01,
+    readonly_array([1.0], float), np.zeros((1, 1)), np.zeros((1, 2), dtype=np.int32),
+    np.full(1, -1, dtype=np.int64), 1, 0.0, -np.inf, -np.inf, 0.01,
 ))
 @njit(cache=True)
 def mcb8_remap_kernel(
@@ -755,6 +781,7 @@ def mcb8_remap_kernel(
     mem: np.ndarray,
     cpu: np.ndarray,
     pool: np.ndarray,
+    nz: np.ndarray,
     slot: np.ndarray,
     nodes: int,
     now: float,
@@ -769,7 +796,8 @@ def mcb8_remap_kernel(
     cut to the prefix
     that may fit in memory and then to the one MCB8 packs at yield 0; the running jobs
     with virtual time below ``minvt`` or submitted less than ``minft`` seconds ago
-    (``-inf``: no such rule) keep their rows (``pool[slot[j]]``); the others are packed
+    (``-inf``: no such rule) keep their rows (``pool[slot[j]]``, read through the pool's
+    index ``nz``, ``dfrs_rows.RowPool.indexed``); the others are packed
     by MCB8 around them at the largest yield that packs, dropping the last job until
     one does. Each step is the compiled twin of the policy's Python step (the same
     floating-point operations in the same order), so the mapping is the same.
@@ -778,8 +806,8 @@ def mcb8_remap_kernel(
     the others by index) and their tasks per node; no jobs if nothing packs.
     """
     keep, pinned, size = _remap_keep(
-        active, active_vt, active_submit, status, vt, submit, tasks, mem, pool, slot, nodes,
-        now, minvt, minft,
+        active, active_vt, active_submit, status, vt, submit, tasks, mem, pool, nz, slot,
+        nodes, now, minvt, minft,
     )
     zero_packs = True
     base_mem = np.empty(nodes)
@@ -790,8 +818,8 @@ def mcb8_remap_kernel(
         fixed = order[is_pinned]
         movable = np.sort(order[~is_pinned])
         fixed_slots = slot[fixed]
-        _sum_rows_into(base_mem, pool, fixed_slots, mem[fixed])
-        _sum_rows_into(base_load, pool, fixed_slots, cpu[fixed])
+        _sum_indexed_rows_into(base_mem, pool, nz, fixed_slots, mem[fixed])
+        _sum_indexed_rows_into(base_load, pool, nz, fixed_slots, cpu[fixed])
         need = np.empty(size)
         for i in range(size):
             need[i] = cpu[order[i]] * tasks[order[i]]
@@ -805,7 +833,7 @@ def mcb8_remap_kernel(
         if found:
             rows = np.zeros((size, nodes))
             for i in range(fixed.shape[0]):
-                rows[i] = pool[fixed_slots[i]]
+                _copy_indexed_row(rows[i], pool, nz, fixed_slots[i])
             t = 0
             for m in range(movable.shape[0]):
                 for _ in range(count[m]):
@@ -919,6 +947,48 @@ def _same_row(pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray) -> bool
 
 
 @njit(cache=True)
+def _store_indexed_row(pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray) -> None:
+    """``pool[s] = new`` and its index again, writing only the entries that change.
+
+    The old row's nonzero entries (read from the index) become ``+0.0``, then ``new``'s
+    nonzero entries are written: a job on a few of 120 nodes writes a few entries, not
+    the row. Every zero entry of the pool is ``+0.0`` (``RowPool.store`` keeps it so).
+    """
+    for e in range(1, nz[s, 0] + 1):
+        pool[s, nz[s, e]] = 0.0
+    k = 0
+    for n in range(new.shape[0]):
+        if new[n] != 0:
+            pool[s, n] = new[n]
+            k += 1
+            nz[s, k] = n
+    nz[s, 0] = k
+
+
+@njit(cache=True)
+def _add_indexed_row(
+    mem_used: np.ndarray, load: np.ndarray, pool: np.ndarray, nz: np.ndarray, s: int,
+    m: float, c: float, sign: float,
+) -> None:
+    """``_add_row`` of the pool's row ``s``, reading only its indexed nonzero entries.
+
+    The same bits: a skipped entry is ``+0.0`` and ``x - 0.0 * m`` (or ``+``) is ``x``
+    for every ``x`` but ``-0.0 + 0.0``, which the sums of memory and load (of whole task
+    counts times non-negative shares) never meet.
+    """
+    if sign > 0:
+        for e in range(1, nz[s, 0] + 1):
+            n = nz[s, e]
+            mem_used[n] += pool[s, n] * m
+            load[n] += pool[s, n] * c
+    else:
+        for e in range(1, nz[s, 0] + 1):
+            n = nz[s, e]
+            mem_used[n] -= pool[s, n] * m
+            load[n] -= pool[s, n] * c
+
+
+@njit(cache=True)
 def _apply_mapped(
     jobs, rows, where, running, status, pool, nz, slot, mem_used, load, mem, cpu, tasks,
     shape, waiting_per_shape, n_preempt, yields, last_move, n_migrate, penalty_until, ever_ran,
@@ -933,7 +1003,6 @@ def _apply_mapped(
             starting[n_start] = jobs[i]
             n_start += 1
     starting = np.sort(starting[:n_start])
-    nodes = mem_used.shape[0]
     n_run = running.shape[0]
     leaves = np.zeros(n_run, dtype=np.bool_)  # paused or moving, in index order
     moves = np.zeros(n_run, dtype=np.bool_)
@@ -957,7 +1026,7 @@ def _apply_mapped(
     for i in range(n_run):
         if leaves[i]:
             j = running[i]
-            _add_row(mem_used, load, pool[slot[j]], mem[j], cpu[j], -1.0)
+            _add_indexed_row(mem_used, load, pool, nz, slot[j], mem[j], cpu[j], -1.0)
     for i in range(n_run):
         if moves[i]:
             j = running[i]
@@ -983,14 +1052,14 @@ def _apply_mapped(
     for i in range(n_run):
         if moves[i]:
             j = running[i]
-            old = pool[slot[j]]
+            s = slot[j]
             new = rows[where[j]]
-            kept = 0.0  # (whole task counts: exact in any order, as numpy's pairwise sum)
-            for n in range(nodes):
-                kept += min(old[n], new[n])
+            kept = 0.0  # (whole task counts: exact in any order, as numpy's pairwise sum;
+            for e in range(1, nz[s, 0] + 1):  # the old row's zero entries keep nothing)
+                n = nz[s, e]
+                kept += min(pool[s, n], new[n])
             moved = np.int64(tasks[j] - kept)
-            old[:] = new
-            index_row(nz, slot[j], old)
+            _store_indexed_row(pool, nz, s, new)
             last_move[j] = now
             n_migrate[j] += 1
             migrated += moved
@@ -1001,20 +1070,16 @@ def _apply_mapped(
         bytes_preempt += tasks[j] * mem[j] * node_memory
     for j in starting:
         new = rows[where[j]]
-        row = pool[slot[j]]
         if ever_ran[j]:
-            for n in range(nodes):
-                if row[n] != new[n]:
-                    n_resume_elsewhere[j] += 1
-                    break
+            if not _same_row(pool, nz, slot[j], new):
+                n_resume_elsewhere[j] += 1
             penalty_until[j] = now + penalty
             n_resume[j] += 1
             bytes_preempt += tasks[j] * mem[j] * node_memory
         else:
             ever_ran[j] = True
             start[j] = now
-        row[:] = new
-        index_row(nz, slot[j], row)
+        _store_indexed_row(pool, nz, slot[j], new)
         waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING
         last_move[j] = now
@@ -1076,8 +1141,8 @@ def _stretch_pack(
     readonly_array([0], np.int64), readonly_array([0.0], float), readonly_array([0.0], float),
     np.zeros(1, dtype=np.int8), np.zeros(1),
     readonly_array([0.0], float), readonly_array([1], np.int64), readonly_array([1.0], float),
-    readonly_array([1.0], float), np.zeros((1, 1)), np.full(1, -1, dtype=np.int64), 1, 0.0,
-    -np.inf, -np.inf, 0.01, 600.0,
+    readonly_array([1.0], float), np.zeros((1, 1)), np.zeros((1, 2), dtype=np.int32),
+    np.full(1, -1, dtype=np.int64), 1, 0.0, -np.inf, -np.inf, 0.01, 600.0,
 ))
 @njit(cache=True)
 def mcb8_stretch_remap_kernel(
@@ -1091,6 +1156,7 @@ def mcb8_stretch_remap_kernel(
     mem: np.ndarray,
     cpu: np.ndarray,
     pool: np.ndarray,
+    nz: np.ndarray,
     slot: np.ndarray,
     nodes: int,
     now: float,
@@ -1109,8 +1175,8 @@ def mcb8_stretch_remap_kernel(
     others' tasks. The same floating-point steps as the Python code.
     """
     keep, pinned, size = _remap_keep(
-        active, active_vt, active_submit, status, vt, submit, tasks, mem, pool, slot, nodes,
-        now, minvt, minft,
+        active, active_vt, active_submit, status, vt, submit, tasks, mem, pool, nz, slot,
+        nodes, now, minvt, minft,
     )
     base_mem = np.empty(nodes)
     while size > 0:
@@ -1127,14 +1193,15 @@ def mcb8_stretch_remap_kernel(
         fixed_at = np.flatnonzero(is_pinned)
         movable = np.sort(order[~is_pinned])
         fixed_slots = slot[fixed]
-        _sum_rows_into(base_mem, pool, fixed_slots, mem[fixed])
+        _sum_indexed_rows_into(base_mem, pool, nz, fixed_slots, mem[fixed])
         free_mem = 1.0 - base_mem
         fixed_rows = np.arange(fixed.shape[0])
-        fixed_cpu = np.empty((fixed.shape[0], nodes))
+        fixed_cpu = np.zeros((fixed.shape[0], nodes))
         for r in range(fixed.shape[0]):
-            row = pool[fixed_slots[r]]
-            for n in range(nodes):
-                fixed_cpu[r, n] = row[n] * cpu[fixed[r]]
+            s = fixed_slots[r]
+            for e in range(1, nz[s, 0] + 1):
+                n = nz[s, e]
+                fixed_cpu[r, n] = pool[s, n] * cpu[fixed[r]]
         place = np.argsort(order, kind="mergesort")
         job_at = np.empty(movable.shape[0], dtype=np.int64)  # movable job m's place in order
         m = 0
@@ -1170,7 +1237,7 @@ def mcb8_stretch_remap_kernel(
                         best = placed
             rows = np.zeros((size, nodes))
             for i in range(fixed.shape[0]):
-                rows[i] = pool[fixed_slots[i]]
+                _copy_indexed_row(rows[i], pool, nz, fixed_slots[i])
             t = 0
             for m in range(movable.shape[0]):
                 for _ in range(job_tasks[m]):
@@ -1224,17 +1291,11 @@ def start_kernel(
     after the starts (``running``, the running jobs before, merged with ``jobs``); the
     arrays are updated in place.
     """
-    nodes = rows.shape[1]
     for i in range(jobs.shape[0]):
         j = jobs[i]
-        row = pool[slot[j]]
-        if ever_ran[j]:
-            for n in range(nodes):
-                if row[n] != rows[i, n]:
-                    n_resume_elsewhere[j] += 1
-                    break
-        row[:] = rows[i]
-        index_row(nz, slot[j], row)
+        if ever_ran[j] and not _same_row(pool, nz, slot[j], rows[i]):
+            n_resume_elsewhere[j] += 1
+        _store_indexed_row(pool, nz, slot[j], rows[i])
         if status[j] == 1:  # WAITING
             waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING

@@ -429,10 +429,10 @@ class Mcb8Policy:
         active, active_vt, active_submit, _, _ = state.active_view()
         if not active.size:
             return
-        pool, slot = state.rows.arrays()
+        pool, nz, slot = state.rows.indexed()
         jobs, rows = getattr(dfrs_kernels, kernel)(
             active, active_vt, active_submit, state.status, state.vt, state.submit_time,
-            state.tasks, state.mem, state.cpu, pool, slot, state.nodes, now,
+            state.tasks, state.mem, state.cpu, pool, nz, slot, state.nodes, now,
             -np.inf if self.minvt is None else float(self.minvt),
             -np.inf if self.minft is None else float(self.minft),
             YIELD_ACCURACY, *self._fused_extra(),

@@ -5,8 +5,10 @@ per node: where it runs, or where it last ran while paused (a resumed job on oth
 nodes counts as resumed elsewhere). Rows live in one growing 2-D array; a finished job
 gives its row back. Beside the rows, an index of each row's nonzero entries (the nodes
 a job has tasks on): a job usually runs on a few of the nodes, and compiled kernels
-read those entries only (``allocation_kernels.index_row``), not the whole row. The
-pool keeps the index up to date on ``store``; a kernel that writes a row re-indexes it.
+read and write those entries only, not the whole row. Every row of the pool, of a
+job's slot or a free one, is indexed, and its zero entries are ``+0.0``: ``store``
+keeps it so (``allocation_kernels.index_rows_kernel``), and so does a kernel that writes
+a row (``dfrs_kernels._store_indexed_row``).
 """
 
 from __future__ import annotations
@@ -86,7 +88,9 @@ class RowPool:
 
         Row ``s``'s nonzero entries are at the nodes ``nz[s, 1 : 1 + nz[s, 0]]``, in
         increasing order. The live arrays: a kernel that writes a row of the pool must
-        index it again (``allocation_kernels.index_row``) before returning.
+        keep the index right and the zero entries ``+0.0`` (``dfrs_kernels.
+        _store_indexed_row`` does both), for free slots too: a slot taken again is
+        cleared through its index.
 
         >>> pool = RowPool(jobs=1, nodes=3)
         >>> pool.store(np.array([0]), np.array([[0.0, 2.0, 1.0]]))
