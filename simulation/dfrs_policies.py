@@ -37,7 +37,12 @@ from allockit.simulation.dfrs_priority import (
     priority_key,
     priority_keys,
 )
-from allockit.simulation.dfrs_state import WAITING, DfrsState, SimulationInvariantError
+from allockit.simulation.dfrs_state import (
+    WAITING,
+    DfrsState,
+    SimulationInvariantError,
+    dfrs_kernels,
+)
 
 __all__ = ["GreedyPolicy", "Mcb8Policy", "Mcb8StretchPolicy"]
 
@@ -180,10 +185,8 @@ class GreedyPolicy:
 
     def _on_submit_fused(self, state: DfrsState, j: int, now: float) -> None:
         """``on_submit``'s choices from one compiled call, carried out by the state."""
-        from allockit.simulation.dfrs_kernels import greedy_submit_kernel
-
         pool, slot = state.rows.arrays()
-        code, row, marked, order, placed, rows = greedy_submit_kernel(
+        code, row, marked, order, placed, rows = dfrs_kernels().greedy_submit_kernel(
             j, state.running_jobs(), self.preempt, self.migrate, state.vt,
             state.submit_time, now, pool, slot, state.mem, state.cpu, state.tasks,
             state.mem_used, state.load,
@@ -245,9 +248,7 @@ class GreedyPolicy:
         if not self.batch_starts:
             _start_waiting_stepwise(state, now)
             return
-        from allockit.simulation.dfrs_kernels import greedy_waiting_kernel
-
-        started, rows = greedy_waiting_kernel(
+        started, rows = dfrs_kernels().greedy_waiting_kernel(
             *state.active_view(), state.shape, state.shape_mem, state.shape_tasks,
             state.waiting_per_shape, now, state.tasks, state.cpu, state.mem, state.load,
             state.mem_used, _CHUNK,
@@ -424,13 +425,11 @@ class Mcb8Policy:
 
     def _remap_fused(self, state: DfrsState, now: float, began: float, kernel: str) -> None:
         """``remap`` without ``hold`` in one call of the compiled ``kernel`` (by name)."""
-        from allockit.simulation import dfrs_kernels
-
         active, active_vt, active_submit, _, _ = state.active_view()
         if not active.size:
             return
         pool, nz, slot = state.rows.indexed()
-        jobs, rows = getattr(dfrs_kernels, kernel)(
+        jobs, rows = getattr(dfrs_kernels(), kernel)(
             active, active_vt, active_submit, state.status, state.vt, state.submit_time,
             state.tasks, state.mem, state.cpu, pool, nz, slot, state.nodes, now,
             -np.inf if self.minvt is None else float(self.minvt),
@@ -448,10 +447,13 @@ class Mcb8Policy:
         """The compiled twin of this policy's remap, or None when a subclass changed a
         step of it (its packing, its pinned jobs, its leaders or its slopes)."""
         cls = type(self)
-        for base, kernel, steps in _FUSED:
-            if all(getattr(cls, step) is getattr(base, step) for step in steps):
-                return kernel
-        return None
+        if self.__dict__.get("_fused_for") is not cls:  # (found once per policy object)
+            self._fused_for, self._fused_name = cls, None
+            for base, kernel, steps in _FUSED:
+                if all(getattr(cls, step) is getattr(base, step) for step in steps):
+                    self._fused_name = kernel
+                    break
+        return self._fused_name
 
     @staticmethod
     def _leaders(state: DfrsState, now: float) -> tuple[int, list[int]]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.errors import AllocKitError
-from allockit.simulation import allocation_kernels
 
 __all__ = ["RowPool", "SimulationInvariantError"]
 
@@ -108,7 +107,7 @@ class RowPool:
         self.take(jobs)
         slots = self._slot[jobs]
         self._pool[slots] = rows
-        allocation_kernels.index_rows_kernel(self._pool, self._nz, slots)
+        _allocation_kernels().index_rows_kernel(self._pool, self._nz, slots)
 
     def store_one(self, j: int, row: np.ndarray) -> np.ndarray:
         """Make ``row`` job ``j``'s row; returns the kept row (a view into the pool)."""
@@ -117,7 +116,7 @@ class RowPool:
         slot = self._slot[j]
         kept = self._pool[slot]
         kept[:] = row
-        allocation_kernels.index_rows_kernel(self._pool, self._nz, self._slot[j : j + 1])
+        _allocation_kernels().index_rows_kernel(self._pool, self._nz, self._slot[j : j + 1])
         return kept
 
     def drop(self, j: int) -> None:
@@ -146,3 +145,16 @@ class RowPool:
         taken = self._free[-need.size :]
         del self._free[-need.size :]
         self._slot[need] = taken
+
+
+_ALLOCATION_KERNELS = None
+
+
+def _allocation_kernels():
+    """``allocation_kernels``, imported on first use (it imports numba)."""
+    global _ALLOCATION_KERNELS
+    if _ALLOCATION_KERNELS is None:
+        from allockit.simulation import allocation_kernels
+
+        _ALLOCATION_KERNELS = allocation_kernels
+    return _ALLOCATION_KERNELS

@@ -432,11 +432,9 @@ class DfrsState:
         """
         if not jobs.size:
             return
-        from allockit.simulation.dfrs_kernels import start_kernel
-
         self.rows.take(jobs)
         pool, nz, slot = self.rows.indexed()
-        self.bytes_preempt, running_after = start_kernel(
+        self.bytes_preempt, running_after = dfrs_kernels().start_kernel(
             jobs, rows, pool, nz, slot, self.status, self.shape, self.waiting_per_shape,
             self.ever_ran, self.n_resume_elsewhere, self.last_move, self.penalty_until,
             self.n_resume, self.start, self.mem, self.tasks, now, float(self.penalty),
@@ -596,12 +594,10 @@ class DfrsState:
 
     def _apply_fused(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
         """``apply`` with the arrays updated by ``apply_kernel`` and the sets here."""
-        from allockit.simulation.dfrs_kernels import apply_kernel
-
         # waiting jobs that never ran get a row (once each, even if mapped twice)
         slots = self.rows.slots(jobs)
         fresh = jobs[:0]
-        if (slots < 0).any():
+        if np.count_nonzero(slots < 0):
             fresh = np.unique(jobs[(slots < 0) & (self.status[jobs] == WAITING)])
             self.rows.take(fresh)
         pool, nz, slot = self.rows.indexed()
@@ -610,7 +606,7 @@ class DfrsState:
         if np.may_share_memory(rows, pool):  # (views of the pool, which the kernel writes)
             rows = rows.copy()
         (code, paused, starting, preempted, migrated, self.bytes_migrate, self.bytes_preempt,
-         running_after) = apply_kernel(
+         running_after) = dfrs_kernels().apply_kernel(
             jobs, rows, self._where, self.running_jobs(), self.status, pool, nz, slot,
             self.mem_used, self.load, self.mem, self.cpu, self.tasks, self.shape,
             self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,
@@ -759,6 +755,7 @@ def check_view(state: DfrsState, view: tuple[np.ndarray, ...], now: float) -> No
 
 
 _EVENT_KERNELS = None
+_DFRS_KERNELS = None
 
 
 def _kernels():
@@ -769,6 +766,17 @@ def _kernels():
 
         _EVENT_KERNELS = dfrs_event_kernels
     return _EVENT_KERNELS
+
+
+def dfrs_kernels():
+    """``dfrs_kernels``, imported on first use (it imports numba); its kernels are read
+    from the module at each call (a test may replace one)."""
+    global _DFRS_KERNELS
+    if _DFRS_KERNELS is None:
+        from allockit.simulation import dfrs_kernels as module
+
+        _DFRS_KERNELS = module
+    return _DFRS_KERNELS
 
 
 def _add_in_order(total: float, values: np.ndarray) -> float:
