@@ -44,6 +44,18 @@ def test_batch_simulation_loads_no_compiled_kernel():
     assert not {m.split(".")[0] for m in mods} & HEAVY
 
 
+def test_importing_the_dfrs_simulator_loads_no_compiled_kernel():
+    # numba (and the kernels) load when a simulation starts, not when a script imports
+    # the simulator, its state, its policies or its pool of rows
+    mods = _modules_after(
+        "import allockit.simulation.dfrs, allockit.simulation.dfrs_state, "
+        "allockit.simulation.dfrs_policies, allockit.simulation.dfrs_rows\n"
+        "from allockit.simulation.dfrs_rows import RowPool\n"
+        "RowPool(jobs=2, nodes=2).take(__import__('numpy').array([0]))"
+    )
+    assert not {m.split(".")[0] for m in mods} & HEAVY
+
+
 def test_the_command_line_parser_loads_no_numpy():
     # `allockit --help` imports the parser modules only
     mods = _modules_after("import allockit.cli; allockit.cli.build_parser()")
