@@ -115,7 +115,7 @@ class _Driver:
 
     def on_tick(self, now: float) -> None:
         self.tick_pending = False
-        if not self.state.running and not self.state.waiting:
+        if not self.state.running and not self.state.n_waiting:
             return
         self.ticks += 1
         if self.ticks > MAX_PERIODS:

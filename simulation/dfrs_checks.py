@@ -1,6 +1,7 @@
 """Debug-mode invariant checks of a DFRS simulation (``simulate_dfrs(debug=True)``).
 
-After every event: each running job has its own row, whole tasks all placed; yields in
+After every event: the waiting jobs counted right (``n_waiting``, and by shape); each
+running job has its own row (indexed right), whole tasks all placed; yields in
 [0, 1]; no node's memory over-committed or CPU over 100 %; the memory and load
 bookkeeping equal to the sums over the rows; no job beyond its work; the active jobs'
 copies of ``DfrsState.active_view`` equal to the arrays they copy (``dfrs_state.check_view``).
@@ -14,7 +15,7 @@ import numpy as np
 
 from allockit.constants import CAPACITY_TOL
 from allockit.simulation.dfrs_rows import SimulationInvariantError
-from allockit.simulation.dfrs_state import check_view
+from allockit.simulation.dfrs_state import WAITING, check_view
 
 if TYPE_CHECKING:
     from allockit.simulation.dfrs_state import DfrsState
@@ -57,6 +58,12 @@ def check_invariants(state: DfrsState, now: float) -> None:
         raise SimulationInvariantError(f"t={now}: the running jobs' list and set differ")
     if np.flatnonzero(state._is_running).tolist() != jobs.tolist():
         raise SimulationInvariantError(f"t={now}: the running jobs' mask and set differ")
+    waiting = int(np.count_nonzero(state.status == WAITING))
+    if state.n_waiting != waiting or int(state.waiting_per_shape.sum()) != waiting:
+        raise SimulationInvariantError(
+            f"t={now}: {waiting} jobs wait; counted {state.n_waiting} and "
+            f"{int(state.waiting_per_shape.sum())} by shape"
+        )
     slots = state.rows.slots(jobs)
     if (slots < 0).any() or np.unique(slots).size != slots.size:
         raise SimulationInvariantError(f"t={now}: running jobs without their own row")

@@ -243,7 +243,7 @@ class GreedyPolicy:
         steps run here and the jobs start one by one (the reference: the tests compare
         the two).
         """
-        if not state.waiting:
+        if not state.n_waiting:
             return
         if not self.batch_starts:
             _start_waiting_stepwise(state, now)

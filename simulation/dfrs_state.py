@@ -117,8 +117,10 @@ class DfrsState:
         self.mem_used = np.zeros(nodes)
         self.load = np.zeros(nodes)  # sum of CPU needs of the tasks on each node
         # running and waiting jobs: read them, change them through the methods below
+        # (``waiting`` is read from ``status``: a backlog of thousands of jobs would make
+        # a set of them costly to keep)
         self.running: set[int] = set()
-        self.waiting: set[int] = set()
+        self.n_waiting = 0  # the jobs with status WAITING
         self._running_sorted: np.ndarray | None = None  # running_jobs(), kept until a change
         self._is_running = np.zeros(n, dtype=bool)  # the running set, as a mask
         # job shapes (memory per task, tasks): jobs of one shape fit or not together, so
@@ -230,8 +232,23 @@ class DfrsState:
         self.demand += float(self.cpu[j] * self.tasks[j])
 
     def _wait(self, j: int) -> None:
-        self.waiting.add(j)
+        self.n_waiting += 1
         self.waiting_per_shape[self.shape[j]] += 1
+
+    @property
+    def waiting(self) -> frozenset[int]:
+        """The waiting jobs (submitted, not running, not finished), by index.
+
+        Read from ``status`` at each access (``n_waiting`` counts them without it).
+
+        >>> from allockit.instances.workload import Platform
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[5, 5],
+        ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.4, 0.4])
+        >>> s = DfrsState(w, penalty=0.0)
+        >>> s.submit(1); sorted(s.waiting), s.n_waiting
+        ([1], 1)
+        """
+        return frozenset(np.flatnonzero(self.status == WAITING).tolist())
 
     def running_jobs(self) -> np.ndarray:
         """The running jobs by index (read-only): sums over them go in index order.
@@ -409,8 +426,8 @@ class DfrsState:
         if self.ever_ran[j] and (self.row(j) != row).any():
             self.n_resume_elsewhere[j] += 1
         self.place(j, row, counted=counted)
-        if j in self.waiting:
-            self.waiting.discard(j)
+        if self.status[j] == WAITING:
+            self.n_waiting -= 1
             self.waiting_per_shape[self.shape[j]] -= 1
         self._run(j)
         self.status[j] = RUNNING
@@ -434,6 +451,7 @@ class DfrsState:
             return
         self.rows.take(jobs)
         pool, nz, slot = self.rows.indexed()
+        self.n_waiting -= int(np.count_nonzero(self.status[jobs] == WAITING))
         self.bytes_preempt, running_after = dfrs_kernels().start_kernel(
             jobs, rows, pool, nz, slot, self.status, self.shape, self.waiting_per_shape,
             self.ever_ran, self.n_resume_elsewhere, self.last_move, self.penalty_until,
@@ -441,9 +459,7 @@ class DfrsState:
             float(self.w.platform.node_memory), self.bytes_preempt, self.running_jobs(),
         )
         self.layout += jobs.size  # (one change per job, as start_job counts them)
-        listed = jobs.tolist()
-        self.waiting.difference_update(listed)
-        self.running.update(listed)
+        self.running.update(jobs.tolist())
         self._is_running[jobs] = True
         self._touch(jobs)
         running_after.flags.writeable = False
@@ -547,7 +563,7 @@ class DfrsState:
             self._is_running[paused] = False
             self._running_sorted = None
             self._touch(paused)
-            self.waiting.update(listed)
+            self.n_waiting += paused.size
             np.add.at(self.waiting_per_shape, self.shape[paused], 1)
             self.status[paused] = WAITING
             self.n_preempt[paused] += 1
@@ -573,9 +589,8 @@ class DfrsState:
                 before = self.rows.gather(resumed)
                 self.n_resume_elsewhere[resumed] += (before != start_rows[ran]).any(axis=1)
             self.rows.store(starting, start_rows)
-            listed = starting.tolist()
-            self.waiting.difference_update(listed)
-            self.running.update(listed)
+            self.n_waiting -= starting.size
+            self.running.update(starting.tolist())
             self._is_running[starting] = True
             self._running_sorted = None
             self._touch(starting)
@@ -624,15 +639,13 @@ class DfrsState:
         self.task_preemptions += preempted
         self.task_migrations += migrated
         if paused.size:
-            listed = paused.tolist()
-            self.running.difference_update(listed)
+            self.running.difference_update(paused.tolist())
             self._is_running[paused] = False
-            self.waiting.update(listed)
+            self.n_waiting += paused.size
             self._touch(paused)
         if starting.size:
-            listed = starting.tolist()
-            self.waiting.difference_update(listed)
-            self.running.update(listed)
+            self.n_waiting -= starting.size
+            self.running.update(starting.tolist())
             self._is_running[starting] = True
             self._touch(starting)
         running_after.flags.writeable = False
@@ -649,7 +662,7 @@ class DfrsState:
         self.end[j] = now
         self.yields[j] = 0.0
         self.demand -= float(self.cpu[j] * self.tasks[j])
-        if not self.running and not self.waiting:
+        if not self.running and not self.n_waiting:
             self.demand = 0.0
 
     def negligible(self) -> list[int]:
