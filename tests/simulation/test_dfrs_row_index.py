@@ -171,3 +171,19 @@ def test_debug_runs_find_the_index_right_after_every_event(algorithm):
                            mem=rng.choice([0.1, 0.2, 0.45], n).tolist())
     result = simulate_dfrs(w, algorithm, period=300.0, debug=True)
     assert result.end.size == n and np.isfinite(result.end).all()
+
+
+def test_the_waiting_jobs_are_read_from_status_and_a_miscount_is_caught():
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0, 0], runtime=[10, 10, 10],
+                           tasks=[1, 1, 1], cpu=[1.0, 1.0, 1.0], mem=[0.5, 0.5, 0.5])
+    s = DfrsState(w, penalty=0.0)
+    for j in range(3):
+        s.submit(j)
+    s.start_job(0, np.array([0]), 0.0)
+    assert s.waiting == frozenset({1, 2}) and s.n_waiting == 2
+    with pytest.raises(AttributeError):
+        s.waiting.add(0)  # (a view of status: the state's methods change it)
+    check_invariants(s, 0.0)
+    s.n_waiting += 1
+    with pytest.raises(SimulationInvariantError, match="3 jobs wait|2 jobs wait; counted 3"):
+        check_invariants(s, 0.0)
