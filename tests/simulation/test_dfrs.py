@@ -585,20 +585,6 @@ def test_lower_priority_is_the_key_comparison(seed):
 
 
 @settings(max_examples=200, deadline=None)
-@given(seed=st.integers(0, 10**6), jobs=st.integers(1, 12), nodes=st.integers(1, 6))
-def test_the_dense_max_min_kernel_is_max_min_yields(seed, jobs, nodes):
-    # the simulator's opt=min yields come from the dense kernel: the same as the
-    # checked public function, bit for bit
-    from allockit.simulation.allocation import max_min_yields
-    from allockit.simulation.allocation_kernels import maxmin_dense_kernel
-
-    rng = np.random.default_rng(seed)
-    counts = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (jobs, nodes))
-    cpu = rng.choice([0.1, 0.25, 0.5, 1.0], jobs)
-    assert maxmin_dense_kernel(counts, cpu, 1e-12).tolist() == max_min_yields(counts, cpu).tolist()
-
-
-@settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(0, 12))
 def test_add_rows_kernel_is_numpy_one_row_at_a_time(seed, k):
     # DfrsState.apply adds up its loads in one compiled call: bit for bit the numpy

@@ -79,3 +79,22 @@ def test_nodes_freeze_in_many_rounds_and_idle_jobs_get_one():
     assert got.tobytes() == want.tobytes()
     assert got[-2:].tolist() == [1.0, 1.0]
     assert got[4:9].round(3).tolist() == [0.889, 0.8, 0.727, 0.667, 0.667]
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), jobs=st.integers(1, 12), nodes=st.integers(1, 6))
+def test_the_dense_max_min_kernel_is_the_twin_and_max_min_yields(seed, jobs, nodes):
+    # the simulator's opt=min yields on a matrix of counts (the dense kernel indexes its
+    # nonzero entries first): bit for bit the twin on the entries in row-major order,
+    # and the checked public function (which calls the kernel)
+    from allockit.simulation.allocation import max_min_yields
+    from allockit.simulation.allocation_kernels import maxmin_dense_kernel
+
+    rng = np.random.default_rng(seed)
+    counts = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (jobs, nodes))
+    cpu = rng.choice([0.1, 0.25, 0.5, 1.0], jobs)
+    job, node = np.nonzero(counts)
+    twin = water_fill_every_round(job, node, counts[job, node] * cpu[job], jobs, nodes, 1e-12)
+    got = maxmin_dense_kernel(counts, cpu, 1e-12)
+    assert got.tobytes() == twin.tobytes()
+    assert got.tolist() == max_min_yields(counts, cpu).tolist()
