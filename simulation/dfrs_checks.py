@@ -58,6 +58,8 @@ def check_invariants(state: DfrsState, now: float) -> None:
         raise SimulationInvariantError(f"t={now}: the running jobs' list and set differ")
     if np.flatnonzero(state._is_running).tolist() != jobs.tolist():
         raise SimulationInvariantError(f"t={now}: the running jobs' mask and set differ")
+    if state.waiting != frozenset(np.flatnonzero(state.status == WAITING).tolist()):
+        raise SimulationInvariantError(f"t={now}: the waiting jobs' set and statuses differ")
     waiting = int(np.count_nonzero(state.status == WAITING))
     if state.n_waiting != waiting or int(state.waiting_per_shape.sum()) != waiting:
         raise SimulationInvariantError(

@@ -239,7 +239,8 @@ class DfrsState:
     def waiting(self) -> frozenset[int]:
         """The waiting jobs (submitted, not running, not finished), by index.
 
-        Read from ``status`` at each access (``n_waiting`` counts them without it).
+        Read from the statuses of the jobs in the system (``active_jobs``) at each
+        access; ``n_waiting`` counts them without building the set.
 
         >>> from allockit.instances.workload import Platform
         >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[5, 5],
@@ -248,7 +249,8 @@ class DfrsState:
         >>> s.submit(1); sorted(s.waiting), s.n_waiting
         ([1], 1)
         """
-        return frozenset(np.flatnonzero(self.status == WAITING).tolist())
+        active = self.active_jobs()
+        return frozenset(active[self.status[active] == WAITING].tolist())
 
     def running_jobs(self) -> np.ndarray:
         """The running jobs by index (read-only): sums over them go in index order.
