@@ -190,8 +190,13 @@ def greedy_waiting_kernel(
         if got.shape[0]:  # memory was taken: test the shapes left again
             left = np.flatnonzero(~dead)
             again = fit_mask_kernel(1.0 - mem_used, shape_mem[left], shape_tasks[left])
+            alive = 0
             for i in range(left.shape[0]):
                 dead[left[i]] = not again[i]
+                if again[i]:
+                    alive += 1
+            if alive == 0:  # (no job left fits: the pass ends without the compaction)
+                break
         keep = 0
         for i in range(jobs.shape[0]):
             if not taken[i] and not dead[shapes_of[i]]:
