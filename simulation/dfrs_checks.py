@@ -75,12 +75,18 @@ def check_invariants(state: DfrsState, now: float) -> None:
     if not whole.all():
         j = int(jobs[np.argmin(whole)])
         raise SimulationInvariantError(f"t={now}: job {j} is not fully placed")
-    pool, nz, _ = state.rows.indexed()
-    for j, s in zip(jobs.tolist(), slots.tolist(), strict=True):
+    # every row of the pool, of a job (running or paused) or free, is indexed right
+    # and has no -0.0 (a paused job's row is compared through it when it resumes, a
+    # free row is cleared through it when taken again)
+    pool, nz, slot = state.rows.indexed()
+    owner = np.full(pool.shape[0], -1)
+    owner[slot[slot >= 0]] = np.flatnonzero(slot >= 0)
+    for s in range(pool.shape[0]):
         nodes = np.flatnonzero(pool[s])
         if (nz[s, 0] != nodes.size or nz[s, 1 : 1 + nodes.size].tolist() != nodes.tolist()
                 or np.signbit(pool[s]).sum() > np.signbit(pool[s, nodes]).sum()):  # (-0.0)
-            raise SimulationInvariantError(f"t={now}: job {j}'s row and its index differ")
+            what = f"job {owner[s]}'s row" if owner[s] >= 0 else f"free row {s}"
+            raise SimulationInvariantError(f"t={now}: {what} and its index differ")
     y = state.yields[jobs]
     bad = (y < 0.0) | (y > 1.0 + CAPACITY_TOL)
     if bad.any():

@@ -904,8 +904,8 @@ def apply_kernel(
     waiting ones of ``jobs`` start or resume (index order); every per-job array, the
     memory and load (releases, then the moves' new rows, then the starts, each in index
     order) and the byte counts (added job by job in that order) are updated in place
-    with the floating-point steps of the numpy code. The Python sets of running and
-    waiting jobs are the caller's.
+    with the floating-point steps of the numpy code. The Python set of running jobs and
+    the count of waiting jobs (``DfrsState.n_waiting``) are the caller's.
 
     Returns ``(code, paused, starting, preempted_tasks, migrated_tasks, bytes_migrate,
     bytes_preempt, running_after)``; ``code`` is 1 when the system changed, 0 when

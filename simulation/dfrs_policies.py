@@ -445,7 +445,8 @@ class Mcb8Policy:
 
     def _fused_kernel(self) -> str | None:
         """The compiled twin of this policy's remap, or None when a subclass changed a
-        step of it (its packing, its pinned jobs, its leaders or its slopes)."""
+        step of it (its packing, its pinned jobs, its leaders or its slopes); decided at
+        the policy object's first remap (a class patched later in the run is not seen)."""
         cls = type(self)
         if self.__dict__.get("_fused_for") is not cls:  # (found once per policy object)
             self._fused_for, self._fused_name = cls, None

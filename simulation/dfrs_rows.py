@@ -116,7 +116,9 @@ class RowPool:
         slot = self._slot[j]
         kept = self._pool[slot]
         kept[:] = row
-        _allocation_kernels().index_rows_kernel(self._pool, self._nz, self._slot[j : j + 1])
+        _allocation_kernels().index_rows_kernel(
+            self._pool, self._nz, np.array([slot], dtype=np.int64)
+        )
         return kept
 
     def drop(self, j: int) -> None:

@@ -445,6 +445,7 @@ class DfrsState:
     def start_jobs(self, jobs: np.ndarray, rows: np.ndarray, now: float) -> None:
         """``start_job(j, None, now, row, counted=True)`` for each waiting ``jobs[i]`` and
         ``rows[i]`` in order, in one compiled call (``dfrs_kernels.start_kernel``).
+        ``jobs`` are distinct (a job started twice would be counted twice).
 
         The rows are already counted in the memory and load (Greedy's pass over the
         waiting jobs adds them as it places the jobs).

@@ -759,6 +759,7 @@ def test_apply_on_arrays_is_the_job_by_job_bookkeeping(seed):
     for name in ("bytes_preempt", "bytes_migrate", "task_preemptions", "task_migrations"):
         assert getattr(fast, name) == getattr(slow, name), name
     assert (fast.running, fast.waiting) == (slow.running, slow.waiting)
+    assert fast.n_waiting == slow.n_waiting == len(fast.waiting)
     ran = np.flatnonzero(fast.ever_ran & (fast.status != FINISHED))
     assert fast.counts(ran).tolist() == slow.counts(ran).tolist()
 

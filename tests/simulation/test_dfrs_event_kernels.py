@@ -618,6 +618,7 @@ def _greedy_placed(rng, nodes, n):
 
 def _same_state(a, b):
     assert a.running == b.running and a.waiting == b.waiting and a.layout == b.layout
+    assert a.n_waiting == b.n_waiting == len(a.waiting)
     for j in a.running | a.waiting:
         if a.rows.has(j) or b.rows.has(j):
             assert a.row(j).tobytes() == b.row(j).tobytes(), j

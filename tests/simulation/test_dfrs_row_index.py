@@ -29,10 +29,10 @@ from allockit.simulation.dfrs_rows import RowPool, SimulationInvariantError
 from allockit.simulation.dfrs_state import DfrsState
 
 
-def _index_is_right(pool: RowPool, jobs) -> bool:
+def _index_is_right(pool: RowPool, jobs=None) -> bool:
+    # the rows of ``jobs``; every row of the pool, used or free, when None
     rows, nz, slot = pool.indexed()
-    for j in jobs:
-        s = slot[j]
+    for s in range(rows.shape[0]) if jobs is None else [slot[j] for j in jobs]:
         nodes = np.flatnonzero(rows[s])
         if nz[s, 0] != nodes.size or nz[s, 1 : 1 + nodes.size].tolist() != nodes.tolist():
             return False
@@ -60,7 +60,7 @@ def test_the_pool_keeps_its_index_through_stores_drops_and_growth(seed, nodes, s
             j = int(rng.choice(sorted(held)))
             pool.drop(j)
             held.discard(j)
-        assert _index_is_right(pool, held)
+        assert _index_is_right(pool)  # (every row: a free one is cleared through it)
 
 
 def test_a_grown_pool_keeps_the_index_of_the_rows_it_had():
@@ -155,6 +155,13 @@ def test_debug_mode_catches_a_stale_index():
     pool[slot[0], 0] = -0.0  # (a negative zero the indexed sums would not skip exactly)
     with pytest.raises(SimulationInvariantError, match="job 0's row and its index differ"):
         check_invariants(s, 0.0)
+    pool[slot[0], 0] = 0.0
+    free = int(slot[0])
+    s.finish_job(0, 10.0)  # (its row is free now, and still indexed)
+    check_invariants(s, 10.0)
+    nz[free, 0] = 0  # (a free row cleared through a wrong index would keep a task)
+    with pytest.raises(SimulationInvariantError, match=f"free row {free} and its index"):
+        check_invariants(s, 10.0)
 
 
 @pytest.mark.parametrize("algorithm", ["GreedyPM */per/opt=min/minvt=600", "MCB8 */opt=min",
