@@ -41,8 +41,8 @@ from allockit.simulation.dfrs_state import (
     WAITING,
     DfrsState,
     SimulationInvariantError,
-    dfrs_kernels,
 )
+from allockit.simulation.kernel_modules import kernel_module
 
 __all__ = ["GreedyPolicy", "Mcb8Policy", "Mcb8StretchPolicy"]
 
@@ -186,7 +186,7 @@ class GreedyPolicy:
     def _on_submit_fused(self, state: DfrsState, j: int, now: float) -> None:
         """``on_submit``'s choices from one compiled call, carried out by the state."""
         pool, slot = state.rows.arrays()
-        code, row, marked, order, placed, rows = dfrs_kernels().greedy_submit_kernel(
+        code, row, marked, order, placed, rows = kernel_module("dfrs_kernels").greedy_submit_kernel(
             j, state.running_jobs(), self.preempt, self.migrate, state.vt,
             state.submit_time, now, pool, slot, state.mem, state.cpu, state.tasks,
             state.mem_used, state.load,
@@ -248,7 +248,7 @@ class GreedyPolicy:
         if not self.batch_starts:
             _start_waiting_stepwise(state, now)
             return
-        started, rows = dfrs_kernels().greedy_waiting_kernel(
+        started, rows = kernel_module("dfrs_kernels").greedy_waiting_kernel(
             *state.active_view(), state.shape, state.shape_mem, state.shape_tasks,
             state.waiting_per_shape, now, state.tasks, state.cpu, state.mem, state.load,
             state.mem_used, _CHUNK,
@@ -429,7 +429,7 @@ class Mcb8Policy:
         if not active.size:
             return
         pool, nz, slot = state.rows.indexed()
-        jobs, rows = getattr(dfrs_kernels(), kernel)(
+        jobs, rows = getattr(kernel_module("dfrs_kernels"), kernel)(
             active, active_vt, active_submit, state.status, state.vt, state.submit_time,
             state.tasks, state.mem, state.cpu, pool, nz, slot, state.nodes, now,
             -np.inf if self.minvt is None else float(self.minvt),

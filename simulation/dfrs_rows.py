@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.errors import AllocKitError
+from allockit.simulation.kernel_modules import kernel_module
 
 __all__ = ["RowPool", "SimulationInvariantError"]
 
@@ -107,7 +108,7 @@ class RowPool:
         self.take(jobs)
         slots = self._slot[jobs]
         self._pool[slots] = rows
-        _allocation_kernels().index_rows_kernel(self._pool, self._nz, slots)
+        kernel_module("allocation_kernels").index_rows_kernel(self._pool, self._nz, slots)
 
     def store_one(self, j: int, row: np.ndarray) -> np.ndarray:
         """Make ``row`` job ``j``'s row; returns the kept row (a view into the pool)."""
@@ -116,7 +117,7 @@ class RowPool:
         slot = self._slot[j]
         kept = self._pool[slot]
         kept[:] = row
-        _allocation_kernels().index_rows_kernel(
+        kernel_module("allocation_kernels").index_rows_kernel(
             self._pool, self._nz, np.array([slot], dtype=np.int64)
         )
         return kept
@@ -147,16 +148,3 @@ class RowPool:
         taken = self._free[-need.size :]
         del self._free[-need.size :]
         self._slot[need] = taken
-
-
-_ALLOCATION_KERNELS = None
-
-
-def _allocation_kernels():
-    """``allocation_kernels``, imported on first use (it imports numba)."""
-    global _ALLOCATION_KERNELS
-    if _ALLOCATION_KERNELS is None:
-        from allockit.simulation import allocation_kernels
-
-        _ALLOCATION_KERNELS = allocation_kernels
-    return _ALLOCATION_KERNELS

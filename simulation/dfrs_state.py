@@ -34,6 +34,7 @@ from allockit.constants import MEM_EPS
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.simulation.dfrs_rows import RowPool, SimulationInvariantError
+from allockit.simulation.kernel_modules import kernel_module
 
 __all__ = [
     "FINISHED", "FUTURE", "RUNNING", "WAITING", "DfrsState", "SimulationInvariantError",
@@ -208,7 +209,7 @@ class DfrsState:
                 f"fits: free must hold one number per node ({self.nodes}); got shape "
                 f"{free.shape}"
             )
-        count = _kernels().fits_kernel(free, m)
+        count = kernel_module("dfrs_event_kernels").fits_kernel(free, m)
         if count != count:
             raise InvalidInputError("fits: free memory must be numbers; got NaN")
         return bool(count >= self.tasks[j])
@@ -346,7 +347,9 @@ class DfrsState:
         active = self.active_jobs()
         n = active.size
         if self.running:
-            _kernels().view_vt_kernel(self._active, n, self._act_vt, self.running_jobs(), self.vt)
+            kernel_module("dfrs_event_kernels").view_vt_kernel(
+                self._active, n, self._act_vt, self.running_jobs(), self.vt
+            )
         view = [active] + [arr[:n] for arr in self._active_arrays()[1:]]
         for arr in view[1:]:
             arr.flags.writeable = False  # (the views, not the arrays they show)
@@ -400,7 +403,7 @@ class DfrsState:
         """Copy the status and virtual time of the logged jobs into ``active_view``'s
         arrays, and drop the finished jobs from them (``view_sync_kernel``)."""
         self._sort_active()
-        self._n_active = _kernels().view_sync_kernel(
+        self._n_active = kernel_module("dfrs_event_kernels").view_sync_kernel(
             self._active, self._act_vt, self._act_submit, self._act_status, self._act_shape,
             self._n_active, self._touched, self._n_touched, self.status, self.vt,
             drop_finished,
@@ -455,7 +458,7 @@ class DfrsState:
         self.rows.take(jobs)
         pool, nz, slot = self.rows.indexed()
         self.n_waiting -= int(np.count_nonzero(self.status[jobs] == WAITING))
-        self.bytes_preempt, running_after = dfrs_kernels().start_kernel(
+        self.bytes_preempt, running_after = kernel_module("dfrs_kernels").start_kernel(
             jobs, rows, pool, nz, slot, self.status, self.shape, self.waiting_per_shape,
             self.ever_ran, self.n_resume_elsewhere, self.last_move, self.penalty_until,
             self.n_resume, self.start, self.mem, self.tasks, now, float(self.penalty),
@@ -624,7 +627,7 @@ class DfrsState:
         if np.may_share_memory(rows, pool):  # (views of the pool, which the kernel writes)
             rows = rows.copy()
         (code, paused, starting, preempted, migrated, self.bytes_migrate, self.bytes_preempt,
-         running_after) = dfrs_kernels().apply_kernel(
+         running_after) = kernel_module("dfrs_kernels").apply_kernel(
             jobs, rows, self._where, self.running_jobs(), self.status, pool, nz, slot,
             self.mem_used, self.load, self.mem, self.cpu, self.tasks, self.shape,
             self.waiting_per_shape, self.n_preempt, self.yields, self.last_move,
@@ -672,7 +675,8 @@ class DfrsState:
         """Running jobs whose remaining work is a rounding residue, in index order."""
         if not self.running:
             return []
-        return _kernels().residue_kernel(self.running_jobs(), self.runtime, self.vt).tolist()
+        residue = kernel_module("dfrs_event_kernels").residue_kernel
+        return residue(self.running_jobs(), self.runtime, self.vt).tolist()
 
     # ------------------------------------------------------------------ time
     def advance(self, now: float) -> None:
@@ -688,7 +692,7 @@ class DfrsState:
         if self.running:
             jobs = self.running_jobs()
             useful = np.empty(jobs.size)
-            used, given, overshoot = _kernels().advance_kernel(
+            used, given, overshoot = kernel_module("dfrs_event_kernels").advance_kernel(
                 jobs, self.clock, now, self.penalty_until, self.yields, self.vt,
                 self.runtime, self.cpu, self.tasks, useful,
             )
@@ -710,7 +714,7 @@ class DfrsState:
         """
         if not self.running:
             return 0.0, 0.0
-        return _kernels().cpu_in_use_kernel(
+        return kernel_module("dfrs_event_kernels").cpu_in_use_kernel(
             self.running_jobs(), now, self.yields, self.cpu, self.tasks, self.penalty_until
         )
 
@@ -768,31 +772,6 @@ def check_view(state: DfrsState, view: tuple[np.ndarray, ...], now: float) -> No
             raise SimulationInvariantError(
                 f"t={now}: the active jobs' {name} differ from their copy (job {j})"
             )
-
-
-_EVENT_KERNELS = None
-_DFRS_KERNELS = None
-
-
-def _kernels():
-    """``dfrs_event_kernels``, imported on first use (it imports numba)."""
-    global _EVENT_KERNELS
-    if _EVENT_KERNELS is None:
-        from allockit.simulation import dfrs_event_kernels
-
-        _EVENT_KERNELS = dfrs_event_kernels
-    return _EVENT_KERNELS
-
-
-def dfrs_kernels():
-    """``dfrs_kernels``, imported on first use (it imports numba); its kernels are read
-    from the module at each call (a test may replace one)."""
-    global _DFRS_KERNELS
-    if _DFRS_KERNELS is None:
-        from allockit.simulation import dfrs_kernels as module
-
-        _DFRS_KERNELS = module
-    return _DFRS_KERNELS
 
 
 def _add_in_order(total: float, values: np.ndarray) -> float:
