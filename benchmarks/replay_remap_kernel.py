@@ -85,7 +85,7 @@ def split(path: str, repeat: int) -> None:
     if not calls:
         print("no calls")
         return
-    starts = [args[:6] + args[7:13] for args in calls]  # (_remap_keep takes no CPU needs)
+    starts = [args[:8] + args[9:16] for args in calls]  # (_remap_keep: no CPU needs, accuracy)
     dfrs_kernels.mcb8_remap_kernel(*calls[0])
     dfrs_kernels._remap_keep(*starts[0])
     for _ in range(repeat):

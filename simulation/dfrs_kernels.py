@@ -538,8 +538,11 @@ def _priority_keys_of(vt: np.ndarray, submit: np.ndarray, now: float):
 def _first_by_priority(jobs: np.ndarray, keys: np.ndarray, count: int):
     """``dfrs_priority.first_by_priority``: the first ``count`` jobs in order, and
     whether some were left out (``_first_taken`` without the mask)."""
-    first, _ = _first_taken(jobs, keys, count)
-    return first, first.shape[0] < jobs.shape[0]
+    n = jobs.shape[0]
+    if count < 1 or count >= n:
+        first, _ = _first_taken(jobs, keys, count)
+        return first, first.shape[0] < n
+    return jobs[_first_positions(keys, count, SAMPLED_MIN_JOBS)], True
 
 
 @njit(cache=True)
@@ -547,12 +550,9 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
     """``dfrs_priority.first_by_priority``: the first ``count`` jobs in order, and the
     mask of those taken (all of them when ``count`` covers every job).
 
-    The ``count`` smallest (key, position) pairs (``_smallest``), then those few sorted.
+    The ``count`` smallest (key, position) pairs in order (``_first_positions``).
     NaN keys come last in the order; if fewer than ``count`` keys are numbers, none is
-    taken (the partition's NaN ``count``-th key, which no key is at most). A long list
-    is cut first (``_sampled_bound``): if at least ``count`` keys are at most a bound,
-    the first ``count`` pairs are among them (every other key is larger than the
-    ``count``-th smallest), so only those go to ``_smallest``; otherwise all do.
+    taken (the partition's NaN ``count``-th key, which no key is at most).
     """
     return _first_taken_cut(jobs, keys, count, SAMPLED_MIN_JOBS)
 
@@ -565,22 +565,40 @@ def _first_taken_cut(jobs: np.ndarray, keys: np.ndarray, count: int, min_jobs: i
         return jobs[:0].copy(), np.zeros(n, np.bool_)
     if count >= n:
         return jobs[np.argsort(keys, kind="mergesort")], np.ones(n, np.bool_)
+    order = _first_positions(keys, count, min_jobs)
     taken = np.zeros(n, np.bool_)
-    kept = np.empty(0, dtype=np.int64)
+    for h in range(order.shape[0]):
+        taken[order[h]] = True
+    return jobs[order], taken
+
+
+@njit(cache=True)
+def _first_positions(keys: np.ndarray, count: int, min_jobs: int) -> np.ndarray:
+    """The positions of the ``count`` smallest (key, position) pairs, in that order (a
+    stable sort's first ``count``), for ``0 < count < len(keys)``; none if fewer than
+    ``count`` keys are numbers (NaN keys are never taken).
+
+    A list of at least ``min_jobs`` keys is cut first (``_sampled_bound``): if at least
+    ``count`` keys are at most a bound, the first ``count`` pairs are among them (every
+    other key is larger than the ``count``-th smallest), so only those go to
+    ``_smallest_in_order``; otherwise all keys do. Any bound gives the same answer; a
+    good one only makes it faster.
+    """
+    n = keys.shape[0]
+    positions = np.empty(n, dtype=np.int64)
     if n >= min_jobs and n >= SAMPLED_MIN_RATIO * count:
         bound = _sampled_bound(keys, count)
         if bound == bound:  # (not NaN)
-            below = np.flatnonzero(keys <= bound)
-            if below.shape[0] >= count:
-                kept = below[_smallest(keys[below], count)]
-    if kept.shape[0] == 0:
-        kept = _smallest(keys, count)
-        if kept.shape[0] == 0:  # (fewer than count keys are numbers)
-            return jobs[:0].copy(), taken
-    for h in range(count):
-        taken[kept[h]] = True
-    where = np.flatnonzero(taken)
-    return jobs[where[np.argsort(keys[where], kind="mergesort")]], taken
+            m = 0
+            for i in range(n):
+                if keys[i] <= bound:
+                    positions[m] = i
+                    m += 1
+            if m >= count:
+                return _smallest_in_order(keys, positions[:m], count)
+    for i in range(n):
+        positions[i] = i
+    return _smallest_in_order(keys, positions, count)
 
 
 #: ``_first_taken`` cuts a list first when it holds at least this many keys, and this
@@ -596,34 +614,80 @@ def _sampled_bound(keys: np.ndarray, count: int) -> float:
     """A key likely to have between ``count`` and ``2 * count`` keys at most it (or NaN).
 
     From every ``step``-th key (about ``SAMPLE`` of them): the sample's ``rank``-th
-    smallest, with ``rank * step`` about 1.5 times ``count``. Only a guess, which
-    ``_first_taken`` checks by counting (a NaN from the sample: no guess).
+    smallest, with ``rank * step`` about 1.5 times ``count`` (NaN keys last, as in
+    ``numpy.partition``). Only a guess, which ``_first_positions`` checks by counting (a
+    NaN from the sample: no guess).
     """
     n = keys.shape[0]
     step = max(1, n // SAMPLE)
-    sample = keys[::step].copy()
+    sample = np.empty((n + step - 1) // step)
+    m = 0
+    for i in range(0, n, step):
+        k = keys[i]
+        if k == k:  # (NaN keys left out: they would come last)
+            sample[m] = k
+            m += 1
     rank = min(sample.shape[0], (3 * count) // (2 * step) + 4)
-    return np.partition(sample, rank - 1)[rank - 1]
+    if rank > m:
+        return np.nan
+    return _select(sample[:m], rank - 1)
 
 
 @njit(cache=True)
-def _smallest(keys: np.ndarray, count: int) -> np.ndarray:
-    """The positions of the ``count`` smallest (key, position) pairs, in no order; none
-    if fewer than ``count`` keys are numbers (NaN keys are never taken).
+def _select(values: np.ndarray, k: int) -> float:
+    """The ``k``-th smallest (from 0) of ``values`` (no NaN), which it reorders.
 
-    One pass with a heap of the ``count`` smallest pairs seen, from the last position to
-    the first (the newest jobs, which lead the order behind a long backlog of jobs that
-    have run, come first and keep most keys out); a key enters when it is at most the
-    largest kept, since its position is earlier (ties go to the earlier position, as in
-    a stable sort).
+    Hoare's selection with the median of three as pivot: each round keeps the side of
+    the partition that holds position ``k``.
     """
-    n = keys.shape[0]
-    # a max-heap of the kept (key, position) pairs, the largest on top
+    lo = 0
+    hi = values.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        a, b, c = values[lo], values[mid], values[hi]
+        if a > b:
+            a, b = b, a
+        pivot = c if c < b else b
+        if pivot < a:
+            pivot = a
+        i = lo
+        j = hi
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break  # (j < k < i: values[k] equals the pivot)
+    return values[k]
+
+
+@njit(cache=True)
+def _smallest_in_order(keys: np.ndarray, positions: np.ndarray, count: int) -> np.ndarray:
+    """Of ``positions`` (increasing), the ``count`` whose (key, position) pairs are the
+    smallest, in that order; none if fewer than ``count`` of their keys are numbers.
+
+    One pass with a max-heap of the ``count`` smallest pairs seen, from the last
+    position to the first (the newest jobs, which lead the order behind a long backlog
+    of jobs that have run, come first and keep most keys out); a key enters when it is
+    at most the largest kept, since its position is earlier (ties go to the earlier
+    position, as in a stable sort). Then the heap is sorted in place (heapsort).
+    """
+    m = positions.shape[0]
     hk = np.empty(count)
     hp = np.empty(count, dtype=np.int64)
     size = 0
     top = np.inf
-    for i in range(n - 1, -1, -1):  # (backwards: the late jobs, newest, lead)
+    for r in range(m - 1, -1, -1):  # (backwards: the late jobs, newest, lead)
+        i = positions[r]
         k = keys[i]
         if k != k:
             continue
@@ -657,6 +721,24 @@ def _smallest(keys: np.ndarray, count: int) -> np.ndarray:
         top = hk[0]
     if size < count:
         return hp[:0].copy()
+    for end in range(count - 1, 0, -1):  # the largest pair left goes to the end
+        k, i = hk[end], hp[end]
+        hk[end], hp[end] = hk[0], hp[0]
+        c = 0  # sift (k, i) down from the top of the heap hk[:end]
+        while True:
+            child = 2 * c + 1
+            if child >= end:
+                break
+            other = child + 1
+            if other < end and (
+                hk[other] > hk[child] or (hk[other] == hk[child] and hp[other] > hp[child])
+            ):
+                child = other
+            if hk[child] < k or (hk[child] == k and hp[child] < i):
+                break
+            hk[c], hp[c] = hk[child], hp[child]
+            c = child
+        hk[c], hp[c] = k, i
     return hp
 
 

@@ -203,3 +203,67 @@ def test_the_compiled_selection_takes_nothing_when_asked_for_nothing():
     for min_jobs in (0, 10**9):
         first, taken = _first_taken_cut(jobs, keys, 0, min_jobs)
         assert first.tolist() == [] and not taken.any()
+
+
+_KEY_POOL = [-np.inf, -2.0, -1.0, -0.0, 0.0, 1e-300, np.inf, -1e300]
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 2_000),
+       tied=st.booleans())
+def test_the_compiled_select_gives_numpys_order_statistic(seed, n, tied):
+    # `_select` (the sampled bound's quickselect) against numpy.partition: any rank, on
+    # random keys or on keys drawn from a few values (ties, signed zeros, infinities)
+    from allockit.simulation.dfrs_kernels import _select
+
+    rng = np.random.default_rng(seed)
+    values = rng.choice(_KEY_POOL, n) if tied else rng.standard_normal(n)
+    for k in {0, n - 1, int(rng.integers(n))}:
+        assert _select(values.copy(), k) == np.partition(values, k)[k]
+    ordered = np.sort(rng.standard_normal(n))  # (in order and reversed: median of three)
+    assert _select(ordered.copy(), n // 2) == ordered[n // 2]
+    assert _select(ordered[::-1].copy(), n // 3) == ordered[n // 3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 300),
+       n=st.integers(2_048, 6_000), layout=st.sampled_from(["crowd", "ties", "nan"]))
+def test_the_remaps_selection_without_a_mask_takes_the_stable_orders_first_jobs(
+    seed, count, n, layout
+):
+    # `_first_by_priority` (the remap's selection, no mask of the jobs taken) on lists
+    # long enough to be cut: the first `count` of numpy's stable order, and "some left out"
+    from allockit.simulation.dfrs_kernels import _first_by_priority
+
+    rng = np.random.default_rng(seed)
+    jobs = np.sort(rng.choice(10 * n, n, replace=False)).astype(np.int64)
+    if layout == "crowd":
+        keys = -0.005 * (1.0 + 0.01 * rng.random(n))
+    elif layout == "ties":
+        keys = rng.choice(_KEY_POOL, n)
+    else:  # (NaN keys come last; too few numbers: nothing is taken)
+        keys = np.where(rng.random(n) < 0.98, np.nan, -rng.random(n))
+    first, more = _first_by_priority(jobs, keys, count)
+    assert more
+    if np.count_nonzero(~np.isnan(keys)) < count:
+        assert first.tolist() == []
+    else:
+        assert first.tolist() == jobs[np.argsort(keys, kind="stable")][:count].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 100), n=st.integers(1, 400))
+def test_the_heap_orders_any_subset_of_positions_as_a_stable_sort(seed, count, n):
+    # `_smallest_in_order` on a subset of the positions (the cut's candidates): the
+    # `count` smallest (key, position) pairs among them, in order
+    from allockit.simulation.dfrs_kernels import _smallest_in_order
+
+    rng = np.random.default_rng(seed)
+    keys = np.where(rng.random(n) < 0.5, rng.choice(_KEY_POOL + [np.nan], n), rng.random(n))
+    positions = np.flatnonzero(rng.random(n) < 0.7).astype(np.int64)
+    got = _smallest_in_order(keys, positions, count)
+    numbers = positions[~np.isnan(keys[positions])]
+    if numbers.size < count:
+        assert got.tolist() == []
+    else:
+        assert got.tolist() == numbers[np.argsort(keys[numbers], kind="stable")][:count].tolist()
