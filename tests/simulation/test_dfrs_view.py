@@ -259,7 +259,7 @@ def test_the_heap_orders_any_subset_of_positions_as_a_stable_sort(seed, count, n
     from allockit.simulation.dfrs_kernels import _smallest_in_order
 
     rng = np.random.default_rng(seed)
-    keys = np.where(rng.random(n) < 0.5, rng.choice(_KEY_POOL + [np.nan], n), rng.random(n))
+    keys = np.where(rng.random(n) < 0.5, rng.choice([*_KEY_POOL, np.nan], n), rng.random(n))
     positions = np.flatnonzero(rng.random(n) < 0.7).astype(np.int64)
     got = _smallest_in_order(keys, positions, count)
     numbers = positions[~np.isnan(keys[positions])]
