@@ -635,39 +635,41 @@ def _sampled_bound(keys: np.ndarray, count: int) -> float:
 
 @njit(cache=True)
 def _select(values: np.ndarray, k: int) -> float:
-    """The ``k``-th smallest (from 0) of ``values`` (no NaN), which it reorders.
+    """The ``k``-th smallest (from 0) of ``values`` (no NaN).
 
-    Hoare's selection with the median of three as pivot: each round keeps the side of
-    the partition that holds position ``k``.
+    One pass with a max-heap of the ``k + 1`` smallest values seen: a value enters
+    only when it is below the largest kept, so for a small ``k`` (the sampled bound's
+    rank is a few dozen of about a thousand keys) most values cost one comparison.
     """
-    lo = 0
-    hi = values.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        a, b, c = values[lo], values[mid], values[hi]
-        if a > b:
-            a, b = b, a
-        pivot = c if c < b else b
-        if pivot < a:
-            pivot = a
-        i = lo
-        j = hi
-        while i <= j:
-            while values[i] < pivot:
-                i += 1
-            while values[j] > pivot:
-                j -= 1
-            if i <= j:
-                values[i], values[j] = values[j], values[i]
-                i += 1
-                j -= 1
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            break  # (j < k < i: values[k] equals the pivot)
-    return values[k]
+    size = k + 1
+    heap = np.empty(size)
+    for i in range(size):  # the first k + 1 values, sifted up
+        v = values[i]
+        c = i
+        while c > 0:
+            parent = (c - 1) >> 1
+            if not heap[parent] < v:
+                break
+            heap[c] = heap[parent]
+            c = parent
+        heap[c] = v
+    for i in range(size, values.shape[0]):
+        v = values[i]
+        if not v < heap[0]:
+            continue
+        c = 0  # v replaces the top, sifted down
+        while True:
+            child = 2 * c + 1
+            if child >= size:
+                break
+            if child + 1 < size and heap[child + 1] > heap[child]:
+                child += 1
+            if not heap[child] > v:
+                break
+            heap[c] = heap[child]
+            c = child
+        heap[c] = v
+    return heap[0]
 
 
 @njit(cache=True)

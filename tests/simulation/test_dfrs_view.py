@@ -212,7 +212,7 @@ _KEY_POOL = [-np.inf, -2.0, -1.0, -0.0, 0.0, 1e-300, np.inf, -1e300]
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 2_000),
        tied=st.booleans())
 def test_the_compiled_select_gives_numpys_order_statistic(seed, n, tied):
-    # `_select` (the sampled bound's quickselect) against numpy.partition: any rank, on
+    # `_select` (the sampled bound's heap selection) against numpy.partition: any rank, on
     # random keys or on keys drawn from a few values (ties, signed zeros, infinities)
     from allockit.simulation.dfrs_kernels import _select
 
@@ -220,7 +220,7 @@ def test_the_compiled_select_gives_numpys_order_statistic(seed, n, tied):
     values = rng.choice(_KEY_POOL, n) if tied else rng.standard_normal(n)
     for k in {0, n - 1, int(rng.integers(n))}:
         assert _select(values.copy(), k) == np.partition(values, k)[k]
-    ordered = np.sort(rng.standard_normal(n))  # (in order and reversed: median of three)
+    ordered = np.sort(rng.standard_normal(n))  # (in order and reversed: every value enters)
     assert _select(ordered.copy(), n // 2) == ordered[n // 2]
     assert _select(ordered[::-1].copy(), n // 3) == ordered[n // 3]
 
