@@ -551,8 +551,8 @@ def _first_taken(jobs: np.ndarray, keys: np.ndarray, count: int):
     mask of those taken (all of them when ``count`` covers every job).
 
     The ``count`` smallest (key, position) pairs in order (``_first_positions``).
-    NaN keys come last in the order; if fewer than ``count`` keys are numbers, none is
-    taken (the partition's NaN ``count``-th key, which no key is at most).
+    NaN keys come last in the order; if fewer than ``count`` keys are numbers (and
+    ``count`` is below the number of jobs), none is taken (the heap never fills).
     """
     return _first_taken_cut(jobs, keys, count, SAMPLED_MIN_JOBS)
 
@@ -601,7 +601,7 @@ def _first_positions(keys: np.ndarray, count: int, min_jobs: int) -> np.ndarray:
     return _smallest_in_order(keys, positions, count)
 
 
-#: ``_first_taken`` cuts a list first when it holds at least this many keys, and this
+#: ``_first_positions`` cuts a list first when it holds at least this many keys, and this
 #: many times ``count`` (below, one pass of the heap costs about as much as the cut).
 SAMPLED_MIN_JOBS = 2048
 SAMPLED_MIN_RATIO = 8
@@ -635,7 +635,8 @@ def _sampled_bound(keys: np.ndarray, count: int) -> float:
 
 @njit(cache=True)
 def _select(values: np.ndarray, k: int) -> float:
-    """The ``k``-th smallest (from 0) of ``values`` (no NaN).
+    """The ``k``-th smallest (from 0) of ``values`` (no NaN), for ``0 <= k < len(values)``
+    (not checked: ``_sampled_bound`` asks for a rank it has).
 
     One pass with a max-heap of the ``k + 1`` smallest values seen: a value enters
     only when it is below the largest kept, so for a small ``k`` (the sampled bound's
@@ -1078,13 +1079,75 @@ def _add_indexed_row(
 
 
 @njit(cache=True)
+def _index_new_row(row: np.ndarray, out: np.ndarray) -> None:
+    """``out[0]``: how many entries of ``row`` are nonzero; ``out[1:]``: their nodes, in
+    order (the pool's index of a row, ``RowPool.indexed``, for a row not stored yet)."""
+    k = 0
+    for n in range(row.shape[0]):
+        if row[n] != 0:
+            k += 1
+            out[k] = n
+    out[0] = k
+
+
+@njit(cache=True)
+def _same_row_as_indexed(
+    pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray, new_nz: np.ndarray
+) -> bool:
+    """``_same_row`` with ``new``'s nonzero entries counted already (``new_nz``)."""
+    count = new_nz[0]
+    if count != nz[s, 0]:
+        return False
+    for e in range(1, count + 1):
+        n = nz[s, e]
+        if pool[s, n] != new[n]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _add_new_indexed_row(
+    mem_used: np.ndarray, load: np.ndarray, new: np.ndarray, new_nz: np.ndarray, m: float,
+    c: float,
+) -> None:
+    """``_add_row(..., new, m, c, 1.0)`` over ``new``'s indexed nonzero entries only (the
+    same bits, as ``_add_indexed_row``)."""
+    for e in range(1, new_nz[0] + 1):
+        n = new_nz[e]
+        mem_used[n] += new[n] * m
+        load[n] += new[n] * c
+
+
+@njit(cache=True)
+def _store_new_indexed_row(
+    pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray, new_nz: np.ndarray
+) -> None:
+    """``_store_indexed_row`` with ``new``'s nonzero entries found already (``new_nz``)."""
+    for e in range(1, nz[s, 0] + 1):
+        pool[s, nz[s, e]] = 0.0
+    k = new_nz[0]
+    for e in range(1, k + 1):
+        n = new_nz[e]
+        pool[s, n] = new[n]
+        nz[s, e] = n
+    nz[s, 0] = k
+
+
+@njit(cache=True)
 def _apply_mapped(
     jobs, rows, where, running, status, pool, nz, slot, mem_used, load, mem, cpu, tasks,
     shape, waiting_per_shape, n_preempt, yields, last_move, n_migrate, penalty_until, ever_ran,
     n_resume_elsewhere, n_resume, start, now, penalty, node_memory, bytes_migrate,
     bytes_preempt,
 ):
-    """``apply_kernel`` once ``where`` maps the jobs."""
+    """``apply_kernel`` once ``where`` maps the jobs.
+
+    Each new row's nonzero entries are found once (``_index_new_row``); the comparisons,
+    the memory and load added and the rows stored read them from there.
+    """
+    new_nz = np.empty((jobs.shape[0], rows.shape[1] + 1), dtype=nz.dtype)
+    for k in range(jobs.shape[0]):
+        _index_new_row(rows[k], new_nz[k])
     starting = np.empty(jobs.shape[0], dtype=np.int64)
     n_start = 0
     for i in range(jobs.shape[0]):
@@ -1105,7 +1168,7 @@ def _apply_mapped(
             n_paused += 1
             n_leave += 1
             continue
-        if not _same_row(pool, nz, slot[j], rows[k]):
+        if not _same_row_as_indexed(pool, nz, slot[j], rows[k], new_nz[k]):
             moves[i] = True
             leaves[i] = True
             n_leave += 1
@@ -1119,9 +1182,11 @@ def _apply_mapped(
     for i in range(n_run):
         if moves[i]:
             j = running[i]
-            _add_row(mem_used, load, rows[where[j]], mem[j], cpu[j], 1.0)
+            k = where[j]
+            _add_new_indexed_row(mem_used, load, rows[k], new_nz[k], mem[j], cpu[j])
     for j in starting:
-        _add_row(mem_used, load, rows[where[j]], mem[j], cpu[j], 1.0)
+        k = where[j]
+        _add_new_indexed_row(mem_used, load, rows[k], new_nz[k], mem[j], cpu[j])
     # pauses
     paused = np.empty(n_paused, dtype=np.int64)
     preempted = 0
@@ -1142,13 +1207,14 @@ def _apply_mapped(
         if moves[i]:
             j = running[i]
             s = slot[j]
-            new = rows[where[j]]
+            k = where[j]
+            new = rows[k]
             kept = 0.0  # (whole task counts: exact in any order, as numpy's pairwise sum;
             for e in range(1, nz[s, 0] + 1):  # the old row's zero entries keep nothing)
                 n = nz[s, e]
                 kept += min(pool[s, n], new[n])
             moved = np.int64(tasks[j] - kept)
-            _store_indexed_row(pool, nz, s, new)
+            _store_new_indexed_row(pool, nz, s, new, new_nz[k])
             last_move[j] = now
             n_migrate[j] += 1
             migrated += moved
@@ -1158,9 +1224,10 @@ def _apply_mapped(
     for j in paused:
         bytes_preempt += tasks[j] * mem[j] * node_memory
     for j in starting:
-        new = rows[where[j]]
+        k = where[j]
+        new = rows[k]
         if ever_ran[j]:
-            if not _same_row(pool, nz, slot[j], new):
+            if not _same_row_as_indexed(pool, nz, slot[j], new, new_nz[k]):
                 n_resume_elsewhere[j] += 1
             penalty_until[j] = now + penalty
             n_resume[j] += 1
@@ -1168,7 +1235,7 @@ def _apply_mapped(
         else:
             ever_ran[j] = True
             start[j] = now
-        _store_indexed_row(pool, nz, slot[j], new)
+        _store_new_indexed_row(pool, nz, slot[j], new, new_nz[k])
         waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING
         last_move[j] = now
