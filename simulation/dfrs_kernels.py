@@ -31,6 +31,7 @@ from allockit.heuristics.greedy_kernels import greedy_fill_kernel
 from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.heuristics.mcb_kernels import mcb_fill_groups_kernel
 from allockit.results.base import readonly_array
+from allockit.simulation.allocation_kernels import index_row
 from allockit.simulation.dfrs_event_kernels import (
     _sum,
     fit_mask_kernel,
@@ -1017,45 +1018,6 @@ def apply_kernel(
 
 
 @njit(cache=True)
-def _same_row(pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray) -> bool:
-    """Is row ``s`` of the indexed pool equal to ``new`` (``==`` entry by entry)?
-
-    The same answer as comparing all the entries, reading of the pool's row only its
-    indexed nonzero entries: equal rows have as many nonzero entries, at the same nodes.
-    """
-    count = 0
-    for n in range(new.shape[0]):
-        if new[n] != 0:
-            count += 1
-    if count != nz[s, 0]:
-        return False
-    for e in range(1, count + 1):
-        n = nz[s, e]
-        if pool[s, n] != new[n]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _store_indexed_row(pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray) -> None:
-    """``pool[s] = new`` and its index again, writing only the entries that change.
-
-    The old row's nonzero entries (read from the index) become ``+0.0``, then ``new``'s
-    nonzero entries are written: a job on a few of 120 nodes writes a few entries, not
-    the row. Every zero entry of the pool is ``+0.0`` (``RowPool.store`` keeps it so).
-    """
-    for e in range(1, nz[s, 0] + 1):
-        pool[s, nz[s, e]] = 0.0
-    k = 0
-    for n in range(new.shape[0]):
-        if new[n] != 0:
-            pool[s, n] = new[n]
-            k += 1
-            nz[s, k] = n
-    nz[s, 0] = k
-
-
-@njit(cache=True)
 def _add_indexed_row(
     mem_used: np.ndarray, load: np.ndarray, pool: np.ndarray, nz: np.ndarray, s: int,
     m: float, c: float, sign: float,
@@ -1079,22 +1041,15 @@ def _add_indexed_row(
 
 
 @njit(cache=True)
-def _index_new_row(row: np.ndarray, out: np.ndarray) -> None:
-    """``out[0]``: how many entries of ``row`` are nonzero; ``out[1:]``: their nodes, in
-    order (the pool's index of a row, ``RowPool.indexed``, for a row not stored yet)."""
-    k = 0
-    for n in range(row.shape[0]):
-        if row[n] != 0:
-            k += 1
-            out[k] = n
-    out[0] = k
-
-
-@njit(cache=True)
 def _same_row_as_indexed(
     pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray, new_nz: np.ndarray
 ) -> bool:
-    """``_same_row`` with ``new``'s nonzero entries counted already (``new_nz``)."""
+    """Is row ``s`` of the indexed pool equal to ``new``, whose nonzero entries ``new_nz``
+    indexes (``allocation_kernels.index_row``)?
+
+    The same answer as comparing all the entries, reading of the pool's row only its
+    indexed nonzero entries: equal rows have as many nonzero entries, at the same nodes.
+    """
     count = new_nz[0]
     if count != nz[s, 0]:
         return False
@@ -1122,7 +1077,13 @@ def _add_new_indexed_row(
 def _store_new_indexed_row(
     pool: np.ndarray, nz: np.ndarray, s: int, new: np.ndarray, new_nz: np.ndarray
 ) -> None:
-    """``_store_indexed_row`` with ``new``'s nonzero entries found already (``new_nz``)."""
+    """``pool[s] = new`` and its index again (``new_nz``: ``new``'s nonzero entries,
+    ``allocation_kernels.index_row``), writing only the entries that change.
+
+    The old row's nonzero entries (read from the index) become ``+0.0``, then ``new``'s
+    nonzero entries are written: a job on a few of 120 nodes writes a few entries, not
+    the row. Every zero entry of the pool is ``+0.0`` (``RowPool.store`` keeps it so).
+    """
     for e in range(1, nz[s, 0] + 1):
         pool[s, nz[s, e]] = 0.0
     k = new_nz[0]
@@ -1142,12 +1103,12 @@ def _apply_mapped(
 ):
     """``apply_kernel`` once ``where`` maps the jobs.
 
-    Each new row's nonzero entries are found once (``_index_new_row``); the comparisons,
-    the memory and load added and the rows stored read them from there.
+    Each new row's nonzero entries are found once (``allocation_kernels.index_row``);
+    the comparisons, the memory and load added and the rows stored read them from there.
     """
     new_nz = np.empty((jobs.shape[0], rows.shape[1] + 1), dtype=nz.dtype)
     for k in range(jobs.shape[0]):
-        _index_new_row(rows[k], new_nz[k])
+        index_row(new_nz, k, rows[k])
     starting = np.empty(jobs.shape[0], dtype=np.int64)
     n_start = 0
     for i in range(jobs.shape[0]):
@@ -1447,11 +1408,13 @@ def start_kernel(
     after the starts (``running``, the running jobs before, merged with ``jobs``); the
     arrays are updated in place.
     """
+    new_nz = np.empty((1, pool.shape[1] + 1), dtype=nz.dtype)  # (each row's, in turn)
     for i in range(jobs.shape[0]):
         j = jobs[i]
-        if ever_ran[j] and not _same_row(pool, nz, slot[j], rows[i]):
+        index_row(new_nz, 0, rows[i])
+        if ever_ran[j] and not _same_row_as_indexed(pool, nz, slot[j], rows[i], new_nz[0]):
             n_resume_elsewhere[j] += 1
-        _store_indexed_row(pool, nz, slot[j], rows[i])
+        _store_new_indexed_row(pool, nz, slot[j], rows[i], new_nz[0])
         if status[j] == 1:  # WAITING
             waiting_per_shape[shape[j]] -= 1
         status[j] = 2  # RUNNING

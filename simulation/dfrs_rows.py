@@ -8,7 +8,7 @@ a job has tasks on): a job usually runs on a few of the nodes, and compiled kern
 read and write those entries only, not the whole row. Every row of the pool, of a
 job's slot or a free one, is indexed, and its zero entries are ``+0.0``: ``store``
 keeps it so (``allocation_kernels.index_rows_kernel``), and so does a kernel that writes
-a row (``dfrs_kernels._store_indexed_row``).
+a row (``dfrs_kernels._store_new_indexed_row``).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class RowPool:
         Row ``s``'s nonzero entries are at the nodes ``nz[s, 1 : 1 + nz[s, 0]]``, in
         increasing order. The live arrays: a kernel that writes a row of the pool must
         keep the index right and the zero entries ``+0.0`` (``dfrs_kernels.
-        _store_indexed_row`` does both), for free slots too: a slot taken again is
+        _store_new_indexed_row`` does both), for free slots too: a slot taken again is
         cleared through its index.
 
         >>> pool = RowPool(jobs=1, nodes=3)

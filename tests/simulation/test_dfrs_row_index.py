@@ -14,19 +14,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allockit.instances.workload import Platform, Workload
+from allockit.simulation.allocation_kernels import index_row
 from allockit.simulation.dfrs import simulate_dfrs
 from allockit.simulation.dfrs_checks import check_invariants
 from allockit.simulation.dfrs_kernels import (
     _add_indexed_row,
+    _add_new_indexed_row,
     _add_row,
     _copy_indexed_row,
-    _same_row,
-    _store_indexed_row,
+    _same_row_as_indexed,
+    _store_new_indexed_row,
     _sum_indexed_rows_into,
     _sum_rows_into,
 )
 from allockit.simulation.dfrs_rows import RowPool, SimulationInvariantError
 from allockit.simulation.dfrs_state import DfrsState
+
+
+def _index_of(row: np.ndarray) -> np.ndarray:
+    # a new row's index of nonzero entries, as apply and start_kernel find it
+    nz = np.empty((1, row.size + 1), dtype=np.int32)
+    index_row(nz, 0, row)
+    return nz[0]
 
 
 def _index_is_right(pool: RowPool, jobs=None) -> bool:
@@ -86,8 +95,11 @@ def test_the_indexed_comparison_is_the_dense_one(old, data):
     pool.store(np.array([0]), old_row[None, :])
     rows, nz, slot = pool.indexed()
     dense = not any(a != b for a, b in zip(old, new, strict=True))
-    assert _same_row(rows, nz, slot[0], new_row) == dense
-    assert _same_row(rows, nz, slot[0], rows[slot[0]].copy()) == (not np.isnan(old_row).any())
+    assert _same_row_as_indexed(rows, nz, slot[0], new_row, _index_of(new_row)) == dense
+    same = rows[slot[0]].copy()
+    assert _same_row_as_indexed(rows, nz, slot[0], same, _index_of(same)) == (
+        not np.isnan(old_row).any()
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -126,7 +138,13 @@ def test_rows_written_through_the_index_are_the_rows_bit_for_bit(seed, nodes, wr
             pool.take(np.array([j]))
             rows, nz, slot = pool.indexed()
         new = rng.choice([0.0, -0.0, 0.0, 1.0, 3.0], nodes)
-        _store_indexed_row(rows, nz, slot[j], new)
+        dense_mem, dense_load = np.full(nodes, 0.5), np.full(nodes, 1 / 3)
+        new_mem, new_load = dense_mem.copy(), dense_load.copy()
+        _add_row(dense_mem, dense_load, new, 0.3, 0.7, 1.0)  # (a new row added, as apply)
+        _add_new_indexed_row(new_mem, new_load, new, _index_of(new), 0.3, 0.7)
+        assert new_mem.tobytes() == dense_mem.tobytes()
+        assert new_load.tobytes() == dense_load.tobytes()
+        _store_new_indexed_row(rows, nz, slot[j], new, _index_of(new))
         assert rows[slot[j]].tolist() == new.tolist()
         assert not np.signbit(rows[slot[j]]).any() and _index_is_right(pool, [j])
         mem_used = rng.choice([0.0, 0.25, 0.5, 1 / 3, 0.9], nodes)
