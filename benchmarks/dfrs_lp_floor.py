@@ -72,7 +72,7 @@ def main() -> None:
     placement.thread_highs = lambda: timed  # the simulator's LPs look it up at each call
     inputs: collections.Counter = collections.Counter()
     if args.repeats:
-        solve = placement._max_sum_yields_sparse
+        solve = placement.max_sum_yields_sparse
 
         def counted(jobs, hosts, values, n_jobs, n_hosts, floor):
             digest = hashlib.md5(repr((n_jobs, n_hosts, floor)).encode())
@@ -81,7 +81,7 @@ def main() -> None:
             inputs[digest.hexdigest()] += 1
             return solve(jobs, hosts, values, n_jobs, n_hosts, floor)
 
-        placement._max_sum_yields_sparse = counted
+        placement.max_sum_yields_sparse = counted
 
     names = args.algorithms.split(";") if args.algorithms else table5_algorithms()
     workload = split_weeks(hpc2n_workload(read_swf(args.trace)))[args.week]

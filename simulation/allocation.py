@@ -25,11 +25,18 @@ __all__ = [
     "base_yield",
     "build_avg_yield_lp",
     "max_avg_yields",
+    "max_avg_yields_rows",
     "max_avg_yields_unchecked",
     "max_min_affine",
+    "max_min_affine_rows",
     "max_min_yields",
     "min_avg_stretch",
+    "min_avg_stretch_rows",
 ]
+
+#: ``min_avg_stretch``'s defaults: relative accuracy of the cuts, most rounds of cuts.
+STRETCH_RTOL = 1e-6
+STRETCH_MAX_ROUNDS = 200
 
 
 def _check(counts: np.ndarray, cpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,6 +205,52 @@ def max_avg_yields_unchecked(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     return max_sum_yields(coeff, floor)
 
 
+def max_avg_yields_rows(
+    pool: np.ndarray, nz: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray
+) -> np.ndarray:
+    """``max_avg_yields_unchecked(pool[slot[jobs]], cpu[jobs])`` without the matrix.
+
+    For the simulator, whose tasks per node are rows of a pool with an index of their
+    nonzero entries (``dfrs_rows.RowPool.indexed``): the LP's coefficients, in the order
+    ``numpy.nonzero`` gives them, and its floor are read through the index
+    (``allocation_kernels.avg_lp_rows_kernel``). The LP is the same, arrays and floor
+    bit for bit, so the answer is too (and the ``max_sum_yields`` memo's key).
+
+    Parameters
+    ----------
+    pool, nz, slot : numpy.ndarray
+        The rows of tasks per node, their index and each job's row (``RowPool.indexed``).
+    jobs : numpy.ndarray of int64
+        The jobs whose yields are wanted, each with a row.
+    cpu : numpy.ndarray, shape (all jobs,)
+        CPU need per task of every job, in (0, 1].
+
+    Returns
+    -------
+    numpy.ndarray, shape (jobs.size,)
+        The yields of ``max_avg_yields`` for these jobs' rows.
+
+    Examples
+    --------
+    >>> from allockit.simulation.dfrs_rows import RowPool
+    >>> pool = RowPool(jobs=3, nodes=2)
+    >>> pool.store(np.array([0, 1, 2]), np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
+    >>> jobs, cpu = np.array([0, 1, 2]), np.array([0.4, 0.8, 0.5])
+    >>> max_avg_yields_rows(*pool.indexed(), jobs, cpu).round(4).tolist()
+    [0.8333, 0.8333, 1.0]
+    """
+    from allockit.evaluation import placement
+    from allockit.simulation.allocation_kernels import avg_lp_rows_kernel
+
+    if pool.shape[1] < 2:  # numpy sums one column pairwise: the matrix's floor
+        return max_avg_yields_unchecked(pool[slot[jobs]], cpu[jobs])
+    job, node, value, peak = avg_lp_rows_kernel(pool, nz, slot, jobs, cpu)
+    floor = 1.0 / max(1.0, peak)  # base_yield's
+    if floor >= 1.0:  # every yield is fixed at 1
+        return np.ones(jobs.size)
+    return placement.max_sum_yields_sparse(job, node, value, jobs.size, pool.shape[1], floor)
+
+
 def max_min_affine(
     counts: np.ndarray, cpu: np.ndarray, a: np.ndarray, b: np.ndarray, *, tol: float = 1e-12
 ) -> np.ndarray:
@@ -262,8 +315,8 @@ def min_avg_stretch(
     a: np.ndarray,
     b: np.ndarray,
     *,
-    rtol: float = 1e-6,
-    max_rounds: int = 200,
+    rtol: float = STRETCH_RTOL,
+    max_rounds: int = STRETCH_MAX_ROUNDS,
 ) -> np.ndarray:
     """Yields minimising the average estimated stretch (``/stretch-per/opt=avg``).
 
@@ -317,8 +370,6 @@ def min_avg_stretch(
     >>> max_min_affine(counts, cpu, np.zeros(4), np.ones(4)).round(6).tolist()
     [0.5, 0.5, 0.8, 0.8]
     """
-    from allockit.evaluation.answer_memo import memo
-
     counts, cpu = _check(counts, cpu)
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -331,27 +382,128 @@ def min_avg_stretch(
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 0:
         raise InvalidInputError(f"max_rounds must be an integer >= 0; got {max_rounds!r}")
     rtol = float(rtol)
+    job, node = np.nonzero(counts)
+    weight = counts[job, node] * cpu[job]
+    return _min_avg_stretch_of(job, node, weight, counts.shape[1], a, b, rtol, max_rounds)
+
+
+def max_min_affine_rows(
+    pool: np.ndarray, nz: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray,
+    a: np.ndarray, b: np.ndarray,
+) -> np.ndarray:
+    """``max_min_affine(pool[slot[jobs]], cpu[jobs], a, b)`` without the matrix, unchecked.
+
+    For the simulator (``/stretch-per/opt=max``): the rows of tasks per node of a pool
+    with their index (``dfrs_rows.RowPool.indexed``) give the matrix's nonzero entries
+    in its order (``allocation_kernels.indexed_weights_kernel``), so the same bits.
+
+    Parameters
+    ----------
+    pool, nz, slot : numpy.ndarray
+        The rows of tasks per node, their index and each job's row (``RowPool.indexed``).
+    jobs : numpy.ndarray of int64
+        The jobs whose yields are wanted, each with a row.
+    cpu : numpy.ndarray, shape (all jobs,)
+        CPU need per task of every job, in (0, 1].
+    a, b : numpy.ndarray of float, shape (jobs.size,)
+        The estimates' offsets (>= 0) and slopes (> 0), as ``max_min_affine``'s.
+
+    Returns
+    -------
+    numpy.ndarray, shape (jobs.size,)
+        ``max_min_affine``'s yields.
+
+    Examples
+    --------
+    >>> from allockit.simulation.dfrs_rows import RowPool
+    >>> pool = RowPool(jobs=2, nodes=2)
+    >>> pool.store(np.array([0, 1]), np.array([[1.0, 0.0], [1.0, 0.0]]))
+    >>> max_min_affine_rows(*pool.indexed(), np.array([0, 1]), np.array([1.0, 1.0]),
+    ...                     np.array([0.2, 0.0]), np.array([0.5, 0.5])).round(4).tolist()
+    [0.3, 0.7]
+    """
+    from allockit.simulation.allocation_kernels import affine_fill_kernel, indexed_weights_kernel
+
+    job, node, weight = indexed_weights_kernel(pool, nz, slot, jobs, cpu)
+    return affine_fill_kernel(job, node, weight, a, b, pool.shape[1], 1e-12)
+
+
+def min_avg_stretch_rows(
+    pool: np.ndarray, nz: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray,
+    a: np.ndarray, b: np.ndarray,
+) -> np.ndarray:
+    """``min_avg_stretch(pool[slot[jobs]], cpu[jobs], a, b)`` without the matrix, unchecked.
+
+    For the simulator (``/stretch-per/opt=avg``): the same nonzero entries in the same
+    order as the matrix's (``allocation_kernels.indexed_weights_kernel``), so the same
+    LPs, the same answers and the same ``min_avg_stretch`` memo keys; default ``rtol``
+    and ``max_rounds``.
+
+    Parameters
+    ----------
+    pool, nz, slot : numpy.ndarray
+        The rows of tasks per node, their index and each job's row (``RowPool.indexed``).
+    jobs : numpy.ndarray of int64
+        The jobs whose yields are wanted, each with a row.
+    cpu : numpy.ndarray, shape (all jobs,)
+        CPU need per task of every job, in (0, 1].
+    a, b : numpy.ndarray of float, shape (jobs.size,)
+        The estimates' offsets (>= 0) and slopes (> 0), as ``min_avg_stretch``'s.
+
+    Returns
+    -------
+    numpy.ndarray, shape (jobs.size,)
+        ``min_avg_stretch``'s yields.
+
+    Examples
+    --------
+    >>> from allockit.simulation.dfrs_rows import RowPool
+    >>> pool = RowPool(jobs=4, nodes=2)
+    >>> pool.store(np.arange(4), np.array([[1, 0], [1, 0], [0, 1], [0, 1]], dtype=float))
+    >>> min_avg_stretch_rows(*pool.indexed(), np.arange(4), np.array([1.0, 1.0, 1.0, 0.25]),
+    ...                      np.zeros(4), np.ones(4)).round(6).tolist()
+    [0.5, 0.5, 0.75, 1.0]
+    """
+    from allockit.simulation.allocation_kernels import indexed_weights_kernel
+
+    job, node, weight = indexed_weights_kernel(pool, nz, slot, jobs, cpu)
+    return _min_avg_stretch_of(
+        job, node, weight, pool.shape[1], a, b, STRETCH_RTOL, STRETCH_MAX_ROUNDS
+    )
+
+
+def _min_avg_stretch_of(
+    job: np.ndarray, node: np.ndarray, weight: np.ndarray, n_nodes: int, a: np.ndarray,
+    b: np.ndarray, rtol: float, max_rounds: int,
+) -> np.ndarray:
+    """``min_avg_stretch`` of the nonzero entries of ``counts * cpu[:, None]`` (as
+    ``numpy.nonzero`` lists them), through the process's memo."""
+    from allockit.evaluation.answer_memo import memo
+
     return memo("min_avg_stretch").answer(
-        (counts, cpu, a, b, rtol, max_rounds),
-        lambda: _solve_min_avg_stretch(counts, cpu, a, b, rtol, max_rounds),
+        (job, node, weight, n_nodes, a, b, rtol, max_rounds),
+        lambda: _solve_min_avg_stretch(job, node, weight, n_nodes, a, b, rtol, max_rounds),
     )
 
 
 def _solve_min_avg_stretch(
-    counts: np.ndarray, cpu: np.ndarray, a: np.ndarray, b: np.ndarray, rtol: float,
-    max_rounds: int,
+    job: np.ndarray, node: np.ndarray, weight: np.ndarray, n_nodes: int, a: np.ndarray,
+    b: np.ndarray, rtol: float, max_rounds: int,
 ) -> np.ndarray:
-    """``min_avg_stretch`` on checked float arrays: Kelley's cutting planes with HiGHS."""
+    """``_min_avg_stretch_of`` on checked arrays: Kelley's cutting planes with HiGHS."""
     import highspy
 
-    fair = max_min_affine(counts, cpu, a, b)
-    placed = counts.sum(axis=1) > 0
+    from allockit.simulation.allocation_kernels import affine_fill_kernel
+
+    n = a.size
+    fair = affine_fill_kernel(job, node, weight, a, b, n_nodes, 1e-12)  # max_min_affine's
+    placed = np.zeros(n, dtype=bool)
+    placed[job] = True  # a task somewhere (counts >= 0: a positive row sum)
     if not placed.any():
         return fair
     level = float((a + b * fair)[placed].min())
     lower = np.where(placed, np.clip((level - a) / b, 0.0, 1.0), 1.0)
     lower = np.minimum(lower, fair)
-    n = cpu.size
     inf = highspy.kHighsInf
     from allockit.evaluation.placement import thread_highs
 
@@ -364,13 +516,16 @@ def _solve_min_avg_stretch(
         np.concatenate([np.where(placed, 1.0, lower), np.full(n, inf)]),
     )
     h.changeColsCost(n, np.arange(n, 2 * n, dtype=np.int32), np.ones(n))
-    weight = counts * cpu[:, None]
-    # one row per node holding a task (in node order): sum_j weight[j, i] y_j <= 1
-    node, job = np.nonzero(weight.T > 0)
-    used = np.unique(node)
+    # one row per node holding a task (in node order): sum_j weight[j, i] y_j <= 1, its
+    # entries by job (the entries of numpy.nonzero(weight.T > 0) of the matrix)
+    positive = weight > 0
+    by_node = np.argsort(node[positive], kind="stable")
+    row_node, row_job = node[positive][by_node], job[positive][by_node]
+    used = np.unique(row_node)
     h.addRows(
-        used.size, np.full(used.size, -inf), np.ones(used.size), job.size,
-        np.searchsorted(node, used).astype(np.int32), job.astype(np.int32), weight[job, node],
+        used.size, np.full(used.size, -inf), np.ones(used.size), row_job.size,
+        np.searchsorted(row_node, used).astype(np.int32), row_job.astype(np.int32),
+        weight[positive][by_node],
     )
     # first cuts: six points from the lower bound to 1 and the fair yield, per job
     grid = np.ones((6, n))

@@ -3,7 +3,9 @@
 ``maxmin_fill_kernel`` (``opt=min``), its dense-matrix entry ``maxmin_dense_kernel`` and
 its entry on a pool of indexed rows ``maxmin_rows_kernel`` (the simulator's), and
 ``affine_fill_kernel`` (max-min fair inverse stretch estimates, ``/stretch-per``).
-``index_rows_kernel`` keeps the index of nonzero entries that ``maxmin_rows_kernel`` reads.
+``index_rows_kernel`` keeps the index of nonzero entries that ``maxmin_rows_kernel`` reads;
+``avg_lp_rows_kernel`` reads the opt=avg LP's coefficients through it, and
+``indexed_weights_kernel`` any rows' weighted entries (the ``/stretch-per`` yields').
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from allockit.heuristics.kernel_setup import njit, warm_inputs
 from allockit.results.base import readonly_array
 
 __all__ = [
-    "affine_fill_kernel", "index_rows_kernel", "maxmin_dense_kernel", "maxmin_fill_kernel",
-    "maxmin_rows_kernel",
+    "affine_fill_kernel", "avg_lp_rows_kernel", "index_rows_kernel", "indexed_weights_kernel",
+    "maxmin_dense_kernel", "maxmin_fill_kernel", "maxmin_rows_kernel",
 ]
 
 
@@ -359,6 +361,48 @@ def index_rows_kernel(pool: np.ndarray, nz: np.ndarray, slots: np.ndarray) -> No
 
 @warm_inputs(lambda: (
     np.ones((1, 1)), np.array([[1, 0]], dtype=np.int32), np.zeros(1, dtype=np.int64),
+    readonly_array([0], np.int64), readonly_array([1.0], float),
+))
+@njit(cache=True)
+def indexed_weights_kernel(
+    pool: np.ndarray, nz: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nonzero entries of ``pool[slot[jobs]] * cpu[jobs][:, None]``, read through the index.
+
+    As ``numpy.nonzero`` of that matrix lists them (job by job, node by node):
+    ``(position in jobs, node, weight)``, int64, int64, float; the weight is the row's
+    entry times the job's CPU need, the matrix's product. Raises ``ValueError`` for a job
+    without a row.
+
+    >>> pool = np.array([[1.0, 0.0, 2.0]]); nz = np.array([[2, 0, 2, 0]], dtype=np.int32)
+    >>> job, node, weight = indexed_weights_kernel(
+    ...     pool, nz, np.array([0]), np.array([0]), np.array([0.5]))
+    >>> job.tolist(), node.tolist(), weight.tolist()
+    ([0, 0], [0, 2], [0.5, 1.0])
+    """
+    size = 0
+    for i in range(jobs.shape[0]):
+        if slot[jobs[i]] < 0:
+            raise ValueError("a job without a row")
+        size += nz[slot[jobs[i]], 0]
+    job = np.empty(size, dtype=np.int64)
+    node = np.empty(size, dtype=np.int64)
+    weight = np.empty(size)
+    k = 0
+    for i in range(jobs.shape[0]):
+        s = slot[jobs[i]]
+        c = cpu[jobs[i]]
+        for e in range(1, nz[s, 0] + 1):
+            n = nz[s, e]
+            job[k] = i
+            node[k] = n
+            weight[k] = pool[s, n] * c
+            k += 1
+    return job, node, weight
+
+
+@warm_inputs(lambda: (
+    np.ones((1, 1)), np.array([[1, 0]], dtype=np.int32), np.zeros(1, dtype=np.int64),
     readonly_array([0], np.int64), readonly_array([1.0], float), 1e-12,
 ))
 @njit(cache=True)
@@ -374,22 +418,39 @@ def maxmin_rows_kernel(
     with the same weights, so the same yields. Only the indexed entries are read: a
     job on two of 120 nodes costs two reads, not 120.
     """
-    size = 0
-    for i in range(jobs.shape[0]):
-        if slot[jobs[i]] < 0:
-            raise ValueError("maxmin_rows_kernel: a job without a row")
-        size += nz[slot[jobs[i]], 0]
-    job = np.empty(size, dtype=np.int64)
-    node = np.empty(size, dtype=np.int64)
-    weight = np.empty(size)
-    k = 0
-    for i in range(jobs.shape[0]):
-        s = slot[jobs[i]]
-        c = cpu[jobs[i]]
-        for e in range(1, nz[s, 0] + 1):
-            n = nz[s, e]
-            job[k] = i
-            node[k] = n
-            weight[k] = pool[s, n] * c
-            k += 1
+    job, node, weight = indexed_weights_kernel(pool, nz, slot, jobs, cpu)
     return maxmin_fill_kernel(job, node, weight, jobs.shape[0], pool.shape[1], tol)
+
+
+@warm_inputs(lambda: (
+    np.ones((1, 2)), np.array([[2, 0, 1]], dtype=np.int32), np.zeros(1, dtype=np.int64),
+    readonly_array([0], np.int64), readonly_array([1.0], float),
+))
+@njit(cache=True)
+def avg_lp_rows_kernel(
+    pool: np.ndarray, nz: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The inputs of the opt=avg LP of ``jobs`` read from a pool of indexed rows.
+
+    With ``coeff = pool[slot[jobs]] * cpu[jobs][:, None]`` (tasks per node times the CPU
+    need per task): ``numpy.nonzero(coeff)`` (positions in ``jobs`` and nodes, int64),
+    the nonzero values in that order, and ``coeff.sum(axis=0).max(initial=0.0)``, the
+    largest node load. The loads add each node's weights in job order, as numpy sums a
+    C-ordered matrix of two or more columns along axis 0 (one column it sums pairwise:
+    ``allocation.max_avg_yields_rows`` leaves that case to the matrix).
+
+    >>> pool = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])
+    >>> nz = np.array([[2, 0, 2, 0], [2, 1, 2, 0]], dtype=np.int32)
+    >>> job, node, value, peak = avg_lp_rows_kernel(
+    ...     pool, nz, np.array([1, 0]), np.array([0, 1]), np.array([0.25, 0.5]))
+    >>> job.tolist(), node.tolist(), value.tolist(), peak
+    ([0, 0, 1, 1], [1, 2, 0, 2], [0.25, 0.25, 0.5, 1.0], 1.25)
+    """
+    job, node, weight = indexed_weights_kernel(pool, nz, slot, jobs, cpu)
+    load = np.zeros(pool.shape[1])
+    for k in range(weight.shape[0]):
+        load[node[k]] += weight[k]
+    peak = 0.0
+    for n in range(load.shape[0]):
+        peak = max(peak, load[n])
+    return job, node, weight, peak

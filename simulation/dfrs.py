@@ -33,7 +33,7 @@ from allockit.constants import MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SEC
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.results import SimulationResult
-from allockit.simulation.dfrs_algorithm import MAXMIN_TOL, DfrsAlgorithm
+from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
 from allockit.simulation.dfrs_checks import check_invariants
 from allockit.simulation.dfrs_state import (
     FINISHED,
@@ -56,6 +56,10 @@ class _Driver:
     submission, completion and tick, and its ``yields`` after every event.
     """
 
+    #: A built-in algorithm's yields read from the state's rows (``rows_yields``): the
+    #: bits of ``yields`` on the matrix of counts, which tests compare with it.
+    yields_from_rows = True
+
     def __init__(
         self,
         workload: Workload,
@@ -68,20 +72,16 @@ class _Driver:
         self.period = policy.period
         self.periodic = policy.period is not None
         self.time_dependent = bool(getattr(policy, "time_dependent", False))
-        # a user's yields are checked (a subclass of DfrsAlgorithm with its own too)
+        # a user's yields are checked (a subclass of DfrsAlgorithm with its own too); a
+        # built-in algorithm's are read from the state's rows (DfrsAlgorithm.rows_yields)
         self.trusted = (
-            isinstance(policy, DfrsAlgorithm) and type(policy).yields is DfrsAlgorithm.yields
+            isinstance(policy, DfrsAlgorithm)
+            and type(policy).yields is DfrsAlgorithm.yields
+            and type(policy).rows_yields is DfrsAlgorithm.rows_yields
         )
         from allockit.simulation.dfrs_event_kernels import completion_kernel
 
         self._completion = completion_kernel
-        # a built-in opt=min algorithm's yields straight from the state's rows (the same
-        # bits as DfrsAlgorithm.yields on the matrix of counts, without building it)
-        self._maxmin_rows = None
-        if self.trusted and policy.alg.opt != "avg" and policy.alg.periodic != "mcb8-stretch":
-            from allockit.simulation.allocation_kernels import maxmin_rows_kernel
-
-            self._maxmin_rows = maxmin_rows_kernel
         self.debug = debug
         self.state = DfrsState(workload, penalty=penalty, debug=debug, record=record)
         self.events = EventQueue(start=self.state.clock)
@@ -204,19 +204,17 @@ class _Driver:
         """
         state = self.state
         jobs = state.running_jobs()
-        if self._maxmin_rows is not None:
-            try:
-                y = self._maxmin_rows(*state.rows.indexed(), jobs, state.cpu, MAXMIN_TOL)
-            except ValueError as err:  # (a running job without a row: a broken state)
-                raise SimulationInvariantError(f"t={now}: {err}") from None
-            self._yields_for, self._jobs, self._yields = state.layout, jobs, y
-            return jobs, y
-        counts = state.counts(jobs)
         horizon = self.next_tick - now if self.tick_pending else (self.period or 0.0)
         horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)
-        y = self.policy.yields(state, jobs, counts, now, horizon)
-        if not self.trusted:
-            y = _checked_yields(self.policy, y, jobs.size, now)
+        if self.trusted and self.yields_from_rows:  # the same bits, from the state's rows
+            try:
+                y = self.policy.rows_yields(state, jobs, now, horizon)
+            except ValueError as err:  # (a running job without a row: a broken state)
+                raise SimulationInvariantError(f"t={now}: {err}") from None
+        else:
+            y = self.policy.yields(state, jobs, state.counts(jobs), now, horizon)
+            if not self.trusted:
+                y = _checked_yields(self.policy, y, jobs.size, now)
         self._yields_for, self._jobs, self._yields = state.layout, jobs, y
         return jobs, y
 

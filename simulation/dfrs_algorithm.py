@@ -40,9 +40,12 @@ import numpy as np
 
 from allockit.constants import PERIOD_SECONDS
 from allockit.simulation.allocation import (
+    max_avg_yields_rows,
     max_avg_yields_unchecked,
     max_min_affine,
+    max_min_affine_rows,
     min_avg_stretch,
+    min_avg_stretch_rows,
 )
 from allockit.simulation.dfrs_policies import GreedyPolicy, Mcb8Policy, Mcb8StretchPolicy
 from allockit.simulation.dfrs_state import DfrsState
@@ -79,6 +82,34 @@ def max_min_yields_of(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
 
     # max_min_yields(counts, cpu) without re-checking the simulator's own arrays
     return maxmin_dense_kernel(counts, cpu, MAXMIN_TOL)
+
+
+def maxmin_rows(
+    pool: np.ndarray, nz: np.ndarray, slot: np.ndarray, jobs: np.ndarray, cpu: np.ndarray
+) -> np.ndarray:
+    """``max_min_yields_of(pool[slot[jobs]], cpu[jobs])`` from a pool of indexed rows.
+
+    The same bits, without the matrix (``allocation_kernels.maxmin_rows_kernel``).
+
+    Examples
+    --------
+    >>> from allockit.simulation.dfrs_rows import RowPool
+    >>> pool = RowPool(jobs=2, nodes=1); pool.store(np.array([0, 1]), np.ones((2, 1)))
+    >>> maxmin_rows(*pool.indexed(), np.array([0, 1]), np.array([1.0, 1.0])).tolist()
+    [0.5, 0.5]
+    """
+    from allockit.simulation.allocation_kernels import maxmin_rows_kernel
+
+    return maxmin_rows_kernel(pool, nz, slot, jobs, cpu, MAXMIN_TOL)
+
+
+def _stretch_estimates(
+    state: DfrsState, jobs: np.ndarray, now: float, horizon: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``a, b`` of the stretch estimates ``(ft + T) / (vt + y T)`` up to the next tick
+    (``1 / (a + b y)``, ``T`` the horizon, ``ft`` the flow time, ``vt`` the virtual time)."""
+    ft = now - state.submit_time[jobs]
+    return state.vt[jobs] / (ft + horizon), horizon / (ft + horizon)
 
 
 class FractionalPolicy:
@@ -234,15 +265,45 @@ class DfrsAlgorithm(FractionalPolicy):
         """``opt=min`` (max-min), ``opt=avg`` (LP (2)), or the stretch estimates' optimum."""
         cpu = state.cpu[jobs]
         if self.alg.periodic == "mcb8-stretch":
-            # stretch estimates (ft + T) / (vt + y T) up to the next tick
-            ft = now - state.submit_time[jobs]
-            a, b = state.vt[jobs] / (ft + horizon), horizon / (ft + horizon)
+            a, b = _stretch_estimates(state, jobs, now, horizon)
             if self.alg.opt == "avg":
                 return min_avg_stretch(counts, cpu, a, b)
             return max_min_affine(counts, cpu, a, b)
         if self.alg.opt == "avg":
             return max_avg_yields_unchecked(counts, cpu)
         return max_min_yields_of(counts, cpu)
+
+    def rows_yields(
+        self, state: DfrsState, jobs: np.ndarray, now: float, horizon: float
+    ) -> np.ndarray:
+        """``yields`` read from the state's rows of tasks per node, not a matrix of counts.
+
+        The simulator's path for a built-in algorithm: the rows and their index of
+        nonzero entries (``DfrsState.rows.indexed``) give the matrix's nonzero entries
+        in its order, so the yields are the same bits as ``yields``'s (the same LPs, too)
+        without building the matrix. Raises ``ValueError`` for a job without a row.
+
+        Examples
+        --------
+        >>> from allockit.instances.workload import Platform, Workload
+        >>> from allockit.simulation.dfrs_state import DfrsState
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[10, 10],
+        ...                        tasks=[1, 1], cpu=[1.0, 0.5], mem=[0.1, 0.1])
+        >>> state = DfrsState(w, penalty=0.0)
+        >>> state.rows.store(np.array([0, 1]), np.array([[1.0], [1.0]]))
+        >>> alg, jobs = DfrsAlgorithm("Greedy */opt=min"), np.array([0, 1])
+        >>> alg.rows_yields(state, jobs, 0.0, 600.0).tolist()
+        [0.6666666666666666, 0.6666666666666666]
+        """
+        rows, cpu = state.rows.indexed(), state.cpu
+        if self.alg.periodic == "mcb8-stretch":
+            a, b = _stretch_estimates(state, jobs, now, horizon)
+            if self.alg.opt == "avg":
+                return min_avg_stretch_rows(*rows, jobs, cpu, a, b)
+            return max_min_affine_rows(*rows, jobs, cpu, a, b)
+        if self.alg.opt == "avg":
+            return max_avg_yields_rows(*rows, jobs, cpu)
+        return maxmin_rows(*rows, jobs, cpu)
 
     def kernels(self) -> tuple[str, ...]:
         """The numba kernels this algorithm's policies call."""
@@ -261,6 +322,10 @@ class DfrsAlgorithm(FractionalPolicy):
         if name.opt != "avg" and name.periodic != "mcb8-stretch":
             kernels.append("maxmin_dense_kernel")  # the opt=min yields (yields)
             kernels.append("maxmin_rows_kernel")  # ... as the driver computes them
+        if name.opt == "avg" and name.periodic != "mcb8-stretch":
+            kernels.append("avg_lp_rows_kernel")  # the driver's opt=avg LP (rows_yields)
+        if name.periodic == "mcb8-stretch":
+            kernels.append("indexed_weights_kernel")  # the driver's rows (rows_yields)
         if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
             kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
             if self.hold is None:

@@ -282,12 +282,12 @@ def test_min_avg_stretch_names_a_bad_option(bad, field):
 
 def test_average_yield_phase_answers_are_kept_with_the_bits_of_a_solve():
     """VCSched's scoring LP (triples from numpy.unique, a job over two hosts)."""
-    from allockit.evaluation.placement import _max_sum_yields_sparse
+    from allockit.evaluation.placement import max_sum_yields_sparse
 
     jobs, hosts = np.array([0, 0, 1, 2]), np.array([0, 1, 1, 0])
     values = np.array([0.5, 0.5, 0.9, 0.7])
-    fresh = _in_a_new_thread(lambda: _max_sum_yields_sparse(jobs, hosts, values, 3, 2, 0.4))
+    fresh = _in_a_new_thread(lambda: max_sum_yields_sparse(jobs, hosts, values, 3, 2, 0.4))
     for _ in range(2):
-        got = _max_sum_yields_sparse(jobs, hosts, values, 3, 2, 0.4)
+        got = max_sum_yields_sparse(jobs, hosts, values, 3, 2, 0.4)
         assert got.tobytes() == fresh.tobytes()
     assert memo_stats()["max_sum_yields"]["hits"] == 1

@@ -320,10 +320,10 @@ _EVENT = {
           *_EVENT}),
         ("GreedyP */opt=avg", {"greedy_fill_kernel", "greedy_submit_kernel",
                                 "greedy_mark_kernel", "greedy_waiting_kernel", "start_kernel",
-                                *_EVENT}),
+                                "avg_lp_rows_kernel", *_EVENT}),
         ("/stretch-per/opt=max/minvt=600",
          {"mcb_fill_kernel", "mcb8_memory_prefix_kernel", "apply_kernel",
-          "mcb8_stretch_remap_kernel", *_EVENT}),
+          "mcb8_stretch_remap_kernel", "indexed_weights_kernel", *_EVENT}),
     ],
 )
 def test_kernels_load_before_the_clock_and_their_time_is_setup_seconds(

@@ -105,13 +105,7 @@ def _fits_numpy(state, j, free):
 
 def _numpy_steps(mp):
     """Run the simulator on the numpy references (and MCB8's Python steps)."""
-    init = dfrs_module._Driver.__init__
-
-    def dense_yields_init(self, *args, **kwargs):  # opt=min through the counts matrix
-        init(self, *args, **kwargs)
-        self._maxmin_rows = None
-
-    mp.setattr(dfrs_module._Driver, "__init__", dense_yields_init)
+    mp.setattr(dfrs_module._Driver, "yields_from_rows", False)  # the counts matrix's yields
     mp.setattr(DfrsState, "fits", _fits_numpy)
     mp.setattr(DfrsState, "advance", _advance_numpy)
     mp.setattr(DfrsState, "negligible", _negligible_numpy)
@@ -983,3 +977,82 @@ def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, 
     if n_jobs < total:
         with pytest.raises(ValueError, match="a job without a row"):
             maxmin_rows_kernel(pool, nz, slot, np.array([total - 1]), cpu, 1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), n_jobs=st.integers(0, 40),
+       nodes=st.sampled_from([1, 2, 3, 5, 120]))
+def test_the_driver_s_opt_avg_lp_from_rows_is_the_dense_one(seed, n_jobs, nodes):
+    # the opt=avg LP read from the pool of rows (avg_lp_rows_kernel) must be the LP that
+    # max_avg_yields_unchecked builds from the matrix of counts: the same triples and
+    # floor bit for bit (so the same memo key: a hit), and the same yields. More than 8
+    # jobs on one node: numpy sums one column pairwise, which the rows path leaves to
+    # the matrix
+    from allockit.evaluation.answer_memo import clear_memos, memo
+    from allockit.simulation.allocation import max_avg_yields_rows, max_avg_yields_unchecked
+    from allockit.simulation.allocation_kernels import avg_lp_rows_kernel, index_rows_kernel
+
+    rng = np.random.default_rng(seed)
+    total = n_jobs + 3
+    pool = rng.choice([0.0, 0.0, 0.0, 1.0, 2.0, 3.0], (total + 2, nodes))
+    slot = np.full(total, -1, dtype=np.int64)
+    slot[: n_jobs] = rng.permutation(total + 2)[:n_jobs]
+    jobs = np.sort(rng.permutation(total)[:n_jobs])
+    jobs = jobs[slot[jobs] >= 0]
+    jobs.flags.writeable = False
+    cpu = rng.uniform(0.01, 1.0, total) * rng.choice([1.0, 1e-3], total)
+    nz = np.zeros((pool.shape[0], nodes + 1), dtype=np.int32)
+    index_rows_kernel(pool, nz, np.arange(pool.shape[0]))
+    coeff = pool[slot[jobs]] * cpu[jobs][:, None]
+    job, node, value, peak = avg_lp_rows_kernel(pool, nz, slot, jobs, cpu)
+    expected_job, expected_node = np.nonzero(coeff)
+    assert job.dtype == expected_job.dtype and node.dtype == expected_node.dtype
+    assert job.tolist() == expected_job.tolist() and node.tolist() == expected_node.tolist()
+    assert value.tobytes() == coeff[expected_job, expected_node].tobytes()
+    if nodes > 1:
+        assert peak == coeff.sum(axis=0).max(initial=0.0)
+    clear_memos()
+    expected = max_avg_yields_unchecked(pool[slot[jobs]], cpu[jobs])
+    got = max_avg_yields_rows(pool, nz, slot, jobs, cpu)
+    assert got.tobytes() == expected.tobytes()
+    kept = memo("max_sum_yields")
+    lp = int(coeff.sum(axis=0).max(initial=0.0) > 1.0)  # an overloaded node: an LP
+    assert kept.misses == lp and kept.hits == lp  # the rows' LP was the matrix's
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**6), n_jobs=st.integers(0, 12), nodes=st.integers(1, 5))
+def test_the_driver_s_stretch_yields_from_rows_are_the_dense_ones(seed, n_jobs, nodes):
+    # /stretch-per yields read from the pool of rows must be the bits of the public
+    # functions on the matrix of counts, and the opt=avg LP the same (a memo hit)
+    from allockit.evaluation.answer_memo import clear_memos, memo
+    from allockit.simulation.allocation import (
+        max_min_affine,
+        max_min_affine_rows,
+        min_avg_stretch,
+        min_avg_stretch_rows,
+    )
+    from allockit.simulation.allocation_kernels import index_rows_kernel
+
+    rng = np.random.default_rng(seed)
+    total = n_jobs + 3
+    pool = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (total + 2, nodes))
+    slot = np.full(total, -1, dtype=np.int64)
+    slot[: n_jobs] = rng.permutation(total + 2)[:n_jobs]
+    jobs = np.sort(rng.permutation(total)[:n_jobs])
+    jobs = jobs[slot[jobs] >= 0]
+    jobs.flags.writeable = False
+    cpu = rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], total)
+    a = rng.uniform(0.0, 0.5, jobs.size) * rng.integers(0, 2, jobs.size)
+    b = rng.uniform(0.05, 1.0, jobs.size)
+    nz = np.zeros((pool.shape[0], nodes + 1), dtype=np.int32)
+    index_rows_kernel(pool, nz, np.arange(pool.shape[0]))
+    counts = pool[slot[jobs]]
+    fair = max_min_affine_rows(pool, nz, slot, jobs, cpu, a, b)
+    assert fair.tobytes() == max_min_affine(counts, cpu[jobs], a, b).tobytes()
+    clear_memos()
+    expected = min_avg_stretch(counts, cpu[jobs], a, b)
+    got = min_avg_stretch_rows(pool, nz, slot, jobs, cpu, a, b)
+    assert got.tobytes() == expected.tobytes()
+    kept = memo("min_avg_stretch")
+    assert kept.misses == 1 and kept.hits == 1  # the rows' LPs were the matrix's

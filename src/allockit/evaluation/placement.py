@@ -19,6 +19,7 @@ __all__ = [
     "empty_result",
     "host_loads",
     "max_sum_yields",
+    "max_sum_yields_sparse",
     "migration_cost",
     "min_yield_of",
     "placement_violation",
@@ -208,7 +209,7 @@ def average_yield_phase(
     # (job, host) pairs with their task counts: sparse, never a dense jobs x hosts matrix
     pair = np.unique(task_job * hosts + task_hosts, return_counts=True)
     jobs, on = np.divmod(pair[0], hosts)
-    return _max_sum_yields_sparse(jobs, on, pair[1] * instance.cpu[jobs], n_jobs, hosts, floor)
+    return max_sum_yields_sparse(jobs, on, pair[1] * instance.cpu[jobs], n_jobs, hosts, floor)
 
 
 def _greedy_single_host(instance: VCInstance, host: np.ndarray, floor: float) -> np.ndarray:
@@ -257,10 +258,10 @@ def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
     coeff = np.asarray(coeff, dtype=float)
     n_jobs, n_hosts = coeff.shape
     jobs, hosts = np.nonzero(coeff)
-    return _max_sum_yields_sparse(jobs, hosts, coeff[jobs, hosts], n_jobs, n_hosts, floor)
+    return max_sum_yields_sparse(jobs, hosts, coeff[jobs, hosts], n_jobs, n_hosts, floor)
 
 
-def _max_sum_yields_sparse(
+def max_sum_yields_sparse(
     jobs: np.ndarray,
     hosts: np.ndarray,
     values: np.ndarray,
@@ -270,13 +271,37 @@ def _max_sum_yields_sparse(
 ) -> np.ndarray:
     """``max_sum_yields`` with the coefficients as (job, host, value) triples.
 
-    The triples come in (job, host) order (both callers build them so: ``numpy.nonzero``
-    of a matrix, ``numpy.unique`` of ``job * hosts + host``), the column-wise matrix
-    HiGHS takes. A floor of 1 fixes every yield at 1 (no LP). Otherwise one HiGHS
-    instance per thread is reused (its model cleared first: the same answers as a new
-    instance, without the cost of building one at every event of a simulation), and the
-    answers are kept in the process's ``max_sum_yields`` memo
-    (``allockit.evaluation.answer_memo``): an LP met again is not solved again.
+    The triples must come in (job, host) order, the column-wise matrix HiGHS takes
+    (as ``numpy.nonzero`` of a matrix lists them, or ``numpy.unique`` of
+    ``job * hosts + host``); nothing is checked: it serves event loops. A floor of 1
+    fixes every yield at 1 (no LP). Otherwise one HiGHS instance per thread is reused
+    (its model cleared first: the same answers as a new instance, without the cost of
+    building one at every event of a simulation), and the answers are kept in the
+    process's ``max_sum_yields`` memo (``allockit.evaluation.answer_memo``): an LP met
+    again is not solved again.
+
+    Parameters
+    ----------
+    jobs, hosts : numpy.ndarray of int
+        Job and host of each nonzero coefficient, sorted by job, then host.
+    values : numpy.ndarray
+        The coefficients: CPU job ``jobs[k]`` uses on host ``hosts[k]`` at yield 1, > 0.
+    n_jobs, n_hosts : int
+        The LP's numbers of jobs (columns) and hosts (rows).
+    floor : float
+        Lower bound of every yield, feasible (see ``max_sum_yields``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_jobs,)
+        ``max_sum_yields`` of the matrix these triples make.
+
+    Examples
+    --------
+    >>> coeff = np.array([[0.4], [0.8]])
+    >>> jobs, hosts = np.nonzero(coeff)
+    >>> max_sum_yields_sparse(jobs, hosts, coeff[jobs, hosts], 2, 1, 0.5).round(4).tolist()
+    [1.0, 0.75]
     """
     if floor >= 1.0:  # every yield is fixed at 1 (clip(y, 1, 1) whatever HiGHS says)
         return np.ones(n_jobs)
@@ -296,7 +321,7 @@ def _solve_max_sum_yields(
     n_hosts: int,
     floor: float,
 ) -> np.ndarray:
-    """Solve ``_max_sum_yields_sparse``'s LP (floor < 1) on the thread's HiGHS instance."""
+    """Solve ``max_sum_yields_sparse``'s LP (floor < 1) on the thread's HiGHS instance."""
     import highspy
 
     h = thread_highs()
