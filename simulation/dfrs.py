@@ -56,7 +56,7 @@ class _Driver:
     submission, completion and tick, and its ``yields`` after every event.
     """
 
-    #: A built-in algorithm's yields read from the state's rows (``rows_yields``): the
+    #: A built-in algorithm's yields read from the state's rows (``_rows_yields``): the
     #: bits of ``yields`` on the matrix of counts, which tests compare with it.
     yields_from_rows = True
 
@@ -73,11 +73,11 @@ class _Driver:
         self.periodic = policy.period is not None
         self.time_dependent = bool(getattr(policy, "time_dependent", False))
         # a user's yields are checked (a subclass of DfrsAlgorithm with its own too); a
-        # built-in algorithm's are read from the state's rows (DfrsAlgorithm.rows_yields)
+        # built-in algorithm's are read from the state's rows (DfrsAlgorithm._rows_yields)
         self.trusted = (
             isinstance(policy, DfrsAlgorithm)
             and type(policy).yields is DfrsAlgorithm.yields
-            and type(policy).rows_yields is DfrsAlgorithm.rows_yields
+            and type(policy)._rows_yields is DfrsAlgorithm._rows_yields
         )
         from allockit.simulation.dfrs_event_kernels import completion_kernel
 
@@ -208,7 +208,7 @@ class _Driver:
         horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)
         if self.trusted and self.yields_from_rows:  # the same bits, from the state's rows
             try:
-                y = self.policy.rows_yields(state, jobs, now, horizon)
+                y = self.policy._rows_yields(state, jobs, now, horizon)
             except ValueError as err:  # (a running job without a row: a broken state)
                 raise SimulationInvariantError(f"t={now}: {err}") from None
         else:

@@ -273,15 +273,17 @@ class DfrsAlgorithm(FractionalPolicy):
             return max_avg_yields_unchecked(counts, cpu)
         return max_min_yields_of(counts, cpu)
 
-    def rows_yields(
+    def _rows_yields(
         self, state: DfrsState, jobs: np.ndarray, now: float, horizon: float
     ) -> np.ndarray:
         """``yields`` read from the state's rows of tasks per node, not a matrix of counts.
 
-        The simulator's path for a built-in algorithm: the rows and their index of
-        nonzero entries (``DfrsState.rows.indexed``) give the matrix's nonzero entries
-        in its order, so the yields are the same bits as ``yields``'s (the same LPs, too)
-        without building the matrix. Raises ``ValueError`` for a job without a row.
+        Internal: the simulator's path for a built-in algorithm (a subclass that
+        overrides ``yields`` or this method gets ``yields`` called, its answers checked).
+        The rows and their index of nonzero entries (``DfrsState.rows.indexed``) give the
+        matrix's nonzero entries in its order, so the yields are the same bits as
+        ``yields``'s (the same LPs, too) without building the matrix. Raises
+        ``ValueError`` for a job without a row.
 
         Examples
         --------
@@ -292,7 +294,7 @@ class DfrsAlgorithm(FractionalPolicy):
         >>> state = DfrsState(w, penalty=0.0)
         >>> state.rows.store(np.array([0, 1]), np.array([[1.0], [1.0]]))
         >>> alg, jobs = DfrsAlgorithm("Greedy */opt=min"), np.array([0, 1])
-        >>> alg.rows_yields(state, jobs, 0.0, 600.0).tolist()
+        >>> alg._rows_yields(state, jobs, 0.0, 600.0).tolist()
         [0.6666666666666666, 0.6666666666666666]
         """
         rows, cpu = state.rows.indexed(), state.cpu
@@ -323,9 +325,9 @@ class DfrsAlgorithm(FractionalPolicy):
             kernels.append("maxmin_dense_kernel")  # the opt=min yields (yields)
             kernels.append("maxmin_rows_kernel")  # ... as the driver computes them
         if name.opt == "avg" and name.periodic != "mcb8-stretch":
-            kernels.append("avg_lp_rows_kernel")  # the driver's opt=avg LP (rows_yields)
+            kernels.append("avg_lp_rows_kernel")  # the driver's opt=avg LP (_rows_yields)
         if name.periodic == "mcb8-stretch":
-            kernels.append("indexed_weights_kernel")  # the driver's rows (rows_yields)
+            kernels.append("indexed_weights_kernel")  # the driver's rows (_rows_yields)
         if "MCB8" in (name.on_submit, name.on_completion_policy) or name.periodic == "mcb8":
             kernels.append("mcb8_largest_yield_kernel")  # Mcb8Policy
             if self.hold is None:

@@ -530,6 +530,23 @@ def test_a_user_policys_yields_within_rounding_and_negative_zeros_are_taken():
     assert [math.copysign(1.0, v) for v in zero] == [1.0, 1.0] and zero.flags.c_contiguous
 
 
+@pytest.mark.parametrize("override", ["yields", "_rows_yields"])
+def test_a_subclass_of_a_built_in_algorithm_gets_its_yields_checked(override):
+    # a subclass of DfrsAlgorithm overriding yields (or the internal rows path) is not
+    # trusted: the driver calls its yields and checks them, whatever the rows path says
+    from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
+
+    def too_large(self, state, jobs, *rest):
+        return np.full(jobs.size, 1.5)
+
+    bad = type("Bad", (DfrsAlgorithm,), {override: too_large})("Greedy */opt=avg")
+    if override == "yields":
+        with pytest.raises(InvalidInputError, match=r"yields\[0\] is 1.5"):
+            simulate_dfrs(_TWO, bad)
+    else:  # its _rows_yields is never called: the built-in yields, through the check
+        assert simulate_dfrs(_TWO, bad, penalty=0.0).end.tolist() == [100.0, 105.0]
+
+
 def test_a_user_policys_yields_may_be_a_list():
     r = simulate_dfrs(_TWO, _Fixed(lambda jobs: [1.0] * jobs.size), penalty=0.0)
     assert r.end.tolist() == [100.0, 105.0]
