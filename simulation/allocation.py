@@ -243,6 +243,8 @@ def max_avg_yields_rows(
     from allockit.simulation.allocation_kernels import avg_lp_rows_kernel
 
     if pool.shape[1] < 2:  # numpy sums one column pairwise: the matrix's floor
+        if jobs.size and slot[jobs].min() < 0:
+            raise ValueError("a job without a row")
         return max_avg_yields_unchecked(pool[slot[jobs]], cpu[jobs])
     job, node, value, peak = avg_lp_rows_kernel(pool, nz, slot, jobs, cpu)
     floor = 1.0 / max(1.0, peak)  # base_yield's

@@ -433,8 +433,9 @@ def avg_lp_rows_kernel(
     """The inputs of the opt=avg LP of ``jobs`` read from a pool of indexed rows.
 
     With ``coeff = pool[slot[jobs]] * cpu[jobs][:, None]`` (tasks per node times the CPU
-    need per task): ``numpy.nonzero(coeff)`` (positions in ``jobs`` and nodes, int64),
-    the nonzero values in that order, and ``coeff.sum(axis=0).max(initial=0.0)``, the
+    need per task): ``numpy.nonzero(coeff)`` (positions in ``jobs`` and nodes, int64;
+    an indexed entry whose product underflows to 0 is dropped as there), the nonzero
+    values in that order, and ``coeff.sum(axis=0).max(initial=0.0)``, the
     largest node load. The loads add each node's weights in job order, as numpy sums a
     C-ordered matrix of two or more columns along axis 0 (one column it sums pairwise:
     ``allocation.max_avg_yields_rows`` leaves that case to the matrix).
@@ -453,4 +454,11 @@ def avg_lp_rows_kernel(
     peak = 0.0
     for n in range(load.shape[0]):
         peak = max(peak, load[n])
+    kept = 0  # a count times a CPU need may underflow to 0: numpy.nonzero drops it
+    for k in range(weight.shape[0]):
+        if weight[k] != 0:
+            job[kept], node[kept], weight[kept] = job[k], node[k], weight[k]
+            kept += 1
+    if kept < weight.shape[0]:
+        return job[:kept].copy(), node[:kept].copy(), weight[:kept].copy(), peak
     return job, node, weight, peak

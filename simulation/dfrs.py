@@ -53,7 +53,8 @@ class _Driver:
     """One run: the event loop, the tick, and the per-event yield allocation.
 
     The decisions are the policy's (``dfrs_algorithm``): its hooks are called at every
-    submission, completion and tick, and its ``yields`` after every event.
+    submission, completion and tick, and its ``yields`` after every event (a built-in
+    algorithm's the same bits from the state's rows: ``DfrsAlgorithm._rows_yields``).
     """
 
     #: A built-in algorithm's yields read from the state's rows (``_rows_yields``): the
@@ -78,6 +79,7 @@ class _Driver:
             isinstance(policy, DfrsAlgorithm)
             and type(policy).yields is DfrsAlgorithm.yields
             and type(policy)._rows_yields is DfrsAlgorithm._rows_yields
+            and not {"yields", "_rows_yields"} & vars(policy).keys()  # (nor an instance's)
         )
         from allockit.simulation.dfrs_event_kernels import completion_kernel
 
@@ -207,10 +209,9 @@ class _Driver:
         horizon = self.next_tick - now if self.tick_pending else (self.period or 0.0)
         horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)
         if self.trusted and self.yields_from_rows:  # the same bits, from the state's rows
-            try:
-                y = self.policy._rows_yields(state, jobs, now, horizon)
-            except ValueError as err:  # (a running job without a row: a broken state)
-                raise SimulationInvariantError(f"t={now}: {err}") from None
+            if jobs.size and state.rows.slots(jobs).min() < 0:  # (a broken state)
+                raise SimulationInvariantError(f"t={now}: a running job without a row")
+            y = self.policy._rows_yields(state, jobs, now, horizon)
         else:
             y = self.policy.yields(state, jobs, state.counts(jobs), now, horizon)
             if not self.trusted:

@@ -545,6 +545,10 @@ def test_a_subclass_of_a_built_in_algorithm_gets_its_yields_checked(override):
             simulate_dfrs(_TWO, bad)
     else:  # its _rows_yields is never called: the built-in yields, through the check
         assert simulate_dfrs(_TWO, bad, penalty=0.0).end.tolist() == [100.0, 105.0]
+    own = DfrsAlgorithm("/stretch-per/opt=avg")  # yields set on an instance: checked too
+    own.yields = lambda state, jobs, *rest: np.full(jobs.size, 1.5)
+    with pytest.raises(InvalidInputError, match=r"yields\[0\] is 1.5"):
+        simulate_dfrs(_TWO, own)
 
 
 def test_a_user_policys_yields_may_be_a_list():
@@ -1035,6 +1039,28 @@ def test_the_driver_s_opt_avg_lp_from_rows_is_the_dense_one(seed, n_jobs, nodes)
     kept = memo("max_sum_yields")
     lp = int(coeff.sum(axis=0).max(initial=0.0) > 1.0)  # an overloaded node: an LP
     assert kept.misses == lp and kept.hits == lp  # the rows' LP was the matrix's
+
+
+def test_the_opt_avg_rows_path_drops_underflowed_entries_and_refuses_missing_rows():
+    # a task count times a CPU need that underflows to 0 is not an LP entry (numpy.nonzero
+    # drops it): the same LP, so a memo hit; and a job without a row is refused on one
+    # node too (the path that takes the matrix)
+    from allockit.evaluation.answer_memo import clear_memos, memo
+    from allockit.simulation.allocation import max_avg_yields_rows, max_avg_yields_unchecked
+    from allockit.simulation.allocation_kernels import index_rows_kernel
+
+    pool = np.array([[1e-320, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    nz = np.zeros((3, 3), dtype=np.int32)
+    index_rows_kernel(pool, nz, np.arange(3))
+    slot, jobs, cpu = np.arange(3), np.arange(3), np.array([1e-6, 0.9, 0.8])
+    clear_memos()
+    expected = max_avg_yields_unchecked(pool, cpu)
+    assert max_avg_yields_rows(pool, nz, slot, jobs, cpu).tobytes() == expected.tobytes()
+    assert memo("max_sum_yields").hits == 1 and memo("max_sum_yields").misses == 1
+    one = np.ones((2, 1))
+    with pytest.raises(ValueError, match="a job without a row"):
+        max_avg_yields_rows(one, np.array([[1, 0], [1, 0]], dtype=np.int32),
+                            np.array([0, -1]), np.array([0, 1]), np.array([0.9, 0.8]))
 
 
 @settings(max_examples=100, deadline=None)
