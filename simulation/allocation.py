@@ -230,6 +230,11 @@ def max_avg_yields_rows(
     numpy.ndarray, shape (jobs.size,)
         The yields of ``max_avg_yields`` for these jobs' rows.
 
+    Raises
+    ------
+    ValueError
+        If one of ``jobs`` has no row (``slot`` -1): a broken state.
+
     Examples
     --------
     >>> from allockit.simulation.dfrs_rows import RowPool
