@@ -966,6 +966,24 @@ def test_a_subclass_with_its_own_steps_runs_them_not_the_kernel():
                for j in mine.running & pinned_run.running) or mine.running != pinned_run.running
 
 
+def _random_indexed_pool(rng, n_jobs, nodes, entries):
+    """A pool of rows drawn from ``entries`` with its index of nonzero entries, slots
+    for ``n_jobs`` of ``n_jobs + 3`` jobs (the rest without a row) and the sorted,
+    read-only jobs that have one: ``(pool, nz, slot, jobs)``."""
+    from allockit.simulation.allocation_kernels import index_rows_kernel
+
+    total = n_jobs + 3
+    pool = rng.choice(entries, (total + 2, nodes))
+    slot = np.full(total, -1, dtype=np.int64)
+    slot[: n_jobs] = rng.permutation(total + 2)[:n_jobs]
+    jobs = np.sort(rng.permutation(total)[:n_jobs])
+    jobs = jobs[slot[jobs] >= 0]
+    jobs.flags.writeable = False
+    nz = np.zeros((pool.shape[0], nodes + 1), dtype=np.int32)
+    index_rows_kernel(pool, nz, np.arange(pool.shape[0]))
+    return pool, nz, slot, jobs
+
+
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 10**6), n_jobs=st.integers(0, 12), nodes=st.integers(1, 6))
 def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, nodes):
@@ -974,22 +992,14 @@ def test_the_driver_s_max_min_yields_from_rows_are_the_dense_ones(seed, n_jobs, 
     # maxmin_dense_kernel), whatever the slots
     from allockit.simulation.allocation import max_min_yields
     from allockit.simulation.allocation_kernels import (
-        index_rows_kernel,
         maxmin_dense_kernel,
         maxmin_rows_kernel,
     )
 
     rng = np.random.default_rng(seed)
-    total = n_jobs + 3
-    pool = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (total + 2, nodes))
-    slot = np.full(total, -1, dtype=np.int64)
-    slot[: n_jobs] = rng.permutation(total + 2)[:n_jobs]
-    jobs = np.sort(rng.permutation(total)[:n_jobs])
-    jobs = jobs[slot[jobs] >= 0]
-    jobs.flags.writeable = False
+    pool, nz, slot, jobs = _random_indexed_pool(rng, n_jobs, nodes, [0.0, 0.0, 1.0, 2.0, 3.0])
+    total = slot.size
     cpu = rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], total)
-    nz = np.zeros((pool.shape[0], nodes + 1), dtype=np.int32)
-    index_rows_kernel(pool, nz, np.arange(pool.shape[0]))
     got = maxmin_rows_kernel(pool, nz, slot, jobs, cpu, 1e-12)
     expected = maxmin_dense_kernel(pool[slot[jobs]], cpu[jobs], 1e-12)
     assert got.tobytes() == expected.tobytes()
@@ -1011,19 +1021,12 @@ def test_the_driver_s_opt_avg_lp_from_rows_is_the_dense_one(seed, n_jobs, nodes)
     # the matrix
     from allockit.evaluation.answer_memo import clear_memos, memo
     from allockit.simulation.allocation import max_avg_yields_rows, max_avg_yields_unchecked
-    from allockit.simulation.allocation_kernels import avg_lp_rows_kernel, index_rows_kernel
+    from allockit.simulation.allocation_kernels import avg_lp_rows_kernel
 
     rng = np.random.default_rng(seed)
-    total = n_jobs + 3
-    pool = rng.choice([0.0, 0.0, 0.0, 1.0, 2.0, 3.0], (total + 2, nodes))
-    slot = np.full(total, -1, dtype=np.int64)
-    slot[: n_jobs] = rng.permutation(total + 2)[:n_jobs]
-    jobs = np.sort(rng.permutation(total)[:n_jobs])
-    jobs = jobs[slot[jobs] >= 0]
-    jobs.flags.writeable = False
+    pool, nz, slot, jobs = _random_indexed_pool(rng, n_jobs, nodes, [0.0, 0.0, 0.0, 1.0, 2.0, 3.0])
+    total = slot.size
     cpu = rng.uniform(0.01, 1.0, total) * rng.choice([1.0, 1e-3], total)
-    nz = np.zeros((pool.shape[0], nodes + 1), dtype=np.int32)
-    index_rows_kernel(pool, nz, np.arange(pool.shape[0]))
     coeff = pool[slot[jobs]] * cpu[jobs][:, None]
     job, node, value, peak = avg_lp_rows_kernel(pool, nz, slot, jobs, cpu)
     expected_job, expected_node = np.nonzero(coeff)
@@ -1075,21 +1078,13 @@ def test_the_driver_s_stretch_yields_from_rows_are_the_dense_ones(seed, n_jobs, 
         min_avg_stretch,
         min_avg_stretch_rows,
     )
-    from allockit.simulation.allocation_kernels import index_rows_kernel
 
     rng = np.random.default_rng(seed)
-    total = n_jobs + 3
-    pool = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], (total + 2, nodes))
-    slot = np.full(total, -1, dtype=np.int64)
-    slot[: n_jobs] = rng.permutation(total + 2)[:n_jobs]
-    jobs = np.sort(rng.permutation(total)[:n_jobs])
-    jobs = jobs[slot[jobs] >= 0]
-    jobs.flags.writeable = False
+    pool, nz, slot, jobs = _random_indexed_pool(rng, n_jobs, nodes, [0.0, 0.0, 1.0, 2.0, 3.0])
+    total = slot.size
     cpu = rng.choice([0.1, 0.25, 0.3, 0.5, 0.7, 1.0], total)
     a = rng.uniform(0.0, 0.5, jobs.size) * rng.integers(0, 2, jobs.size)
     b = rng.uniform(0.05, 1.0, jobs.size)
-    nz = np.zeros((pool.shape[0], nodes + 1), dtype=np.int32)
-    index_rows_kernel(pool, nz, np.arange(pool.shape[0]))
     counts = pool[slot[jobs]]
     fair = max_min_affine_rows(pool, nz, slot, jobs, cpu, a, b)
     assert fair.tobytes() == max_min_affine(counts, cpu[jobs], a, b).tobytes()
