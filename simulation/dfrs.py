@@ -209,9 +209,14 @@ class _Driver:
         horizon = self.next_tick - now if self.tick_pending else (self.period or 0.0)
         horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)
         if self.trusted and self.yields_from_rows:  # the same bits, from the state's rows
-            if jobs.size and state.rows.slots(jobs).min() < 0:  # (a broken state)
-                raise SimulationInvariantError(f"t={now}: a running job without a row")
-            y = self.policy._rows_yields(state, jobs, now, horizon)
+            try:
+                y = self.policy._rows_yields(state, jobs, now, horizon)
+            except ValueError:  # the rows' kernels refuse a job without a row
+                if jobs.size and state.rows.slots(jobs).min() < 0:  # (a broken state)
+                    raise SimulationInvariantError(
+                        f"t={now}: a running job without a row"
+                    ) from None
+                raise  # (any other: as it came)
         else:
             y = self.policy.yields(state, jobs, state.counts(jobs), now, horizon)
             if not self.trusted:
