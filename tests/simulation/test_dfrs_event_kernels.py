@@ -1107,24 +1107,25 @@ def test_the_driver_names_a_running_job_without_a_row_and_passes_other_errors_on
 
     w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[100, 100],
                            tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.4, 0.4])
-    driver = dfrs_module._Driver(w, DfrsAlgorithm(name), 300.0, False, False)
-    state = driver.state
-    for j in (0, 1):
-        state.submit(j)
-        state.start_job(j, np.array([0]), 0.0)
+
+    def two_running():
+        driver = dfrs_module._Driver(w, DfrsAlgorithm(name), 300.0, False, False)
+        for j in (0, 1):
+            driver.state.submit(j)
+            driver.state.start_job(j, np.array([0]), 0.0)
+        return driver
+
+    driver = two_running()
     jobs, y = driver.yields(0.0)  # a sound state: yields
     assert jobs.tolist() == [0, 1] and y.size == 2
-    state.rows.drop(1)
+    driver.state.rows.drop(1)
     with pytest.raises(SimulationInvariantError, match="a running job without a row"):
         driver.yields(0.0)
 
     def broken(*args, **kwargs):
         raise ValueError("something else")
 
-    driver = dfrs_module._Driver(w, DfrsAlgorithm(name), 300.0, False, False)
-    for j in (0, 1):
-        driver.state.submit(j)
-        driver.state.start_job(j, np.array([0]), 0.0)
+    driver = two_running()
     for helper in ("maxmin_rows", "max_avg_yields_rows", "min_avg_stretch_rows"):
         monkeypatch.setattr(dfrs_algorithm, helper, broken)
     with pytest.raises(ValueError, match="something else"):
