@@ -1,6 +1,6 @@
 """Compare two versions of the DFRS simulator on many small random workloads, exactly.
 
-    python benchmarks/dfrs_differential.py run new.pkl [--cases 60]
+    python benchmarks/dfrs_differential.py run new.pkl [--cases 60] [--first-seed 0]
     PYTHONPATH=/path/to/old/package python benchmarks/dfrs_differential.py run old.pkl --sorted-set
     python benchmarks/dfrs_differential.py compare old.pkl new.pkl
 
@@ -9,7 +9,9 @@ memories with many tasks per node, one node, long backlogs, wide clusters with f
 CPU needs, many equal jobs at the same times; twelve algorithms, with and without
 ``hold`` and penalty 0, ``debug=True``) and keeps every output: per-job start, end,
 preemptions, migrations, resumes, the summary, the timelines and the MCB8 call sizes, or
-the error a run raised. ``compare`` lists every difference (no tolerance) and exits 1 if
+the error a run raised; ``--first-seed K`` draws the cases of seeds K.. instead of 0..
+(fresh inputs for a check of the code the earlier seeds were used to develop).
+``compare`` lists every difference (no tolerance) and exits 1 if
 there is one.
 
 ``--sorted-set`` makes ``DfrsState.running`` iterate in job index order: code from
@@ -99,13 +101,13 @@ def _sort_running() -> None:
     dfrs_state.DfrsState.__init__ = patched
 
 
-def run(out: str, cases: int) -> None:
+def run(out: str, cases: int, first_seed: int = 0) -> None:
     from allockit.instances.workload import Platform, Workload
     from allockit.simulation.dfrs import simulate_dfrs
 
     results = {}
     for family in range(5):
-        for seed in range(cases):
+        for seed in range(first_seed, first_seed + cases):
             args = case(family, seed)
             w = Workload.from_jobs(Platform(nodes=args.pop("nodes")), **args)
             algorithm = ALGORITHMS[seed % len(ALGORITHMS)]
@@ -169,6 +171,8 @@ def main() -> int:
     runner = sub.add_parser("run")
     runner.add_argument("out")
     runner.add_argument("--cases", type=int, default=60, help="cases per family")
+    runner.add_argument("--first-seed", type=int, default=0,
+                        help="seed of the first case of each family (default 0)")
     runner.add_argument("--sorted-set", action="store_true",
                         help="iterate DfrsState.running in index order (older code)")
     comparer = sub.add_parser("compare")
@@ -179,7 +183,7 @@ def main() -> int:
         return compare(args.first, args.second)
     if args.sorted_set:
         _sort_running()
-    run(args.out, args.cases)
+    run(args.out, args.cases, args.first_seed)
     return 0
 
 
