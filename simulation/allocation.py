@@ -14,6 +14,7 @@ The rest is shared in one of two ways:
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -534,18 +535,7 @@ def _solve_min_avg_stretch(
         np.searchsorted(row_node, used).astype(np.int32), row_job.astype(np.int32),
         weight[positive][by_node],
     )
-    # first cuts: six points from the lower bound to 1 and the fair yield, per job
-    grid = np.ones((6, n))
-    moving = lower != 1.0  # (one linspace for all: the same points as one per job)
-    grid[:, moving] = np.linspace(lower[moving], 1.0, 6)
-    cut_jobs, cut_at = [], []
-    rows = zip(range(n), grid.T.tolist(), fair.tolist(), a.tolist(), b.tolist(), strict=True)
-    for j, points, y_fair, a_j, b_j in rows:  # (Python floats: the same sums, faster)
-        for y in {*points, y_fair}:
-            if a_j + b_j * y > 0:
-                cut_jobs.append(j)
-                cut_at.append(y)
-    _add_tangents(h, a, b, np.array(cut_jobs, dtype=np.int64), np.array(cut_at, dtype=float))
+    _add_tangents(h, a, b, *_first_cuts(lower, fair, a, b))
     y = fair
     for _ in range(max_rounds):
         h.run()
@@ -559,6 +549,28 @@ def _solve_min_avg_stretch(
             break
         _add_tangents(h, a, b, under, y[under])
     return y
+
+
+def _first_cuts(
+    lower: np.ndarray, fair: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first tangent points of ``_solve_min_avg_stretch``: ``(jobs, at)``.
+
+    Per job ``j`` in index order, the distinct values among six points evenly spaced
+    from ``lower[j]`` to 1 and ``fair[j]``, in the iteration order of the Python set
+    ``{*points, fair[j]}`` (the order of the LP's rows, which its answers depend on),
+    kept where the stretch's denominator ``a_j + b_j y`` is positive.
+    """
+    n = lower.size
+    grid = np.ones((6, n))
+    moving = lower != 1.0  # (one linspace for all: the same points as one per job)
+    grid[:, moving] = np.linspace(lower[moving], 1.0, 6)
+    columns = zip(grid.T.tolist(), fair.tolist(), strict=True)
+    points = [{*column, y_fair} for column, y_fair in columns]
+    jobs = np.repeat(np.arange(n, dtype=np.int64), [len(p) for p in points])
+    at = np.fromiter(itertools.chain.from_iterable(points), dtype=float, count=jobs.size)
+    keep = a[jobs] + b[jobs] * at > 0  # (elementwise: the same two roundings as in Python)
+    return jobs[keep], at[keep]
 
 
 def _add_tangents(h: Any, a: np.ndarray, b: np.ndarray, jobs: np.ndarray, at: np.ndarray) -> None:

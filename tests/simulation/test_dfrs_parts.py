@@ -323,6 +323,39 @@ def test_min_avg_stretch_builds_the_same_lps_as_row_by_row(m, data):
     )
 
 
+_ENDS = st.sampled_from([0.0, -0.0, 0.25, 0.5, 1.0, 0.1 + 0.2, 1 / 3])
+
+
+@settings(max_examples=200)
+@given(
+    ends=st.lists(st.tuples(_ENDS | st.floats(0, 1), _ENDS | st.floats(0, 1)), max_size=12),
+    a=st.lists(st.sampled_from([0.0, -0.5, -1.0, 0.1, 1e-300]) | st.floats(-2, 2), max_size=12),
+    b=st.lists(st.sampled_from([0.0, 1.0, 2.0]) | st.floats(0, 2), max_size=12),
+)
+def test_first_cuts_are_the_per_job_sets_of_points(ends, a, b):
+    # the first tangent points, built for all jobs at once, are those of one Python set
+    # per job in the set's own order (the LP's row order), kept where a + b y > 0
+    from allockit.simulation.allocation import _first_cuts
+
+    n = min(len(ends), len(a), len(b))
+    lower = np.array([min(e) for e in ends[:n]], dtype=float)
+    fair = np.array([max(e) for e in ends[:n]], dtype=float)
+    lower[::3] = 1.0  # every third job does not move: six points at 1
+    fair = np.maximum(fair, lower)
+    a, b = np.array(a[:n], dtype=float), np.array(b[:n], dtype=float)
+    expected_jobs, expected_at = [], []
+    for j in range(n):
+        points = [1.0] * 6 if lower[j] == 1.0 else np.linspace(lower[j], 1.0, 6).tolist()
+        for y in {*points, float(fair[j])}:
+            if float(a[j]) + float(b[j]) * y > 0:
+                expected_jobs.append(j)
+                expected_at.append(y)
+    jobs, at = _first_cuts(lower, fair, a, b)
+    assert jobs.dtype == np.int64 and at.dtype == np.float64
+    assert jobs.tolist() == expected_jobs
+    assert at.tobytes() == np.array(expected_at, dtype=float).tobytes()
+
+
 @settings(max_examples=60)
 @given(m=mappings())
 def test_max_avg_equals_the_pyomo_lp_and_beats_max_min(m):
