@@ -32,7 +32,8 @@ CASES = [
 #: bits). The cluster-reserves solver multiplies matrices through BLAS, and OpenBLAS picks
 #: its kernels by CPU: on an AVX-512 host (SkylakeX kernels) the same code differs from
 #: them in the last bits (relative 1e-12 at most in these cases), so the arrays are
-#: compared within a tolerance far below any noise (5 pp, 0.2 s) and far above that.
+#: compared within a tolerance far below the noise (0.5 pp is rejected: the last test
+#: of this group) and far above that.
 REFERENCE = json.loads(
     (Path(__file__).parents[1] / "data" / "cluster_noise_off_reference.json").read_text()
 )
