@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +34,8 @@ CASES = [
 #: its kernels by CPU: on an AVX-512 host (SkylakeX kernels) the same code differs from
 #: them in the last bits (relative 1e-12 at most in these cases), so the arrays are
 #: compared within a tolerance far below the noise (0.5 pp is rejected: the last test
-#: of this group) and far above that.
+#: of this group) and far above that; the exact bits are checked with the Haswell kernels
+#: in a subprocess.
 REFERENCE = json.loads(
     (Path(__file__).parents[1] / "data" / "cluster_noise_off_reference.json").read_text()
 )
@@ -64,6 +66,30 @@ def test_off_is_the_previous_output(case, reference):
     _assert_is_reference(default, reference)
     explicit = ClusterSimConfig(**kw, measure_noise=0.0, report_jitter=0.0)
     assert fingerprint(simulate_cluster(explicit, seed=5)) == fingerprint(default)
+
+
+def _openblas_haswell_available() -> bool:
+    """numpy's BLAS is OpenBLAS (which reads ``OPENBLAS_CORETYPE``) on a CPU with AVX2."""
+    blas = np.__config__.CONFIG["Build Dependencies"]["blas"]["name"]
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "openblas" in blas.lower() and " avx2" in flags and " fma" in flags
+
+
+@pytest.mark.skipif(not _openblas_haswell_available(), reason="needs OpenBLAS on an AVX2 CPU")
+def test_off_is_the_previous_output_bit_for_bit_with_the_kernels_that_made_it():
+    # with OpenBLAS's Haswell kernels (those that wrote the md5s) the bits are c60c383's
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import test_cluster_noise as t; "
+        "print(json.dumps([t.fingerprint(t.simulate_cluster(t.ClusterSimConfig(**kw), "
+        "seed=5)) for kw, _ in t.CASES]))"
+    )
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell"}
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [md5 for _, md5 in CASES]
 
 
 def test_the_reference_comparison_rejects_a_run_with_noise():
