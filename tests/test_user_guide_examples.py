@@ -1,6 +1,7 @@
-"""The user guide's Python examples run, and what their comments say they give is true.
+"""The documentation's Python examples run, and what their pages say they give is true.
 
-Each ``code-block:: python`` of ``docs/user_guide/*.rst`` is run as it stands, in a
+Each ``code-block:: python`` of ``docs/*.rst`` and ``docs/user_guide/*.rst`` (the
+installation page and the user guide) is run as it stands, in a
 fresh namespace and a temporary working directory; a page's block that a user would
 copy into a session must not fail there. Where the page states a result (a comment
 beside a line, or the prose around the block), the matching check below holds the page
@@ -9,6 +10,8 @@ to it.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
 import textwrap
@@ -17,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-GUIDE = Path(__file__).resolve().parents[1] / "docs" / "user_guide"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = sorted(DOCS.glob("*.rst")) + sorted((DOCS / "user_guide").glob("*.rst"))
 
 #: Traces a page's example reads: such a block is skipped where the trace is missing.
 NEEDS_TRACE = {"data.rst": "hpc2n"}
@@ -39,7 +43,7 @@ def python_blocks(text: str) -> list[str]:
 
 EXAMPLES = [
     pytest.param(path.name, index, code, id=f"{path.stem}-{index}")
-    for path in sorted(GUIDE.glob("*.rst"))
+    for path in PAGES
     for index, code in enumerate(python_blocks(path.read_text()))
 ]
 
@@ -50,13 +54,21 @@ def _run(page: str, code: str) -> dict:
 
         real_trace(NEEDS_TRACE[page])
     namespace: dict = {"__name__": "user_guide_example"}
-    exec(compile(code, f"docs/user_guide/{page}", "exec"), namespace)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, f"docs/{page}", "exec"), namespace)
+    namespace["_printed"] = printed.getvalue()
     return namespace
 
 
 def _vcsched(ns: dict) -> None:  # result.status, result.min_yield  # ('optimal', 0.833...)
     assert ns["result"].status == "optimal"
     assert f"{ns['result'].min_yield:.3f}" == "0.833"
+
+
+def _install(ns: dict) -> None:  # "It prints ``optimal 0.8333333333333334``"
+    _vcsched(ns)
+    assert ns["_printed"] == "optimal 0.8333333333333334\n"
 
 
 def _dfrs(ns: dict) -> None:  # the ratio shown is a degradation from a lower bound: >= 1
@@ -82,8 +94,8 @@ def _data(ns: dict) -> None:  # the HPC2N log as the archive has it: 202,871 job
     assert ns["trace"].n_jobs == 202_871 and ns["trace"].header_int("MaxNodes") == 240
 
 
-CLAIMS = {"vcsched.rst": _vcsched, "dfrs.rst": _dfrs, "reserves.rst": _reserves,
-          "drfh.rst": _drfh, "measy.rst": _measy, "data.rst": _data}
+CLAIMS = {"install.rst": _install, "vcsched.rst": _vcsched, "dfrs.rst": _dfrs,
+          "reserves.rst": _reserves, "drfh.rst": _drfh, "measy.rst": _measy, "data.rst": _data}
 
 
 @pytest.mark.parametrize("page, index, code", EXAMPLES)
