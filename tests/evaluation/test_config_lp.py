@@ -283,6 +283,32 @@ def test_adaptation_instances_are_refused():
         ConfigurationLP(inst)
 
 
+@pytest.mark.parametrize("arguments, named", [
+    ({"rel_gap": -0.5}, "rel_gap"),
+    ({"rel_gap": float("nan")}, "rel_gap"),
+    ({"rel_gap": 1.0}, "rel_gap"),
+    ({"incumbent_load": -1.0}, "incumbent_load"),
+    ({"incumbent_load": math.inf}, "incumbent_load"),
+    ({"lower_load": float("nan")}, "lower_load"),
+    ({"max_iterations": 0}, "max_iterations"),
+    ({"max_iterations": 2.5}, "max_iterations"),
+    ({"incumbent_load": 1.2, "lower_load": 1.5}, "lower_load 1.5 is above incumbent_load 1.2"),
+    ({"lower_load": 5.0}, "lower_load 5.0 is above the total CPU need"),
+])
+def test_arguments_no_search_can_use_are_refused_by_name(arguments, named):
+    """A lower load above the incumbent's would be 'proven' as given: a wrong bound."""
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+    with pytest.raises(InvalidInputError, match=named):
+        configuration_lp_bound(inst, **arguments)
+
+
+def test_consistent_numpy_arguments_are_accepted():
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+    out = configuration_lp_bound(inst, incumbent_load=np.float64(1.2),
+                                 lower_load=np.float64(1.1), max_iterations=np.int64(50))
+    assert out.proven and out.bound == pytest.approx(1 / 1.2, rel=1e-5)
+
+
 def test_kernels_are_cached_where_the_heuristics_cache_theirs(tmp_path):
     import os
     import subprocess

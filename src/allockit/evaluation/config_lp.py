@@ -82,6 +82,9 @@ REACH_STEPS = 30
 MAX_ITERATIONS = 2000
 #: The bisection stops when its interval is this narrow (relative), or ``rel_gap``.
 MIN_WIDTH = 1e-7
+#: Relative slack allowed between ``lower_load`` and ``incumbent_load`` (rounding in the
+#: callers' sums) before the two are refused as contradictory.
+CONSISTENCY_TOL = 1e-6
 
 
 def _passed(deadline: float | None) -> bool:
@@ -521,6 +524,24 @@ class ConfigurationLP:
         return CapacityTest(capacity, "proven", lower, upper, iterations, reach)
 
 
+def _check_search(
+    incumbent_load: object, lower_load: object, rel_gap: object, max_iterations: object
+) -> None:
+    """Refuse arguments of ``configuration_lp_bound`` that no search can use, naming them."""
+    for name, value in (("incumbent_load", incumbent_load), ("lower_load", lower_load)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float | np.floating)
+            or not math.isfinite(value) or value <= 0
+        ):
+            raise InvalidInputError(f"{name} must be a finite number > 0; got {value!r}")
+    if (isinstance(rel_gap, bool) or not isinstance(rel_gap, int | float | np.floating)
+            or not 0 <= rel_gap < 1):
+        raise InvalidInputError(f"rel_gap must be a number in [0, 1); got {rel_gap!r}")
+    if (isinstance(max_iterations, bool) or not isinstance(max_iterations, int | np.integer)
+            or max_iterations < 1):
+        raise InvalidInputError(f"max_iterations must be an integer >= 1; got {max_iterations!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class ConfigLPBound:
     """The outcome of ``configuration_lp_bound``.
@@ -609,7 +630,9 @@ def configuration_lp_bound(
     Raises
     ------
     InvalidInputError
-        For an instance with migration limits.
+        For an instance with migration limits; for ``rel_gap`` outside [0, 1),
+        ``max_iterations`` below 1, a load that is not a finite number > 0, or a
+        ``lower_load`` above ``incumbent_load`` (no placement can have both).
 
     Examples
     --------
@@ -617,14 +640,25 @@ def configuration_lp_bound(
     >>> out = configuration_lp_bound(inst, incumbent_load=1.2)
     >>> out.proven, round(out.bound, 4)                   # the optimum is 1 / 1.2
     (True, 0.8333)
+    >>> configuration_lp_bound(inst, incumbent_load=1.2, lower_load=1.5)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: lower_load 1.5 is above incumbent_load 1.2: ...
     """
     started = time.perf_counter()
+    _check_search(incumbent_load, lower_load, rel_gap, max_iterations)
     deadline = Deadline.of(time_limit).at
     lp = ConfigurationLP(instance) if lp is None else lp
     cpu = instance.cpu[instance.task_job]
     floor = max(float(cpu.sum()) / instance.hosts, float(cpu.max()))
     lo = floor if lower_load is None else max(floor, float(lower_load))
     hi = float(cpu.sum()) if incumbent_load is None else float(incumbent_load)
+    if lower_load is not None and float(lower_load) > hi * (1.0 + CONSISTENCY_TOL):
+        what = "the total CPU need" if incumbent_load is None else "incumbent_load"
+        raise InvalidInputError(
+            f"lower_load {lower_load!r} is above {what} {hi!r}: no placement has a largest "
+            "load in between"
+        )
     tests: list[CapacityTest] = []
     proven = False
     fractional = math.inf
