@@ -302,6 +302,24 @@ def test_arguments_no_search_can_use_are_refused_by_name(arguments, named):
         configuration_lp_bound(inst, **arguments)
 
 
+@pytest.mark.parametrize("incumbent, placements, named", [
+    (np.array([0, 0, 5]), (), "incumbent: task 2 is on host 5; hosts are 0..1"),
+    (np.array([0, 0]), (), "incumbent must give one host per task"),
+    (np.array([0.0, 0.0, 0.0]), (), "incumbent must be an array of host indices"),
+    (np.array([0, 0, 1]), (np.array([0, 1, -1]),), "placements\\[0\\]: task 2 is on host -1"),
+])
+def test_columns_certify_refuses_a_placement_that_is_not_one(incumbent, placements, named):
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+    with pytest.raises(InvalidInputError, match=named):
+        columns_certify(inst, incumbent, placements=placements)
+
+
+def test_columns_certify_takes_an_incumbent_over_memory_but_not_its_host_as_a_column():
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.6] * 3)  # infeasible
+    out = columns_certify(inst, np.array([0, 0, 1]))
+    assert out.task_hosts is None and not math.isfinite(out.load)
+
+
 def test_consistent_numpy_arguments_are_accepted():
     inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
     out = configuration_lp_bound(inst, incumbent_load=np.float64(1.2),

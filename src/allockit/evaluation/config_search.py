@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from allockit.clock import Deadline
+from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["ColumnsOutcome", "columns_certify"]
@@ -65,6 +66,33 @@ class ColumnsOutcome:
     message: str
 
 
+def _check_placements(
+    instance: VCInstance, incumbent: np.ndarray | None, placements: Sequence[np.ndarray]
+) -> None:
+    """Refuse an incumbent or a placement that is not a host per task, naming which and why.
+
+    Memory is not checked: a host over memory is no column (``ConfigurationLP`` drops
+    it), and the incumbent's load only sets where the search starts.
+    """
+    named = [("incumbent", incumbent)] + [(f"placements[{i}]", p) for i, p in enumerate(placements)]
+    for name, hosts in named:
+        if hosts is None:
+            continue
+        hosts = np.asarray(hosts)
+        if hosts.dtype.kind not in "iu":
+            raise InvalidInputError(f"{name} must be an array of host indices; got {hosts.dtype}")
+        if hosts.shape != (instance.n_tasks,):
+            raise InvalidInputError(
+                f"{name} must give one host per task ({instance.n_tasks}); got shape {hosts.shape}"
+            )
+        if hosts.size and (hosts.min() < 0 or hosts.max() >= instance.hosts):
+            bad = int(np.flatnonzero((hosts < 0) | (hosts >= instance.hosts))[0])
+            last = instance.hosts - 1
+            raise InvalidInputError(
+                f"{name}: task {bad} is on host {int(hosts[bad])}; hosts are 0..{last}"
+            )
+
+
 def columns_certify(
     instance: VCInstance,
     incumbent: np.ndarray | None,
@@ -83,17 +111,23 @@ def columns_certify(
         (0, 1] and memory per task in [0, 1], as fractions of a host; no migration
         limits.
     incumbent : numpy.ndarray or None
-        A valid placement (host per task): its hosts are the first columns, its
-        largest load the upper end of the search; None when there is none (the
-        dives may then find one).
+        A placement (host per task): its hosts are the first columns (a host over
+        memory is left out), its largest load the upper end of the search; None when
+        there is none (the dives may then find one).
     lower_load : float, optional
         A proven lower bound on the smallest achievable largest load.
     placements : sequence of numpy.ndarray, optional
-        More valid placements whose hosts become columns.
+        More placements whose hosts become columns (those within memory).
     rel_gap : float, default 1e-6
         The relative gap that certifies a placement.
     time_limit : float or Deadline, optional
         Seconds for the whole call, or a deadline handed down (``allockit.clock``).
+
+    Raises
+    ------
+    InvalidInputError
+        For an ``incumbent`` or one of ``placements`` that is not a host index per
+        task, naming it and why; and as ``configuration_lp_bound`` for its arguments.
 
     Returns
     -------
@@ -112,6 +146,7 @@ def columns_certify(
     from allockit.evaluation.placement import host_loads
 
     started = time.perf_counter()
+    _check_placements(instance, incumbent, placements)
     deadline = Deadline.of(time_limit).at
 
     def left() -> float:
