@@ -64,6 +64,27 @@ def test_knapsack_matches_enumeration_and_bounds_when_stopped():
     assert stopped > 10  # the node limit did stop some searches
 
 
+@pytest.mark.parametrize("change, named", [
+    ({"value": np.array([1.0])}, "one entry per item"),
+    ({"value": np.array([np.nan, 1.0])}, r"value\[0\] must be finite; got nan"),
+    ({"cpu": np.array([0.5, 0.0])}, r"cpu\[1\] must be > 0"),
+    ({"mem": np.array([-0.1, 0.3])}, r"mem\[0\] must be >= 0"),
+    ({"demand": np.array([1.5, 1])}, r"demand\[0\] must be an integer >= 0; got 1.5"),
+    ({"demand": np.array([2, -1])}, r"demand\[1\] must be an integer >= 0"),
+    ({"value": [[1.0, 2.0]]}, "one-dimensional"),
+    ({"cap_cpu": float("nan")}, "cap_cpu must be a finite number > 0"),
+    ({"cap_mem": 0.0}, "cap_mem must be a finite number > 0"),
+    ({"node_limit": 0}, "node_limit must be an integer >= 1"),
+])
+def test_knapsack_refuses_items_out_of_range_by_name(change, named):
+    """A NaN value used to come back as a 'proven' optimum of the other items."""
+    args = {"value": np.array([1.0, 2.0]), "cpu": np.array([0.5, 0.7]),
+            "mem": np.array([0.2, 0.3]), "demand": np.array([2, 1]), "cap_cpu": 1.0,
+            "cap_mem": 1.0, **change}
+    with pytest.raises(InvalidInputError, match=named):
+        knapsack_2d(**args)
+
+
 def test_knapsack_skips_items_of_no_value_or_too_large():
     out = knapsack_2d(
         np.array([0.0, -1.0, 2.0, 0.5]), np.array([0.1, 0.1, 1.5, 0.5]),

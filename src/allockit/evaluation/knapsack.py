@@ -16,12 +16,14 @@ The compiled code is cached where ``allockit.heuristics.kernel_setup`` caches th
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.errors import InvalidInputError
 from allockit.numba_cache import numba_cache_dir
 
 __all__ = ["KnapsackOutcome", "first_fit_patterns", "knapsack_2d", "load_knapsack_kernel"]
@@ -371,6 +373,41 @@ class KnapsackOutcome:
     nodes: int
 
 
+def _checked_items(
+    value: object, cpu: object, mem: object, demand: object, cap_cpu: object, cap_mem: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``knapsack_2d``'s items as arrays, or an error naming the first value out of range."""
+    arrays = {}
+    for name, raw, dtype in (("value", value, np.float64), ("cpu", cpu, np.float64),
+                             ("mem", mem, np.float64), ("demand", demand, np.float64)):
+        try:
+            arr = np.asarray(raw, dtype=dtype)
+        except (TypeError, ValueError) as error:
+            raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
+        if arr.ndim != 1:
+            raise InvalidInputError(f"{name} must be one-dimensional; got shape {arr.shape}")
+        arrays[name] = arr
+    sizes = {name: arr.size for name, arr in arrays.items()}
+    if len(set(sizes.values())) > 1:
+        raise InvalidInputError(
+            f"value, cpu, mem and demand must have one entry per item; got {sizes}"
+        )
+    tests = {"value": (np.isfinite, "finite"), "cpu": (lambda x: x > 0, "> 0 and finite"),
+             "mem": (lambda x: x >= 0, ">= 0 and finite"),
+             "demand": (lambda x: (x >= 0) & (x == np.floor(x)), "an integer >= 0")}
+    for name, (test, wanted) in tests.items():
+        arr = arrays[name]
+        bad = np.flatnonzero(~(test(arr) & np.isfinite(arr)))
+        if bad.size:
+            first = int(bad[0])
+            raise InvalidInputError(f"{name}[{first}] must be {wanted}; got {float(arr[first])!r}")
+    for name, cap in (("cap_cpu", cap_cpu), ("cap_mem", cap_mem)):
+        if (isinstance(cap, bool) or not isinstance(cap, int | float | np.number)
+                or not math.isfinite(cap) or cap <= 0):
+            raise InvalidInputError(f"{name} must be a finite number > 0; got {cap!r}")
+    return arrays["value"], arrays["cpu"], arrays["mem"], arrays["demand"].astype(np.int64)
+
+
 def knapsack_2d(
     value: np.ndarray,
     cpu: np.ndarray,
@@ -422,6 +459,13 @@ def knapsack_2d(
         The best value found, the proven upper bound, the patterns (counts per item in
         the input order), whether the search completed, and the nodes visited.
 
+    Raises
+    ------
+    InvalidInputError
+        For items of different lengths, a size, value or demand out of the ranges
+        above (named with its index), a capacity that is not finite and > 0, or
+        ``node_limit`` below 1.
+
     Examples
     --------
     >>> out = knapsack_2d(np.array([1.0, 0.7, 0.7]), np.array([0.7, 0.4, 0.4]),
@@ -431,10 +475,10 @@ def knapsack_2d(
     >>> out.upper >= out.best
     True
     """
-    value = np.asarray(value, dtype=np.float64)
-    cpu = np.asarray(cpu, dtype=np.float64)
-    mem = np.asarray(mem, dtype=np.float64)
-    demand = np.asarray(demand, dtype=np.int64)
+    value, cpu, mem, demand = _checked_items(value, cpu, mem, demand, cap_cpu, cap_mem)
+    if (isinstance(node_limit, bool) or not isinstance(node_limit, int | np.integer)
+            or node_limit < 1):
+        raise InvalidInputError(f"node_limit must be an integer >= 1; got {node_limit!r}")
     use = np.flatnonzero((value > 0.0) & (demand > 0) & (cpu <= cap_cpu) & (mem <= cap_mem))
     if use.size == 0:
         return KnapsackOutcome(0.0, 0.0, np.zeros((0, value.size), np.int64), True, 0)
