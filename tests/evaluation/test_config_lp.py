@@ -341,6 +341,15 @@ def test_columns_certify_takes_an_incumbent_over_memory_but_not_its_host_as_a_co
     assert out.task_hosts is None and not math.isfinite(out.load)
 
 
+@pytest.mark.parametrize("capacity", [0.0, -1.0, float("nan"), math.inf, "1.2", True])
+def test_a_capacity_test_or_dive_refuses_a_capacity_that_is_none(capacity):
+    lp = ConfigurationLP(VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3))
+    with pytest.raises(InvalidInputError, match="capacity must be a finite number > 0"):
+        lp.test(capacity)
+    with pytest.raises(InvalidInputError, match="capacity must be a finite number > 0"):
+        dive_placement(lp, capacity)
+
+
 def test_consistent_numpy_arguments_are_accepted():
     inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
     out = configuration_lp_bound(inst, incumbent_load=np.float64(1.2),

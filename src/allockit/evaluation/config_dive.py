@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from allockit.evaluation.config_lp import MAX_ITERATIONS, ConfigurationLP
+from allockit.evaluation.config_lp import MAX_ITERATIONS, ConfigurationLP, checked_capacity
 
 __all__ = ["dive_placement", "patterns_to_placement"]
 
@@ -110,6 +110,11 @@ def dive_placement(
         ``capacity`` up to the LP's relative margin of 1e-9 on every host; the
         caller re-checks it), or None when the dive failed or ran out of time.
 
+    Raises
+    ------
+    InvalidInputError
+        For a capacity that is not a finite number > 0.
+
     Examples
     --------
     >>> from allockit.instances.vcsched import VCInstance
@@ -120,6 +125,7 @@ def dive_placement(
     >>> dive_placement(ConfigurationLP(inst), 0.85) is None
     True
     """
+    checked_capacity(capacity)
     residual = lp.demand.copy()
     hosts_left = lp.hosts
     chosen: list[np.ndarray] = []

@@ -54,6 +54,7 @@ __all__ = [
     "CapacityTest",
     "ConfigLPBound",
     "ConfigurationLP",
+    "checked_capacity",
     "configuration_lp_bound",
     "item_types",
 ]
@@ -411,12 +412,18 @@ class ConfigurationLP:
             ``proven`` when a Farley bound exceeds ``H``, ``fractional`` when the
             restricted master fits in ``H`` hosts, else ``stopped``.
 
+        Raises
+        ------
+        InvalidInputError
+            For a capacity that is not a finite number > 0.
+
         Examples
         --------
         >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
         >>> ConfigurationLP(inst).test(1.19).status      # L* = 1.2
         'proven'
         """
+        checked_capacity(capacity)
         self._set_capacity(capacity)
         hosts = self.hosts if hosts is None else int(hosts)
         lower, upper = 0.0, math.inf
@@ -522,6 +529,39 @@ class ConfigurationLP:
             else:
                 hi = mid
         return CapacityTest(capacity, "proven", lower, upper, iterations, reach)
+
+
+def checked_capacity(capacity: object) -> float:
+    """``capacity`` as a float, or an error if it is not a finite number > 0.
+
+    Parameters
+    ----------
+    capacity : float
+        A largest host CPU load to test or dive at.
+
+    Returns
+    -------
+    float
+        The same capacity.
+
+    Raises
+    ------
+    InvalidInputError
+        For anything but a finite number > 0 (a bool included).
+
+    Examples
+    --------
+    >>> checked_capacity(1.2)
+    1.2
+    >>> checked_capacity(float("nan"))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: capacity must be a finite number > 0; got nan
+    """
+    if (isinstance(capacity, bool) or not isinstance(capacity, int | float | np.number)
+            or not math.isfinite(capacity) or capacity <= 0):
+        raise InvalidInputError(f"capacity must be a finite number > 0; got {capacity!r}")
+    return float(capacity)
 
 
 def _check_search(
