@@ -5,10 +5,15 @@ LP answers kept, MCB8 packing jobs instead of tasks, ...) claims to leave every 
 as it was, bit for bit. ``tests/data/table5_schedules.json`` holds, for each of the
 table's 118 algorithms, the md5 of the per-job start, end, preemption and migration
 arrays of its simulation of one HPC2N week (penalty 300 s, period 600 s, FCFS and EASY on
-whole nodes: as ``allockit dfrs-experiment table5``), written by cf851d5 and by the code
-of this test's commit alike, each in its own environment:
+whole nodes), written by cf851d5 and by the code of this test's commit alike, each in its
+own environment:
 
     python benchmarks/bench_dfrs_weeks.py run --weeks W --out F.json
+
+The test runs the week through the table's own tasks (``experiment_tasks("table5", ...)``
+and ``run_dfrs_task``, what ``allockit dfrs-experiment table5`` runs), so a change of the
+experiment's options or workloads would show too, and fingerprints each simulation with
+the benchmark's own ``fingerprint``.
 
 The week is a short one (so that the whole table runs in seconds) on which the table's
 algorithms still give many different schedules. A change to any step of any algorithm
@@ -17,32 +22,28 @@ algorithms still give many different schedules. A change to any step of any algo
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tests.traces import real_trace
 
-REFERENCE = Path(__file__).resolve().parents[1] / "data" / "table5_schedules.json"
-FIELDS = ("start", "end", "job_preemptions", "job_migrations")
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "tests" / "data" / "table5_schedules.json"
+BENCHMARK = ROOT / "benchmarks" / "bench_dfrs_weeks.py"
 
 
-def fingerprint(result) -> str:
-    """md5 of a simulation's per-job arrays in ``FIELDS`` order (``bench_dfrs_weeks.py``'s)."""
-    digest = hashlib.md5()
-    for name in FIELDS:
-        digest.update(np.ascontiguousarray(np.asarray(getattr(result, name))).tobytes())
-    return digest.hexdigest()
+def _benchmark_fingerprint():
+    """``bench_dfrs_weeks.fingerprint``: the md5 the reference was written with."""
+    spec = importlib.util.spec_from_file_location("bench_dfrs_weeks", BENCHMARK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.fingerprint
 
 
-def table5_options(name: str) -> dict:
-    """The simulator's options in ``dfrs-experiment table5`` for algorithm ``name``."""
-    if name in ("FCFS", "EASY"):
-        return {"unit": "nodes"}
-    return {"penalty": 300.0, "period": 600.0}
+fingerprint = _benchmark_fingerprint()
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +51,35 @@ def reference() -> dict:
     return json.loads(REFERENCE.read_text())
 
 
-@pytest.fixture(scope="module")
-def week(reference):
-    from allockit.instances.hpc2n import hpc2n_workload, split_weeks
-    from allockit.instances.swf import read_swf
+def _table5_tasks(week: int, **options):
+    from allockit.experiments.dfrs import experiment_tasks
+    from allockit.experiments.dfrs_traces import TraceSets
 
-    weeks = split_weeks(hpc2n_workload(read_swf(real_trace("hpc2n"))))
-    return weeks[reference["week"]]
+    sets = TraceSets(seeds=(), loads=(1.0,), weeks=(week,), unscaled=False,
+                     hpc2n=str(real_trace("hpc2n")))
+    return [t for t in experiment_tasks("table5", sets, **options) if t.method != "bound"]
+
+
+def _fingerprints(tasks, monkeypatch) -> dict[str, str]:
+    """Each task run as the table runs it, and the fingerprint of its simulation."""
+    import allockit.simulation.simulate as simulate_module
+    from allockit.experiments.dfrs import run_dfrs_task
+
+    real, seen = simulate_module.simulate, {}
+
+    def recording(workload, name, **options):
+        result = real(workload, name, **options)
+        seen[name] = fingerprint(result)
+        seen["jobs"] = workload.n_jobs
+        return result
+
+    monkeypatch.setattr(simulate_module, "simulate", recording)
+    out = {}
+    for task in tasks:
+        run_dfrs_task(task)
+        out[task.method] = seen.pop(task.algorithm)
+    out["jobs"] = seen.get("jobs")
+    return out
 
 
 def test_the_reference_covers_the_whole_table_and_many_schedules(reference):
@@ -66,23 +89,18 @@ def test_the_reference_covers_the_whole_table_and_many_schedules(reference):
     assert len(set(reference["md5"].values())) >= reference["distinct_at_least"]
 
 
-def test_every_schedule_of_the_table_is_the_reference(reference, week):
-    from allockit.simulation.simulate import simulate
-
-    assert week.n_jobs == reference["jobs"]
-    differ = {}
-    for name, expected in reference["md5"].items():
-        got = fingerprint(simulate(week, name, **table5_options(name)))
-        if got != expected:
-            differ[name] = got
-    assert not differ, f"{len(differ)} of {len(reference['md5'])} schedules changed: {differ}"
+def test_every_schedule_of_the_table_is_the_reference(reference, monkeypatch):
+    tasks = _table5_tasks(reference["week"])
+    assert sorted(t.method for t in tasks) == sorted(reference["md5"])
+    got = _fingerprints(tasks, monkeypatch)
+    assert got.pop("jobs") == reference["jobs"]
+    differ = {name: md5 for name, md5 in got.items() if md5 != reference["md5"][name]}
+    assert not differ, f"{len(differ)} of {len(got)} schedules changed: {differ}"
 
 
-def test_the_fingerprint_tells_schedules_apart(reference, week):
-    """Another penalty or period gives other schedules: the check can fail."""
-    from allockit.simulation.simulate import simulate
-
+@pytest.mark.parametrize("options", [{"penalty": 301.0}, {"period": 601.0}])
+def test_the_fingerprint_tells_schedules_apart(reference, monkeypatch, options):
+    """Another penalty or period gives another schedule: the check can fail."""
     name = "GreedyPM */per/opt=min/minvt=600"
-    assert fingerprint(simulate(week, name, penalty=300.0, period=600.0)) == reference["md5"][name]
-    assert fingerprint(simulate(week, name, penalty=301.0, period=600.0)) != reference["md5"][name]
-    assert fingerprint(simulate(week, name, penalty=300.0, period=601.0)) != reference["md5"][name]
+    tasks = [t for t in _table5_tasks(reference["week"], **options) if t.method == name]
+    assert _fingerprints(tasks, monkeypatch)[name] != reference["md5"][name]
