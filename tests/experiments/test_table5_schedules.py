@@ -15,9 +15,12 @@ and ``run_dfrs_task``, what ``allockit dfrs-experiment table5`` runs), so a chan
 experiment's options or workloads would show too, and fingerprints each simulation with
 the benchmark's own ``fingerprint``.
 
-The week is a short one (so that the whole table runs in seconds) on which the table's
-algorithms still give many different schedules. A change to any step of any algorithm
-(a tie broken another way, a float summed in another order) changes some fingerprint.
+Two references: the whole table on week 8, a short week (the table runs in seconds)
+on which its algorithms still give 55 different schedules, and on week 120, a long week
+with a backlog, the Greedy family with opt=min, FCFS, EASY and two more (37 runs, 34 schedules;
+``tests/data/table5_schedules_w120.json``, from cf851d5's run of RESULTS 12.11.20).
+A change to any step of any algorithm (a tie broken another way, a float summed in
+another order) changes some fingerprint.
 """
 
 from __future__ import annotations
@@ -31,7 +34,10 @@ import pytest
 from tests.traces import real_trace
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "tests" / "data" / "table5_schedules.json"
+#: The whole table on a short week, and its fast algorithms (and one opt=avg) on week 120,
+#: a long week with a backlog (1,067 jobs; the md5s of cf851d5's run in RESULTS 12.11.20).
+REFERENCES = {"week8-all": ROOT / "tests" / "data" / "table5_schedules.json",
+              "week120-fast": ROOT / "tests" / "data" / "table5_schedules_w120.json"}
 BENCHMARK = ROOT / "benchmarks" / "bench_dfrs_weeks.py"
 
 
@@ -46,18 +52,19 @@ def _benchmark_fingerprint():
 fingerprint = _benchmark_fingerprint()
 
 
-@pytest.fixture(scope="module")
-def reference() -> dict:
-    return json.loads(REFERENCE.read_text())
+@pytest.fixture(scope="module", params=sorted(REFERENCES))
+def reference(request) -> dict:
+    return json.loads(REFERENCES[request.param].read_text())
 
 
-def _table5_tasks(week: int, **options):
+def _table5_tasks(week: int, names, **options):
     from allockit.experiments.dfrs import experiment_tasks
     from allockit.experiments.dfrs_traces import TraceSets
 
     sets = TraceSets(seeds=(), loads=(1.0,), weeks=(week,), unscaled=False,
                      hpc2n=str(real_trace("hpc2n")))
-    return [t for t in experiment_tasks("table5", sets, **options) if t.method != "bound"]
+    tasks = experiment_tasks("table5", sets, algorithms_only=tuple(names), **options)
+    return [t for t in tasks if t.method != "bound"]
 
 
 def _fingerprints(tasks, monkeypatch) -> dict[str, str]:
@@ -82,15 +89,17 @@ def _fingerprints(tasks, monkeypatch) -> dict[str, str]:
     return out
 
 
-def test_the_reference_covers_the_whole_table_and_many_schedules(reference):
+def test_the_references_cover_the_table_and_many_schedules(reference):
     from allockit.experiments.dfrs import PAPER_TABLE5
 
-    assert set(reference["md5"]) == set(PAPER_TABLE5)
-    assert len(set(reference["md5"].values())) >= reference["distinct_at_least"]
+    assert set(reference["md5"]) <= set(PAPER_TABLE5)
+    if reference["week"] == 8:
+        assert set(reference["md5"]) == set(PAPER_TABLE5)
+    assert len(set(reference["md5"].values())) >= reference["distinct_at_least"] >= 30
 
 
 def test_every_schedule_of_the_table_is_the_reference(reference, monkeypatch):
-    tasks = _table5_tasks(reference["week"])
+    tasks = _table5_tasks(reference["week"], reference["md5"])
     assert sorted(t.method for t in tasks) == sorted(reference["md5"])
     got = _fingerprints(tasks, monkeypatch)
     assert got.pop("jobs") == reference["jobs"]
@@ -102,5 +111,5 @@ def test_every_schedule_of_the_table_is_the_reference(reference, monkeypatch):
 def test_the_fingerprint_tells_schedules_apart(reference, monkeypatch, options):
     """Another penalty or period gives another schedule: the check can fail."""
     name = "GreedyPM */per/opt=min/minvt=600"
-    tasks = [t for t in _table5_tasks(reference["week"], **options) if t.method == name]
+    tasks = _table5_tasks(reference["week"], [name], **options)
     assert _fingerprints(tasks, monkeypatch)[name] != reference["md5"][name]
