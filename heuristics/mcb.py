@@ -74,7 +74,7 @@ def mcb_pack(
     Raises
     ------
     InvalidInputError
-        If ``key`` is not one of the four names.
+        If ``key`` is not one of the four names, or ``target`` is not in [0, 1].
 
     Examples
     --------
@@ -82,6 +82,10 @@ def mcb_pack(
     >>> mcb_pack(inst, 0.8).tolist(), mcb_pack(inst, 0.9)
     ([0, 0, 1], None)
     """
+    if isinstance(target, bool) or not isinstance(target, int | float | np.number) or not (
+        0.0 <= float(target) <= 1.0
+    ):
+        raise InvalidInputError(f"target must be a number in [0, 1]; got {target!r}")
     job = instance.task_job
     ones = np.ones(instance.hosts)
     return mcb_fill(
@@ -126,7 +130,8 @@ def mcb_fill(
     Raises
     ------
     InvalidInputError
-        If ``key`` is not one of the four names.
+        If ``key`` is not one of the four names, a value is not finite (or a need
+        negative), or the task or host arrays differ in length.
 
     Examples
     --------
@@ -136,8 +141,14 @@ def mcb_fill(
     """
     from allockit.heuristics.mcb_kernels import mcb_fill_kernel
 
-    cpu_req = np.ascontiguousarray(cpu_req, dtype=float)
-    mem = np.ascontiguousarray(mem, dtype=float)
+    cpu_req, mem = _vector("cpu_req", cpu_req, nonnegative=True), _vector("mem", mem, True)
+    free_cpu, free_mem = _vector("free_cpu", free_cpu), _vector("free_mem", free_mem)
+    for (a, x), (b, y) in ((("cpu_req", cpu_req), ("mem", mem)),
+                           (("free_cpu", free_cpu), ("free_mem", free_mem))):
+        if x.size != y.size:
+            raise InvalidInputError(
+                f"{a} and {b} must have the same length; got {x.size} and {y.size}"
+            )
     keys = _sort_key(cpu_req, mem, key)
     cpu_heavy = cpu_req > mem
     order = np.argsort(-keys if descending else keys, kind="stable")
@@ -148,10 +159,26 @@ def mcb_fill(
         mem,
         cpu_list,
         mem_list,
-        np.ascontiguousarray(free_cpu, dtype=float),
-        np.ascontiguousarray(free_mem, dtype=float),
+        free_cpu,
+        free_mem,
     )
     return None if placed.size and placed[0] < 0 else placed
+
+
+def _vector(name: str, values: object, nonnegative: bool = False) -> np.ndarray:
+    """``values`` as a contiguous 1-D float array of finite numbers (>= 0 if asked)."""
+    try:
+        arr = np.ascontiguousarray(values, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be one-dimensional; got shape {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr < 0) if nonnegative else ~np.isfinite(arr)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        wanted = "finite and >= 0" if nonnegative else "finite"
+        raise InvalidInputError(f"{name}[{first}] must be {wanted}; got {float(arr[first])!r}")
+    return arr
 
 
 def largest_target(

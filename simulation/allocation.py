@@ -197,13 +197,14 @@ def max_avg_yields_unchecked(counts: np.ndarray, cpu: np.ndarray) -> np.ndarray:
     >>> max_avg_yields_unchecked(counts, np.array([0.4, 0.5, 0.5])).tolist()  # no LP
     [1.0, 1.0, 1.0]
     """
-    from allockit.evaluation.placement import max_sum_yields
+    from allockit.evaluation.placement import max_sum_yields_sparse
 
     coeff = counts * cpu[:, None]
     floor = 1.0 / max(1.0, coeff.sum(axis=0).max(initial=0.0))  # base_yield's
     if floor >= 1.0:  # every yield is fixed at 1
         return np.ones(cpu.size)
-    return max_sum_yields(coeff, floor)
+    jobs, hosts = np.nonzero(coeff)  # (max_sum_yields without its input checks)
+    return max_sum_yields_sparse(jobs, hosts, coeff[jobs, hosts], *coeff.shape, floor)
 
 
 def max_avg_yields_rows(

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from allockit.constants import MEM_TOL
+from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
 
 __all__ = [
@@ -19,6 +20,32 @@ __all__ = [
 
 #: Bisection steps of ``load_lower_bound`` (the interval shrinks by 2**-60).
 BISECTION_STEPS = 60
+
+
+def _checked_sizes(name: str, values: object) -> np.ndarray:
+    """``values`` as a 1-D float array of finite numbers >= 0, or an error naming them."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be one-dimensional; got shape {arr.shape}")
+    bad = np.flatnonzero(~(np.isfinite(arr) & (arr >= 0)))
+    if bad.size:
+        first = int(bad[0])
+        value = float(arr[first])
+        raise InvalidInputError(f"{name}[{first}] must be finite and >= 0; got {value!r}")
+    return arr
+
+
+def _checked_capacity(capacity: object, *, infinite: bool = False) -> float:
+    """``capacity`` as a float > 0 (``inf`` too when ``infinite``), or an error naming it."""
+    ok = not isinstance(capacity, bool) and isinstance(capacity, int | float | np.number)
+    value = float(capacity) if ok else math.nan
+    if not (value > 0 and (infinite or math.isfinite(value))):
+        wanted = "a number > 0 (inf allowed)" if infinite else "a finite number > 0"
+        raise InvalidInputError(f"capacity must be {wanted}; got {capacity!r}")
+    return value
 
 
 def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:
@@ -43,6 +70,12 @@ def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:
         A lower bound on the number of bins; ``len(sizes) + 1`` when an item is
         larger than the capacity (it fits in no bin).
 
+    Raises
+    ------
+    InvalidInputError
+        For sizes that are not finite and >= 0 (the first is named), or a capacity
+        that is not a finite number > 0.
+
     Examples
     --------
     >>> bins_lower_bound(np.array([0.6, 0.6, 0.6, 0.3]), 1.0)
@@ -50,7 +83,8 @@ def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:
     >>> bins_lower_bound(np.array([0.4, 0.4, 0.4]), 1.0)
     2
     """
-    s = np.sort(np.asarray(sizes, dtype=float))
+    s = np.sort(_checked_sizes("sizes", sizes))
+    capacity = _checked_capacity(capacity)
     if s.size == 0:
         return 0
     if s[-1] > capacity:
@@ -95,6 +129,12 @@ def pair_hosts_lower_bound(cpu: np.ndarray, mem: np.ndarray, capacity: float) ->
         A lower bound on the hosts needed so that no host exceeds memory 1 or CPU
         ``capacity`` (0 when no group has more than one task).
 
+    Raises
+    ------
+    InvalidInputError
+        For needs that are not finite and >= 0, ``cpu`` and ``mem`` of different
+        lengths, or a capacity that is not a number > 0.
+
     Examples
     --------
     >>> mem = np.array([0.6, 0.6, 0.4, 0.4])                 # pairs: (0.6, 0.4) only
@@ -105,6 +145,12 @@ def pair_hosts_lower_bound(cpu: np.ndarray, mem: np.ndarray, capacity: float) ->
     """
     import networkx as nx
 
+    cpu, mem = _checked_sizes("cpu", cpu), _checked_sizes("mem", mem)
+    if cpu.size != mem.size:
+        raise InvalidInputError(
+            f"cpu and mem must have one entry per task; got {cpu.size} and {mem.size}"
+        )
+    capacity = _checked_capacity(capacity, infinite=True)
     cap_m = 1.0 + MEM_TOL
     best = 0
     for group in (np.flatnonzero(mem > cap_m / 3.0), np.flatnonzero(cpu > capacity / 3.0)):

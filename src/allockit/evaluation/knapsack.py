@@ -32,6 +32,8 @@ __all__ = ["KnapsackOutcome", "first_fit_patterns", "knapsack_2d", "load_knapsac
 SURROGATE_GRID = 11
 _WARM = False  # whether load_knapsack_kernel has run in this process
 
+#: Most cells (units x items) ``first_fit_patterns`` lays its packings out in.
+MAX_PATTERN_CELLS = 100_000_000
 #: Nodes between two looks at the clock.
 CHUNK_NODES = 20_000
 #: Relative margin on a proven upper bound: covers every floating-point rounding of
@@ -309,16 +311,22 @@ def first_fit_patterns(
     Parameters
     ----------
     cpu, mem : numpy.ndarray
-        Size of one unit of each item in each dimension.
+        Size of one unit of each item in each dimension (``cpu > 0``, ``mem >= 0``).
     demand : numpy.ndarray
         Units of each item (integers >= 0).
     cap_cpu, cap_mem : float
-        Bin capacities.
+        Bin capacities (> 0).
 
     Returns
     -------
     numpy.ndarray of int64, shape (bins, items)
         The bins of the three packings (items larger than a bin are left out).
+
+    Raises
+    ------
+    InvalidInputError
+        As ``knapsack_2d`` for the items and capacities; and when the units times
+        the items exceed ``MAX_PATTERN_CELLS`` (the packings' room).
 
     Examples
     --------
@@ -326,16 +334,20 @@ def first_fit_patterns(
     ...                    1.0, 1.0).tolist()[:2]
     [[1, 0, 1], [0, 1, 0]]
     """
-    cpu = np.asarray(cpu, dtype=np.float64)
-    mem = np.asarray(mem, dtype=np.float64)
-    demand = np.asarray(demand, dtype=np.int64)
+    _, cpu, mem, demand = _checked_items(None, cpu, mem, demand, cap_cpu, cap_mem)
+    cells = int(demand.sum()) * max(1, cpu.size)
+    if cells > MAX_PATTERN_CELLS:
+        raise InvalidInputError(
+            f"demand: {int(demand.sum())} units of {cpu.size} items would need {cells} "
+            f"pattern cells, more than {MAX_PATTERN_CELLS}"
+        )
     keys = (cpu, mem, np.maximum(cpu / cap_cpu, mem / cap_mem))
     packings = []
     for key in keys:
         out = np.zeros((int(demand.sum()), cpu.size), dtype=np.int64)
         order = np.argsort(-key, kind="stable").astype(np.int64)
         bins = first_fit_kernel(order, cpu, mem, demand, float(cap_cpu), float(cap_mem), out)
-        packings.append(out[:bins])
+        packings.append(out[:bins].copy())  # (not a view: the room is freed at once)
     return np.concatenate(packings)
 
 
@@ -375,11 +387,13 @@ class KnapsackOutcome:
 
 def _checked_items(
     value: object, cpu: object, mem: object, demand: object, cap_cpu: object, cap_mem: object
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
     """``knapsack_2d``'s items as arrays, or an error naming the first value out of range."""
     arrays = {}
     for name, raw, dtype in (("value", value, np.float64), ("cpu", cpu, np.float64),
                              ("mem", mem, np.float64), ("demand", demand, np.float64)):
+        if raw is None:  # (first_fit_patterns: no values)
+            continue
         try:
             arr = np.asarray(raw, dtype=dtype)
         except (TypeError, ValueError) as error:
@@ -389,14 +403,14 @@ def _checked_items(
         arrays[name] = arr
     sizes = {name: arr.size for name, arr in arrays.items()}
     if len(set(sizes.values())) > 1:
-        raise InvalidInputError(
-            f"value, cpu, mem and demand must have one entry per item; got {sizes}"
-        )
+        raise InvalidInputError(f"{', '.join(sizes)} must have one entry per item; got {sizes}")
     tests = {"value": (np.isfinite, "finite"), "cpu": (lambda x: x > 0, "> 0 and finite"),
              "mem": (lambda x: x >= 0, ">= 0 and finite"),
              "demand": (lambda x: (x >= 0) & (x == np.floor(x)), "an integer >= 0")}
     for name, (test, wanted) in tests.items():
-        arr = arrays[name]
+        arr = arrays.get(name)
+        if arr is None:
+            continue
         bad = np.flatnonzero(~(test(arr) & np.isfinite(arr)))
         if bad.size:
             first = int(bad[0])
@@ -405,7 +419,8 @@ def _checked_items(
         if (isinstance(cap, bool) or not isinstance(cap, int | float | np.number)
                 or not math.isfinite(cap) or cap <= 0):
             raise InvalidInputError(f"{name} must be a finite number > 0; got {cap!r}")
-    return arrays["value"], arrays["cpu"], arrays["mem"], arrays["demand"].astype(np.int64)
+    return (arrays.get("value"), arrays["cpu"], arrays["mem"],
+            arrays["demand"].astype(np.int64))
 
 
 def knapsack_2d(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
 import numpy as np
 
 from allockit.constants import MEM_TOL
+from allockit.errors import InvalidInputError
 from allockit.evaluation.answer_memo import memo
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
@@ -15,6 +17,7 @@ from allockit.results import SolveStatus, VCResult
 __all__ = [
     "MEM_TOL",
     "average_yield_phase",
+    "checked_task_hosts",
     "counts_to_task_hosts",
     "empty_result",
     "host_loads",
@@ -27,6 +30,75 @@ __all__ = [
     "thread_highs",
 ]
 
+
+
+def checked_task_hosts(
+    instance: VCInstance, task_hosts: object, name: str = "task_hosts"
+) -> np.ndarray:
+    """A placement as host indices, or an error naming what makes it none.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        The instance the placement is for.
+    task_hosts : array_like, shape (n_tasks,)
+        Host index of every task: integers, or floats of integer value (as solvers
+        return them).
+    name : str, default "task_hosts"
+        How the error calls the placement.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_tasks,)
+        The same hosts (the array itself when it is already int64).
+
+    Raises
+    ------
+    InvalidInputError
+        For a placement that is not one host index in ``[0, hosts)`` per task.
+
+    Examples
+    --------
+    >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.25], mem=[0.1, 0.2])
+    >>> checked_task_hosts(inst, [1.0, 0.0]).tolist()
+    [1, 0]
+    >>> checked_task_hosts(inst, [0.5, 0])
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: task_hosts[0] must be a host index; got 0.5
+    """
+    arr = np.asarray(task_hosts)
+    if arr.dtype != np.int64:
+        if arr.dtype.kind not in "iuf" or arr.dtype == np.uint64:
+            raise InvalidInputError(f"{name} must be an array of host indices; got {arr.dtype}")
+        if arr.dtype.kind == "f":
+            bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+            if bad.size:
+                first = int(bad[0])
+                raise InvalidInputError(
+                    f"{name}[{first}] must be a host index; got {float(arr[first])!r}"
+                )
+        arr = arr.astype(np.int64)
+    if arr.shape != (instance.n_tasks,):
+        raise InvalidInputError(
+            f"{name} must give one host per task ({instance.n_tasks}); got shape {arr.shape}"
+        )
+    if arr.size and (arr.min() < 0 or arr.max() >= instance.hosts):
+        first = int(np.flatnonzero((arr < 0) | (arr >= instance.hosts))[0])
+        raise InvalidInputError(
+            f"{name}[{first}] is host {int(arr[first])}; hosts are 0..{instance.hosts - 1}"
+        )
+    return arr
+
+
+def _checked_bound(name: str, bound: object) -> float | None:
+    """A yield bound (None, or a number >= 0 that is not NaN), or an error naming it."""
+    if bound is None:
+        return None
+    ok = not isinstance(bound, bool) and isinstance(bound, int | float | np.number)
+    if not ok or math.isnan(float(bound)) or float(bound) < 0:
+        raise InvalidInputError(f"{name} must be None or a number >= 0; got {bound!r}")
+    return float(bound)
 
 
 def host_loads(instance: VCInstance, task_hosts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +124,7 @@ def host_loads(instance: VCInstance, task_hosts: np.ndarray) -> tuple[np.ndarray
     >>> [v.tolist() for v in host_loads(inst, np.array([1, 1]))]
     [[0.0, 0.75], [0.0, 0.30000000000000004]]
     """
+    task_hosts = checked_task_hosts(instance, task_hosts)
     job = instance.task_job
     cpu = np.bincount(task_hosts, weights=instance.cpu[job], minlength=instance.hosts)
     mem = np.bincount(task_hosts, weights=instance.mem[job], minlength=instance.hosts)
@@ -93,7 +166,7 @@ def migration_cost(instance: VCInstance, task_hosts: np.ndarray) -> tuple[int, f
 def placement_violation(instance: VCInstance, task_hosts: np.ndarray) -> str | None:
     """Why ``task_hosts`` is not a valid placement, or None if it is.
 
-    Checked in order: one host per task, host indices in range, memory of every host
+    Checked in order: one host per task, host indices (integers, in range), memory of every host
     at most 1 (with tolerance ``MEM_TOL``), and for an adaptation instance the
     migration budget (memory) and the maximum number of migrations. CPU is never a
     violation: an overloaded host only lowers the yield.
@@ -120,8 +193,10 @@ def placement_violation(instance: VCInstance, task_hosts: np.ndarray) -> str | N
     task_hosts = np.asarray(task_hosts)
     if task_hosts.shape != (instance.n_tasks,):
         return f"placement must give one host per task ({instance.n_tasks}); got {task_hosts.size}"
-    if task_hosts.size and (task_hosts.min() < 0 or task_hosts.max() >= instance.hosts):
-        return f"host indices must be in [0, {instance.hosts - 1}]"
+    try:
+        task_hosts = checked_task_hosts(instance, task_hosts, name="placement")
+    except InvalidInputError as error:  # not integers, or out of range: says which
+        return str(error)
     _, mem = host_loads(instance, task_hosts)
     over = np.flatnonzero(mem > 1.0 + MEM_TOL)
     if over.size:
@@ -250,12 +325,32 @@ def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
         LP met before in the process is a copy of the one kept then
         (``allockit.evaluation.answer_memo``), the same bits as a new solve.
 
+    Raises
+    ------
+    InvalidInputError
+        For a ``coeff`` that is not a matrix of finite numbers >= 0 (the first bad
+        entry is named) or a ``floor`` outside [0, 1].
+
     Examples
     --------
     >>> max_sum_yields(np.array([[0.4], [0.8]]), 0.5).round(4).tolist()
     [1.0, 0.75]
     """
-    coeff = np.asarray(coeff, dtype=float)
+    try:
+        coeff = np.asarray(coeff, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidInputError(f"coeff must be a matrix of numbers: {error}") from None
+    if coeff.ndim != 2:
+        raise InvalidInputError(f"coeff must be two-dimensional; got shape {coeff.shape}")
+    bad = np.argwhere(~(np.isfinite(coeff) & (coeff >= 0)))
+    if bad.size:
+        i, j = (int(x) for x in bad[0])
+        value = float(coeff[i, j])
+        raise InvalidInputError(f"coeff[{i}, {j}] must be finite and >= 0; got {value!r}")
+    if isinstance(floor, bool) or not isinstance(floor, int | float | np.number) or not (
+        0.0 <= float(floor) <= 1.0
+    ):
+        raise InvalidInputError(f"floor must be a number in [0, 1]; got {floor!r}")
     n_jobs, n_hosts = coeff.shape
     jobs, hosts = np.nonzero(coeff)
     return max_sum_yields_sparse(jobs, hosts, coeff[jobs, hosts], n_jobs, n_hosts, floor)
@@ -496,7 +591,8 @@ def result_from_placement(
     """
     from allockit.evaluation.lp_bound import lp_bound
 
-    task_hosts = np.asarray(task_hosts, dtype=np.int64)
+    bound = _checked_bound("bound", bound)
+    bounds = tuple((_checked_bound(f"bounds[{k}]", b), src) for k, (b, src) in enumerate(bounds))
     violation = placement_violation(instance, task_hosts)
     if violation is not None:
         return VCResult(
@@ -510,6 +606,7 @@ def result_from_placement(
             message=f"invalid placement: {violation}",
             setup_seconds=setup_seconds,
         )
+    task_hosts = checked_task_hosts(instance, task_hosts)
     min_yield = min_yield_of(instance, task_hosts)
     job_yield = average_yield_phase(instance, task_hosts, min_yield)
     proven = [
@@ -596,6 +693,7 @@ def empty_result(
     >>> str(r.status), r.min_yield, r.task_hosts
     ('infeasible', None, None)
     """
+    bound = _checked_bound("bound", bound)
     if bound is not None:
         from allockit.evaluation.lp_bound import lp_bound
 

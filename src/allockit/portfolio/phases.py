@@ -278,8 +278,17 @@ def configuration_lp(run: PortfolioRun) -> None:
         or run.left() <= run.reserve
     ):
         return
+    from allockit.evaluation.config_lp import item_types
     from allockit.evaluation.config_search import columns_certify
-    from allockit.evaluation.knapsack import load_knapsack_kernel
+    from allockit.evaluation.knapsack import MAX_PATTERN_CELLS, load_knapsack_kernel
+
+    types = item_types(instance)[0].size
+    if instance.n_tasks * types > MAX_PATTERN_CELLS:
+        run.notes.append(
+            f"configuration LP skipped: {instance.n_tasks} tasks of {types} kinds are "
+            "beyond its first packings' room"
+        )
+        return
 
     run.setup += load_knapsack_kernel()
     columns = columns_certify(

@@ -1,0 +1,162 @@
+"""Bad arguments of the bounds, placements and packings are refused by name.
+
+Found by a fuzz run over the public functions (2026-11-29): each case below used to
+return a result that claimed something false (an overstated lower bound, a truncated
+placement scored as optimal, a yield bound of NaN reported with gap 0), to crash deep
+inside numpy, or to allocate without limit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from allockit.errors import InvalidInputError
+from allockit.evaluation.bounds import bins_lower_bound, pair_hosts_lower_bound
+from allockit.evaluation.knapsack import MAX_PATTERN_CELLS, first_fit_patterns
+from allockit.evaluation.placement import (
+    checked_task_hosts,
+    empty_result,
+    host_loads,
+    max_sum_yields,
+    min_yield_of,
+    placement_violation,
+    result_from_placement,
+)
+from allockit.heuristics.mcb import mcb_fill, mcb_pack
+from allockit.instances.vcsched import VCInstance
+from allockit.results import SolveStatus
+
+INST = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+CPU, MEM = np.array([0.4, 0.4, 0.6, 0.6]), np.array([0.6, 0.6, 0.4, 0.4])
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda: pair_hosts_lower_bound(CPU, MEM, math.nan), "capacity must be a number > 0"),
+    (lambda: pair_hosts_lower_bound(CPU, MEM, 0.0), "capacity must be a number > 0"),
+    (lambda: pair_hosts_lower_bound(np.array([math.nan, 0.4, 0.6, 0.6]), MEM, 1.0),
+     r"cpu\[0\] must be finite and >= 0; got nan"),
+    (lambda: pair_hosts_lower_bound(CPU[:3], MEM, 1.0), "one entry per task; got 3 and 4"),
+    (lambda: bins_lower_bound(np.array([0.4, 0.4, 0.4]), 0.0), "capacity must be a finite"),
+    (lambda: bins_lower_bound(np.array([0.4, 0.4]), math.inf), "capacity must be a finite"),
+    (lambda: bins_lower_bound(np.array([-0.4, 0.4, 0.4]), 1.0), r"sizes\[0\] must be finite"),
+    (lambda: bins_lower_bound(np.array([[0.4]]), 1.0), "one-dimensional"),
+])
+def test_bin_packing_bounds_refuse_what_would_overstate_them(call, named):
+    with pytest.raises(InvalidInputError, match=named):
+        call()
+
+
+def test_bin_packing_bounds_keep_their_answers():
+    assert pair_hosts_lower_bound(CPU, MEM, 1.0) == 2
+    assert pair_hosts_lower_bound(CPU, MEM, math.inf) == 2  # memory alone: allowed
+    assert bins_lower_bound(np.array([0.4, 0.4, 0.4]), 1.0) == 2
+
+
+@pytest.mark.parametrize("hosts, named", [
+    ([0.5, 0, 1], r"task_hosts\[0\] must be a host index; got 0.5"),
+    ([0, 0, 2], r"task_hosts\[2\] is host 2; hosts are 0..1"),
+    ([0, -1, 1], r"task_hosts\[1\] is host -1"),
+    ([0, 0], r"one host per task \(3\)"),
+    (["a", "b", "c"], "must be an array of host indices"),
+    ([0.0, math.nan, 1.0], r"task_hosts\[1\] must be a host index; got nan"),
+])
+def test_a_placement_that_is_none_is_named(hosts, named):
+    with pytest.raises(InvalidInputError, match=named):
+        checked_task_hosts(INST, hosts)
+    with pytest.raises(InvalidInputError, match=named):
+        host_loads(INST, np.asarray(hosts))
+    with pytest.raises(InvalidInputError, match=named):
+        min_yield_of(INST, np.asarray(hosts))
+
+
+def test_a_solver_s_float_hosts_of_integer_value_are_a_placement():
+    assert checked_task_hosts(INST, np.array([0.0, 0.0, 1.0])).tolist() == [0, 0, 1]
+    result = result_from_placement(INST, np.array([0.0, 0.0, 1.0]), method="d",
+                                   status=SolveStatus.OPTIMAL)
+    assert result.status is SolveStatus.OPTIMAL and result.min_yield == pytest.approx(1 / 1.2)
+
+
+def test_a_fractional_placement_is_an_error_result_not_a_truncated_optimum():
+    result = result_from_placement(INST, np.array([0.5, 0, 1]), method="d",
+                                   status=SolveStatus.OPTIMAL)
+    assert result.status is SolveStatus.ERROR and "must be a host index" in result.message
+    assert "must be a host index" in placement_violation(INST, np.array([0.5, 0, 1]))
+    assert placement_violation(INST, np.array([0, 0, 5])).endswith("hosts are 0..1")
+
+
+@pytest.mark.parametrize("bound", [math.nan, -1.0, "0.9", True])
+def test_a_yield_bound_that_is_none_is_refused(bound):
+    with pytest.raises(InvalidInputError, match="bound must be None or a number >= 0"):
+        result_from_placement(INST, np.array([0, 0, 1]), method="d",
+                              status=SolveStatus.OPTIMAL, bound=bound)
+    with pytest.raises(InvalidInputError, match="bound must be None or a number >= 0"):
+        empty_result(INST, method="d", status=SolveStatus.INFEASIBLE, bound=bound)
+    with pytest.raises(InvalidInputError, match=r"bounds\[0\] must be None"):
+        result_from_placement(INST, np.array([0, 0, 1]), method="d",
+                              status=SolveStatus.OPTIMAL, bounds=((bound, "x"),))
+
+
+@pytest.mark.parametrize("coeff, floor, named", [
+    (np.array([[math.nan], [0.8]]), 0.5, r"coeff\[0, 0\] must be finite and >= 0; got nan"),
+    (np.array([[-1.0], [0.8]]), 0.5, r"coeff\[0, 0\] must be finite and >= 0"),
+    (np.array([0.4, 0.8]), 0.5, "two-dimensional"),
+    (np.array([[0.4], [0.8]]), math.nan, r"floor must be a number in \[0, 1\]"),
+    (np.array([[0.4], [0.8]]), 2.0, r"floor must be a number in \[0, 1\]"),
+])
+def test_max_sum_yields_refuses_its_inputs_out_of_range(coeff, floor, named):
+    with pytest.raises(InvalidInputError, match=named):
+        max_sum_yields(coeff, floor)
+
+
+@pytest.mark.parametrize("target", [math.nan, -1.0, 1.5, True])
+def test_mcb_pack_refuses_a_target_outside_0_1(target):
+    with pytest.raises(InvalidInputError, match=r"target must be a number in \[0, 1\]"):
+        mcb_pack(INST, target)
+
+
+@pytest.mark.parametrize("arrays, named", [
+    (([math.nan, 0.5], [0.2, 0.2], [0.5, 1.0], [1.0, 1.0]), r"cpu_req\[0\] must be finite"),
+    (([0.5, 0.5], [0.2], [0.5, 1.0], [1.0, 1.0]), "cpu_req and mem must have the same length"),
+    (([0.5, 0.5], [0.2, 0.2], [0.5, 1.0], [1.0]), "free_cpu and free_mem must have the same"),
+    (([0.5, 0.5], [0.2, 0.2], [math.inf, 1.0], [1.0, 1.0]), r"free_cpu\[0\] must be finite"),
+])
+def test_mcb_fill_refuses_what_its_kernel_would_read_past(arrays, named):
+    with pytest.raises(InvalidInputError, match=named):
+        mcb_fill(*(np.array(a) for a in arrays))
+
+
+def test_mcb_keeps_its_packings():
+    assert mcb_pack(INST, 0.8).tolist() == [0, 0, 1]
+    assert mcb_fill(np.array([0.5, 0.5]), np.array([0.2, 0.2]), np.array([0.5, 1.0]),
+                    np.array([1.0, 1.0])).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("args, named", [
+    ((np.array([0.6, 0.5, 0.4]), np.zeros(3), np.ones(3, np.int64), math.nan, 1.0),
+     "cap_cpu must be a finite number > 0"),
+    ((np.array([0.6, 0.5]), np.zeros(3), np.ones(3, np.int64), 1.0, 1.0),
+     "one entry per item"),
+    ((np.array([0.6, 0.5, 0.4]), np.zeros(3), np.array([10**9, 1, 1]), 1.0, 1.0),
+     f"more than {MAX_PATTERN_CELLS}"),
+])
+def test_first_fit_patterns_refuses_bad_items_and_unbounded_room(args, named):
+    with pytest.raises(InvalidInputError, match=named):
+        first_fit_patterns(*args)
+
+
+def test_best_skips_the_configuration_lp_beyond_its_room(monkeypatch):
+    """An instance too large for the first packings is solved without the phase, noted."""
+    import allockit.evaluation.knapsack as knapsack
+    from allockit import solve
+    from allockit.instances.generators import generate_vcsched
+
+    inst = generate_vcsched(hosts=64, jobs=150, slack=0.1, cov_cpu=0.25, cov_mem=0.25,
+                            seed=np.random.default_rng([7003, 81]))
+    assert solve(inst, "best", time_limit=10).bound_source == "configuration-lp"
+    monkeypatch.setattr(knapsack, "MAX_PATTERN_CELLS", 10)
+    result = solve(inst, "best", time_limit=3)
+    assert result.bound_source != "configuration-lp" and result.task_hosts is not None
+    assert "configuration LP skipped: 150 tasks of 150 kinds" in result.message
