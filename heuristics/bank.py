@@ -275,6 +275,35 @@ class BankRound:
         object.__setattr__(self, "needy", readonly_array(self.needy, bool))
 
 
+#: Relative round-off within which a row of ``largest_remainder`` must sum to ``total``.
+_ROW_SUM_TOL = 1e-9
+
+
+def _check_rows(shares: np.ndarray, total: Any) -> None:
+    """Refuse what ``largest_remainder`` cannot round to integer rows summing to ``total``."""
+    number = isinstance(total, int | float | np.integer | np.floating) and not isinstance(
+        total, bool | np.bool_
+    )
+    shown = repr(total.item() if isinstance(total, np.generic) else total)
+    if not number or not (0 <= total < np.inf) or total != np.floor(total):
+        raise InvalidInputError(f"total must be a whole number >= 0; got {shown}")
+    if shares.ndim != 2:
+        raise InvalidInputError(f"shares must have shape (N, S); got {shares.shape}")
+    bad = ~((shares >= 0) & (shares < np.inf))  # NaN fails both
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InvalidInputError(
+            f"shares[{i}, {j}] must be finite and >= 0; got {float(shares[i, j])!r}"
+        )
+    sums = shares.sum(axis=1)
+    off = np.abs(sums - total) > _ROW_SUM_TOL * max(float(total), 1.0)
+    if off.any():
+        i = int(np.flatnonzero(off)[0])
+        raise InvalidInputError(
+            f"shares[{i}] sums to {float(sums[i])!r}; every row must sum to total = {shown}"
+        )
+
+
 def largest_remainder(shares: np.ndarray, total: int = TICKETS) -> np.ndarray:
     """Round every row of ``shares`` (summing to ``total``) to integers with that sum.
 
@@ -284,20 +313,35 @@ def largest_remainder(shares: np.ndarray, total: int = TICKETS) -> np.ndarray:
     Parameters
     ----------
     shares : array (N, S)
-        Non-negative rows that sum to ``total`` (up to round-off).
+        Finite non-negative rows that sum to ``total`` (up to round-off: a relative
+        ``1e-9``).
     total : int
+        A whole number >= 0 (default 100 tickets).
 
     Returns
     -------
     numpy.ndarray
         Integer-valued floats, each row summing to exactly ``total``.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``shares`` is not 2-D, holds a value that is not finite and >= 0, or has a
+        row that does not sum to ``total``, or if ``total`` is not a whole number >= 0
+        (no integer rows sum to it); the message names the argument, the entry or row
+        and the value.
+
     Examples
     --------
     >>> largest_remainder(np.array([[100 / 3] * 3, [59.5, 30.5, 10.0]])).tolist()
     [[34.0, 33.0, 33.0], [60.0, 30.0, 10.0]]
+    >>> largest_remainder(np.array([[50.0, 30.0, 20.0]]), total=99.5)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: total must be a whole number >= 0; got 99.5
     """
     shares = np.asarray(shares, dtype=float)
+    _check_rows(shares, total)
     n, s = shares.shape
     down = np.floor(shares)
     missing = np.clip(np.rint(total - down.sum(axis=1)), 0, s).astype(np.int64)
@@ -457,6 +501,20 @@ def bank_round(
     return BankRound(shares, carried, ledger, needy, time.perf_counter() - start)
 
 
+def _check_balance(balance: Any, s: int) -> None:
+    """Refuse a balance that is not ``s`` finite numbers, naming the index and the value."""
+    try:
+        values = np.asarray(balance, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"balance must be an array of numbers: {exc}") from None
+    if values.shape != (s,):
+        raise InvalidInputError(f"balance must have shape ({s},); got {values.shape}")
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        j = int(bad[0])
+        raise InvalidInputError(f"balance[{j}] must be finite; got {float(values[j])!r}")
+
+
 def bank(
     instance: ReservesInstance,
     *,
@@ -477,7 +535,8 @@ def bank(
         Override the policy's adjustment and retention (the command line's ``--c`` and
         ``--retention``).
     balance : array (S,), optional
-        Balances carried from a previous round.
+        Balances carried from a previous round: finite, of either sign (a class that
+        took more than its goal owes).
     **overrides
         Any other ``BankPolicy`` field (``needy_tol``, ``step3``, ``give``,
         ``pay_fraction``, ``floor``, ``integer``).
@@ -491,7 +550,8 @@ def bank(
     Raises
     ------
     InvalidInputError
-        For an unknown override or a bad policy value.
+        For an unknown override, a bad policy value, or a balance that is not ``S``
+        finite numbers (the message names the index and the value).
 
     Examples
     --------
@@ -500,6 +560,10 @@ def bank(
     >>> res = bank(inst)
     >>> res.class_totals.tolist(), res.status
     ([59.25, 29.25, 11.5], <Status.FEASIBLE: 'feasible'>)
+    >>> bank(inst, balance=[float("inf"), 0, 0])
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: balance[0] must be finite; got inf
 
     References
     ----------
@@ -518,6 +582,8 @@ def bank(
         )
     if given:
         policy = dataclasses.replace(policy, **given)
+    if balance is not None:
+        _check_balance(balance, len(instance.targets))
     out = bank_round(
         instance.allocation, instance.usage, instance.targets, policy=policy, balance=balance
     )

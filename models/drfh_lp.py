@@ -211,6 +211,45 @@ _PRICE_TOL = 1e-10
 _MAX_ROUNDS = 200
 
 
+#: How far the shares ``result_from_shares`` is given may exceed a class's capacity: far
+#: above an LP solver's feasibility tolerance (1e-7), so that only a caller's mistake is
+#: refused, never a solver's round-off (``check_result`` holds results to ``TOL``).
+SHARES_CAP_TOL = 1e-6
+
+
+def _check_shares(
+    instance: DRFHInstance, g: Any, d: np.ndarray, cap: np.ndarray
+) -> np.ndarray:
+    """``g`` as an array; refused if of another shape, not finite and >= 0 or over capacity."""
+    n, k = instance.n_users, instance.n_classes
+    try:
+        g = np.asarray(g, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"g must be an array of numbers: {exc}") from None
+    shape = g.shape
+    if shape != (n, k):
+        raise InvalidInputError(
+            f"g must have shape (n_users, n_classes) = ({n}, {k}); got {shape}"
+        )
+    bad = ~((g >= 0) & (g < np.inf))  # NaN fails both
+    if bad.any():
+        i, c = np.argwhere(bad)[0]
+        raise InvalidInputError(
+            f"g[{i}, {c}] must be finite and >= 0; got {float(g[i, c])!r} (user "
+            f"{instance.user_names[i]!r}, class {instance.server_names[c]!r})"
+        )
+    used = np.einsum("il,ir->lr", g, d)  # shares of each resource's pool, per class
+    over = used > cap * (1 + SHARES_CAP_TOL) + SHARES_CAP_TOL
+    if over.any():
+        c, r = np.argwhere(over)[0]
+        raise InvalidInputError(
+            f"g uses {used[c, r]:.6g} of {instance.resources[r]} on class "
+            f"{instance.server_names[c]!r}, more than its capacity {cap[c, r]:.6g} (shares "
+            "of the pool's total)"
+        )
+    return g
+
+
 def result_from_shares(
     instance: DRFHInstance,
     g: np.ndarray,
@@ -235,7 +274,9 @@ def result_from_shares(
         Server classes (capacity per resource and count) and users (demand per task
         in the same units, weight ``w_i > 0``, optional task cap).
     g : numpy.ndarray, shape (n_users, n_classes)
-        Global dominant share of each user on each class, >= 0.
+        Global dominant share of each user on each class: finite, >= 0, and together
+        within every class's capacity (relative and absolute tolerance
+        ``SHARES_CAP_TOL``).
     method : str
         Method name recorded in the result.
     status : SolveStatus
@@ -254,6 +295,14 @@ def result_from_shares(
         Tasks, dominant shares, allocation and utilisation (fraction of each
         resource's total in use).
 
+    Raises
+    ------
+    InvalidInputError
+        If ``g`` is not of shape ``(n_users, n_classes)``, holds a value that is not
+        finite and >= 0, or takes more of a resource on a class than the class holds;
+        the message names ``g``, the entry (user and class, or class and resource)
+        and the value.
+
     Examples
     --------
     One user with demand (0.2, 0.1) and half of two unit servers' CPU:
@@ -269,8 +318,15 @@ def result_from_shares(
     ...                        status=SolveStatus.OPTIMAL, seconds=0.0, split=True)
     >>> r.server_names, r.allocation.tolist()
     (('s#0', 's#1'), [[[0.5, 0.25], [0.5, 0.25]]])
+    >>> result_from_shares(inst, np.array([[1.2]]), method="demo",
+    ...                    status=SolveStatus.OPTIMAL, seconds=0.0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: g uses 1.2 of cpu on class 's', more than its \
+capacity 1 (shares of the pool's total)
     """
-    D, d, _ = _normalised(instance)
+    D, d, cap = _normalised(instance)
+    g = _check_shares(instance, g, d, cap)
     total = instance.total
     alloc = g[:, :, None] * d[:, None, :] * total[None, None, :] + 0.0  # input units
     names = instance.server_names

@@ -64,6 +64,39 @@ def _check_caps(instance: DRFHInstance, tasks: np.ndarray, method: str) -> None:
         )
 
 
+def _check_reported(
+    instance: DRFHInstance, result: DRFHResult, used: np.ndarray, method: str
+) -> None:
+    """``dominant_share`` and ``utilization``: finite, >= 0, at most what the allocation holds.
+
+    ``used[l, r]`` is the allocation's total of resource ``r`` on class ``l`` (input
+    units). User ``i``'s dominant share is at most its bundle's largest share of a
+    resource's pool, ``max_r sum_l A_ilr / total_r``, and resource ``r``'s utilisation
+    at most ``sum_l used_lr / total_r``, the fraction the allocation takes (both at most
+    1 once the capacities hold). NaN fails both comparisons and is reported.
+    """
+    total = instance.total
+    bundle = result.allocation.sum(axis=1) / total  # (users, resources): shares of the pool
+    for field, names, what, limit in (
+        ("dominant_share", instance.user_names, "user", bundle.max(axis=1)),
+        ("utilization", instance.resources, "resource", used.sum(axis=0) / total),
+    ):
+        value = np.asarray(getattr(result, field), dtype=float)
+        if value.shape != limit.shape:
+            raise InvalidInputError(
+                f"{method}: the result's {field} must have shape {limit.shape}; got "
+                f"{value.shape}"
+            )
+        bad = ~((value >= -TOL) & (value <= limit * (1 + TOL) + TOL))
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise InvalidInputError(
+                f"{method}: the result's {field}[{j}] ({what} {names[j]!r}) is "
+                f"{float(value[j])!r}; it must be finite, >= 0 and at most "
+                f"{float(limit[j]):.6g}, what the allocation holds"
+            )
+
+
 def result_from_tasks(
     instance: DRFHInstance, tasks: Any, *, method: str, seconds: float
 ) -> DRFHResult:
@@ -162,7 +195,9 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
 
     The users and resources must be the instance's, the allocation per class entry
     within each class's capacity, each user's tasks within its cap and no more than its
-    bundle can run (``N_i(A_i) = sum_l min_r A_ilr / D_ir``).
+    bundle can run (``N_i(A_i) = sum_l min_r A_ilr / D_ir``), each user's
+    ``dominant_share`` in ``[0, max_r sum_l A_ilr / total_r]`` and each resource's
+    ``utilization`` in ``[0, sum_il A_ilr / total_r]`` (relative tolerance ``TOL``).
 
     Parameters
     ----------
@@ -184,7 +219,9 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
     InvalidInputError
         Naming the first mismatch: users, resources or server entries, tasks or an
         allocation not finite and >= 0, a class over capacity, a user over its cap
-        or claiming more tasks than its resources run.
+        or claiming more tasks than its resources run, a dominant share or a
+        utilisation not finite and >= 0 or above what the allocation holds (the message
+        names the field, the user or resource index and the value).
 
     Examples
     --------
@@ -194,6 +231,12 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
     >>> r = result_from_tasks(inst, [[3]], method="x", seconds=0)
     >>> check_result(inst, r, method="mine").method
     'mine'
+    >>> from dataclasses import replace
+    >>> check_result(inst, replace(r, dominant_share=np.array([5.0])), method="mine")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: mine: the result's dominant_share[0] (user 'u0') \
+is 5.0; it must be finite, >= 0 and at most 0.6, what the allocation holds
     """
     if tuple(result.user_names) != tuple(instance.user_names):
         raise InvalidInputError(
@@ -240,6 +283,7 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
             f"{method}: user {instance.user_names[i]!r} claims {result.tasks[i]:.6g} tasks; "
             f"its resources run {runnable[i]:.6g}"
         )
+    _check_reported(instance, result, used, method)
     return replace(result, method=method)
 
 
