@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
@@ -68,8 +69,13 @@ def greedy(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 3.3.
     """
-    if isinstance(max_attempts, bool) or int(max_attempts) < 1:
-        raise InvalidInputError(f"max_attempts must be >= 1; got {max_attempts!r}")
+    if (isinstance(max_attempts, bool) or not isinstance(max_attempts, numbers.Integral)
+            or max_attempts < 1):
+        raise InvalidInputError(f"max_attempts must be an integer >= 1; got {max_attempts!r}")
+    for flag, value in (("sort_by_memory", sort_by_memory), ("backtrack", backtrack)):
+        if not isinstance(value, bool | np.bool_):
+            raise InvalidInputError(f"{flag} must be True or False; got {value!r}")
+    sort_by_memory, backtrack = bool(sort_by_memory), bool(backtrack)
     name = (
         method
         or {(False, False): "gr", (True, False): "sg", (False, True): "gb", (True, True): "sgb"}[

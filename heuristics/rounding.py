@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
 
 from allockit.clock import Deadline
+from allockit.errors import InvalidInputError
 from allockit.heuristics.common import finish
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
@@ -36,7 +38,7 @@ def randomized_rounding(
     ----------
     instance : VCInstance
     epsilon : float
-        Replacement for zero probabilities (0: RRND; 0.01: RRNZ).
+        Replacement for zero probabilities, in [0, 1] (0: RRND; 0.01: RRNZ).
     seed : int, numpy Generator or None
         Seed of the rounding.
     method : str, optional
@@ -51,6 +53,11 @@ def randomized_rounding(
     -------
     VCResult
 
+    Raises
+    ------
+    InvalidInputError
+        For an ``epsilon`` outside [0, 1], or bad ``threads`` / ``time_limit``.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.5, 0.5, 0.5])
@@ -61,6 +68,9 @@ def randomized_rounding(
     """
     from allockit.evaluation.relaxation import solve_relaxation_highs
 
+    if (isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real)
+            or not 0.0 <= float(epsilon) <= 1.0):
+        raise InvalidInputError(f"epsilon must be a number in [0, 1]; got {epsilon!r}")
     name = method or ("rrnz" if epsilon > 0 else "rrnd")
     rng = as_generator(seed)
     started = time.perf_counter()

@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -99,7 +100,7 @@ class Deadline:
         start = _now()
         if limit is None:
             return cls(start, None)
-        if isinstance(limit, bool) or not (limit > 0):
+        if isinstance(limit, bool) or not isinstance(limit, numbers.Real) or not (limit > 0):
             raise InvalidInputError(f"time_limit must be > 0 seconds; got {limit!r}")
         return cls(start, start + float(limit))
 

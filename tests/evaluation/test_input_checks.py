@@ -1,4 +1,4 @@
-"""Bad arguments of the bounds, placements and packings are refused by name.
+"""Bad arguments of the bounds, placements, packings and limits are refused by name.
 
 Found by a fuzz run over the public functions (2026-11-29): each case below used to
 return a result that claimed something false (an overstated lower bound, a truncated
@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.evaluation.bounds import bins_lower_bound, pair_hosts_lower_bound
 from allockit.evaluation.knapsack import MAX_PATTERN_CELLS, first_fit_patterns
@@ -28,6 +29,7 @@ from allockit.evaluation.placement import (
 from allockit.heuristics.mcb import mcb_fill, mcb_pack
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus
+from allockit.solver.report import check_limits
 
 INST = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
 CPU, MEM = np.array([0.4, 0.4, 0.6, 0.6]), np.array([0.6, 0.6, 0.4, 0.4])
@@ -160,3 +162,33 @@ def test_best_skips_the_configuration_lp_beyond_its_room(monkeypatch):
     result = solve(inst, "best", time_limit=3)
     assert result.bound_source != "configuration-lp" and result.task_hosts is not None
     assert "configuration LP skipped: 150 tasks of 150 kinds" in result.message
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda: Deadline.of("10"), "time_limit must be > 0 seconds; got '10'"),
+    (lambda: check_limits(threads=math.nan), "threads must be an integer >= 1; got nan"),
+    (lambda: check_limits(threads="2"), "threads must be an integer >= 1; got '2'"),
+])
+def test_limits_of_the_wrong_type_are_named(call, named):
+    with pytest.raises(InvalidInputError, match=named):
+        call()
+
+
+@pytest.mark.parametrize("epsilon", [math.nan, math.inf, -0.5, "0.01"])
+def test_randomized_rounding_refuses_an_epsilon_outside_0_1(epsilon):
+    from allockit.heuristics.rounding import randomized_rounding
+
+    with pytest.raises(InvalidInputError, match=r"epsilon must be a number in \[0, 1\]"):
+        randomized_rounding(INST, epsilon=epsilon, seed=1)
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"sort_by_memory": None}, "sort_by_memory must be True or False; got None"),
+    ({"backtrack": "yes"}, "backtrack must be True or False"),
+    ({"max_attempts": 1.5}, "max_attempts must be an integer >= 1; got 1.5"),
+])
+def test_greedy_refuses_options_of_the_wrong_kind(options, named):
+    from allockit.heuristics.greedy import greedy
+
+    with pytest.raises(InvalidInputError, match=named):
+        greedy(INST, **options)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -155,11 +157,19 @@ def check_limits(
     if (
         time_limit is not None
         and not isinstance(time_limit, Deadline)
-        and (isinstance(time_limit, bool) or not (time_limit > 0))
+        and (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, numbers.Real)
+            or not (time_limit > 0)
+        )
     ):
         raise InvalidInputError(f"time_limit must be > 0 seconds; got {time_limit!r}")
     if threads is not None and (
-        isinstance(threads, bool) or int(threads) != threads or threads < 1
+        isinstance(threads, bool)
+        or not isinstance(threads, numbers.Real)
+        or not math.isfinite(threads)
+        or int(threads) != threads
+        or threads < 1
     ):
         raise InvalidInputError(f"threads must be an integer >= 1; got {threads!r}")
     if threads is not None and threads > max_threads():
