@@ -20,6 +20,7 @@ Feasibility is monotone in ``S``. Two ways to the least feasible ``S``:
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -37,6 +38,35 @@ __all__ = [
     "stretch_feasible",
     "stretch_lp_solution",
 ]
+
+
+def _is_real(value: object) -> bool:
+    """Whether ``value`` is a real number (int or float, numpy's too; not a bool)."""
+    return not isinstance(value, bool | np.bool_) and isinstance(
+        value, int | float | np.integer | np.floating
+    )
+
+
+def _finite_real(value: object) -> bool:
+    """Whether ``value`` is a finite real number (an int too large for a float is not)."""
+    if not _is_real(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _check_tau(tau: object) -> None:
+    """Refuse a bounded-stretch threshold that is not a finite number >= 0 (seconds)."""
+    if not (_finite_real(tau) and tau >= 0):
+        raise InvalidInputError(f"tau must be a finite number >= 0 (seconds); got {tau!r}")
+
+
+def _check_stretch(stretch: object) -> None:
+    """Refuse a target stretch that is not a finite number (the LP needs finite deadlines)."""
+    if not _finite_real(stretch):
+        raise InvalidInputError(f"stretch must be a finite number; got {stretch!r}")
 
 
 def _data(workload: Workload, tau: float):
@@ -174,9 +204,11 @@ def stretch_lp_solution(
         CPU need ``c_j``, a fraction of a node) and the number of nodes ``|P|``.
         Memory is ignored.
     stretch : float
-        The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
+        The target maximum bounded stretch ``S``: a finite number (>= 1 for a feasible
+        system).
     tau : float, default TAU (10 s)
-        Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+        Bounded-stretch threshold in seconds (a finite number >= 0): deadlines are
+        ``r_j + S max(p_j, tau)``.
 
     Returns
     -------
@@ -186,6 +218,11 @@ def stretch_lp_solution(
         the fraction of each job done in each interval, in [0, 1]. None when the
         system is infeasible.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``stretch`` is not a finite number or ``tau`` not a finite number >= 0.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform
@@ -194,12 +231,18 @@ def stretch_lp_solution(
     >>> ends, alpha = stretch_lp_solution(w, 1.0)
     >>> ends.tolist(), alpha.tolist()
     ([0.0, 50.0], [[1.0]])
+    >>> stretch_lp_solution(w, float("inf"))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: stretch must be a finite number; got inf
 
     References
     ----------
     .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
        scheduling vs. batch scheduling, Theorem 1.
     """
+    _check_stretch(stretch)
+    _check_tau(tau)
     solved = _solve_lp(workload, stretch, stretch, stretch, tau, minimise=False, full=True)
     if solved is None:
         return None
@@ -224,9 +267,11 @@ def stretch_feasible(
         CPU need ``c_j``, a fraction of a node) and the number of nodes ``|P|``.
         Memory is ignored.
     stretch : float
-        The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
+        The target maximum bounded stretch ``S`` (>= 1 for a feasible system; below 1
+        or NaN the answer is False); ``+inf`` (no deadline) is refused.
     tau : float, default TAU (10 s)
-        Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+        Bounded-stretch threshold in seconds (a finite number >= 0): deadlines are
+        ``r_j + S max(p_j, tau)``.
     solver : str, optional
         Solve the Pyomo model ``build_stretch_lp`` with this solver
         (``allockit.solver.SOLVERS``: ``"highs"``, ``"scip"``, ...) instead of the
@@ -239,6 +284,9 @@ def stretch_feasible(
 
     Raises
     ------
+    InvalidInputError
+        If ``stretch`` is not a number or is ``+inf``, or ``tau`` is not a finite
+        number >= 0.
     SolverFailedError
         If ``solver`` ends without deciding (neither a solution nor a proof of
         infeasibility).
@@ -252,12 +300,19 @@ def stretch_feasible(
     (False, True)
     >>> stretch_feasible(w, 1.99, solver="highs"), stretch_feasible(w, 2.0, solver="highs")
     (False, True)
+    >>> stretch_feasible(w, 2.0, tau=float("nan"))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: tau must be a finite number >= 0 (seconds); got nan
 
     References
     ----------
     .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
        scheduling vs. batch scheduling, Theorem 1.
     """
+    _check_tau(tau)
+    if not _is_real(stretch) or (stretch > 0 and not _finite_real(stretch)):
+        raise InvalidInputError(f"stretch must be a number below +inf; got {stretch!r}")
     if not stretch >= 1:
         return False
     if solver is None:
@@ -597,7 +652,7 @@ def stretch_bound(
     tol : float
         Relative tolerance of the bisection.
     tau : float
-        Bounded-stretch threshold in seconds.
+        Bounded-stretch threshold in seconds: a finite number >= 0.
     solver : str, optional
         Decide every feasibility question of the bisection with the Pyomo model
         ``build_stretch_lp`` solved by this solver (``allockit.solver.SOLVERS``:
@@ -615,9 +670,9 @@ def stretch_bound(
     Raises
     ------
     InvalidInputError
-        For an unknown method, an empty workload, ``tol`` outside (0, 1), a
-        ``solver`` with ``method="exact"``, or a workload for which no stretch up to
-        1e12 is feasible.
+        For an unknown method, an empty workload, ``tol`` outside (0, 1), ``tau`` not
+        a finite number >= 0, a ``solver`` with ``method="exact"``, or a workload for
+        which no stretch up to 1e12 is feasible.
     SolverUnavailableError
         If ``solver`` is not installed.
     SolverFailedError
@@ -642,8 +697,9 @@ def stretch_bound(
         raise InvalidInputError(f"method must be 'exact' or 'bisection'; got {method!r}")
     if workload.n_jobs == 0:
         raise InvalidInputError("the workload has no jobs")
-    if not 0 < tol < 1:
+    if not (_is_real(tol) and 0 < tol < 1):
         raise InvalidInputError(f"tol must be in (0, 1); got {tol!r}")
+    _check_tau(tau)
     if solver is not None and method != "bisection":
         raise InvalidInputError(
             f"solver={solver!r} applies to method='bisection' only (the exact method "
@@ -709,15 +765,22 @@ def build_stretch_lp(workload: Workload, stretch: float, *, tau: float = TAU) ->
         CPU need ``c_j``, a fraction of a node) and the number of nodes ``|P|``.
         Memory is ignored.
     stretch : float
-        The target maximum bounded stretch ``S`` (>= 1 for a feasible system).
+        The target maximum bounded stretch ``S``: a finite number (>= 1 for a feasible
+        system).
     tau : float, default TAU (10 s)
-        Bounded-stretch threshold in seconds: deadlines are ``r_j + S max(p_j, tau)``.
+        Bounded-stretch threshold in seconds (a finite number >= 0): deadlines are
+        ``r_j + S max(p_j, tau)``.
 
     Returns
     -------
     pyomo.environ.ConcreteModel
         Variables ``alpha[j, t]`` in [0, 1]; constraints ``complete[j]`` (each job done),
         ``within[j, t]`` (``alpha p_j <= len(t)``) and ``power[t]`` (node capacity).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``stretch`` is not a finite number or ``tau`` not a finite number >= 0.
 
     Examples
     --------
@@ -728,6 +791,8 @@ def build_stretch_lp(workload: Workload, stretch: float, *, tau: float = TAU) ->
     >>> str(solve_pyomo(build_stretch_lp(w, 1.5)).status)
     'infeasible'
     """
+    _check_stretch(stretch)
+    _check_tau(tau)
     import pyomo.environ as pyo
 
     r, w, p, demand = _data(workload, tau)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -21,6 +22,23 @@ IMPROVE = 1e-9
 #: Nodes per second assumed when a time limit is turned into a node budget (measured
 #: 30-80 million per second on the project's machine; a third of the slowest).
 NODES_PER_SECOND = 10_000_000
+#: Largest node budget the kernel takes (int64).
+_MAX_BUDGET = 2**63 - 1
+
+
+def _finite_real(value: object) -> bool:
+    """Whether ``value`` is a finite real number (int or float, numpy's too; not a bool).
+
+    An integer too large for a float counts as infinite.
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(
+        value, int | float | np.integer | np.floating
+    ):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 @njit(cache=True)
@@ -164,14 +182,18 @@ def branch_and_bound(
         Hosts and jobs (CPU need per task in (0, 1], memory per task in [0, 1], as
         fractions of a host), without a previous placement.
     incumbent_load : float, optional
-        Largest load of a known placement: only better ones are searched.
+        Largest load of a known placement: only better ones are searched. A finite
+        number, at least the largest task CPU need (no placement has a smaller load).
     stop_load : float, default 1.0
-        A proven lower bound on the optimal largest load (e.g. ``max(1, sum a / H)``).
+        A proven lower bound on the optimal largest load (e.g. ``max(1, sum a / H)``):
+        a finite number >= 0.
     time_limit : float or Deadline, optional
         Seconds (> 0), or the caller's deadline; the seconds left become a node budget
-        of ``NODES_PER_SECOND`` per second.
+        of ``NODES_PER_SECOND`` per second. None, ``inf`` seconds or a deadline that
+        never passes mean no time limit (``max_nodes`` alone caps the search).
     max_nodes : int, default 200,000,000
-        Cap on search nodes.
+        Cap on search nodes: an integer >= 1 (values beyond the int64 range are capped
+        to it).
 
     Returns
     -------
@@ -180,8 +202,10 @@ def branch_and_bound(
     Raises
     ------
     InvalidInputError
-        For an adaptation instance (migration limits are not modelled here), or a
-        non-positive time limit or node cap.
+        For an adaptation instance (migration limits are not modelled here), an
+        ``incumbent_load`` that is not a finite number >= the largest task CPU need, a
+        ``stop_load`` that is not a finite number >= 0, a time limit that is not > 0, or
+        a ``max_nodes`` that is not an integer >= 1.
 
     Examples
     --------
@@ -193,15 +217,33 @@ def branch_and_bound(
     >>> out = branch_and_bound(infeasible)
     >>> out.complete, out.load, out.lower_bound
     (True, None, inf)
+    >>> branch_and_bound(inst, incumbent_load=float("nan"))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: incumbent_load must be None or a finite number ...; got nan
     """
     if instance.is_adaptation:
         raise InvalidInputError("branch_and_bound does not model migration limits")
+    least = float(instance.cpu[instance.task_job].max()) if instance.n_tasks else 0.0
+    if incumbent_load is not None and not (
+        _finite_real(incumbent_load) and incumbent_load >= least
+    ):
+        raise InvalidInputError(
+            f"incumbent_load must be None or a finite number >= {least:.6g} (the largest "
+            f"task CPU need: no placement has a smaller load); got {incumbent_load!r}"
+        )
+    if not (_finite_real(stop_load) and stop_load >= 0):
+        raise InvalidInputError(f"stop_load must be a finite number >= 0; got {stop_load!r}")
+    if (
+        isinstance(max_nodes, bool)
+        or not isinstance(max_nodes, int | np.integer)
+        or max_nodes < 1
+    ):
+        raise InvalidInputError(f"max_nodes must be an integer >= 1; got {max_nodes!r}")
     deadline = Deadline.of(time_limit)
-    if int(max_nodes) < 1:
-        raise InvalidInputError(f"max_nodes must be >= 1; got {max_nodes!r}")
-    budget = int(max_nodes)
+    budget = min(int(max_nodes), _MAX_BUDGET)
     left = deadline.left()
-    if left is not None:
+    if left is not None and left < math.inf:  # inf seconds: no time limit
         budget = max(1, min(budget, int(left * NODES_PER_SECOND)))
     job = instance.task_job
     cpu = instance.cpu[job]

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from allockit.clock import BuildTimeLimit, Deadline
+from allockit.errors import InvalidInputError
 from allockit.evaluation.placement import (
     empty_result,
     min_yield_of,
@@ -25,6 +26,7 @@ from allockit.evaluation.placement import (
 )
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
+from allockit.solver.report import check_limits
 
 __all__ = [
     "CPSAT_SECONDS_PER_CELL",
@@ -85,8 +87,35 @@ def obviously_infeasible(instance: VCInstance) -> str | None:
     return None
 
 
+def _not_host_indices(task_hosts: Any, name: str) -> str | None:
+    """Why ``task_hosts`` (called ``name``) is not an array of integer host indices, or None.
+
+    Integers, or floats of integer value (as solvers return them), are host indices;
+    fractions, NaN, infinities, booleans, strings and other objects are not.
+    """
+    try:
+        arr = np.asarray(task_hosts)
+    except (TypeError, ValueError) as error:  # ragged nesting
+        return f"{name} must be an array of host indices: {error}"
+    if arr.dtype.kind in "iu":
+        return None
+    if arr.dtype.kind != "f":
+        return f"{name} must be an array of host indices (integers); got dtype {arr.dtype}"
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+    if bad.size:
+        first = int(bad[0])
+        value = float(arr.ravel()[first])
+        return f"{name}[{first}] must be a host index (an integer); got {value!r}"
+    return None
+
+
 def valid_placement(instance: VCInstance, task_hosts: Any) -> np.ndarray | None:
     """``task_hosts`` as int64 if it is a valid placement of ``instance``, else None.
+
+    Valid means ``placement_violation`` finds nothing: one host per task, every entry
+    an integer host index in ``[0, hosts)`` (integers, or floats of integer value),
+    and the memory and migration limits met. Fractional, non-finite, boolean or string
+    entries make a placement invalid (they are never truncated or parsed).
 
     Parameters
     ----------
@@ -104,10 +133,15 @@ def valid_placement(instance: VCInstance, task_hosts: Any) -> np.ndarray | None:
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.6, 0.6])
     >>> valid_placement(inst, [0, 1]).tolist(), valid_placement(inst, [0, 0])
     ([0, 1], None)
+    >>> valid_placement(inst, [0.5, 1]), valid_placement(inst, ["0", "1"])
+    (None, None)
     """
-    if task_hosts is None:
+    if task_hosts is None or _not_host_indices(task_hosts, "task_hosts") is not None:
         return None
-    task_hosts = np.asarray(task_hosts, dtype=np.int64)
+    task_hosts = np.asarray(task_hosts)
+    if task_hosts.dtype.kind == "f" and task_hosts.size and np.abs(task_hosts).max() >= 2**62:
+        return None  # names no host (and would not cast to int64)
+    task_hosts = task_hosts.astype(np.int64, copy=False)
     return task_hosts if placement_violation(instance, task_hosts) is None else None
 
 
@@ -137,14 +171,23 @@ class ExactRun:
     time_limit : float or Deadline, optional
         The whole run's limit (seconds from now, or the caller's deadline).
     rel_gap : float
-        Relative gap under which an answer counts as optimal.
+        Relative gap under which an answer counts as optimal: a number in [0, 1).
     initial : numpy.ndarray, optional
-        A placement to start from (the warm start); kept when valid.
+        A placement to start from (the warm start): integer host indices (floats of
+        integer value accepted); kept when valid (``valid_placement``), ignored when it
+        breaks the memory or migration limits, has the wrong length or names no host.
     initial_source : str
         The component that produced ``initial``.
     shortcut : bool
         Answer ``optimal`` without a solver run when ``initial`` meets the closed-form
         bound (``"proof": "bound"``).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``rel_gap`` is not a number in [0, 1), ``time_limit`` is a number that is
+        not > 0, or ``initial`` holds entries that are not integer host indices
+        (fractions, NaN, booleans, strings): they are refused, never truncated.
 
     Examples
     --------
@@ -154,6 +197,10 @@ class ExactRun:
     >>> r = run.run(lambda: run.stop("not reached"))
     >>> str(r.status), r.proof, r.bound_source, r.solver
     ('optimal', 'bound', 'lp', 'none')
+    >>> ExactRun(inst, method="x", solver="highs", time_limit=None, rel_gap=5.0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: rel_gap must be a number in [0, 1); got 5.0
     """
 
     def __init__(
@@ -168,6 +215,13 @@ class ExactRun:
         initial_source: str = "initial",
         shortcut: bool = False,
     ) -> None:
+        if rel_gap is None:  # required here (check_limits takes None as "not given")
+            raise InvalidInputError("rel_gap must be a number in [0, 1); got None")
+        check_limits(rel_gap=rel_gap)
+        if initial is not None:
+            why = _not_host_indices(initial, "initial")
+            if why is not None:
+                raise InvalidInputError(why)
         self.deadline = Deadline.of(time_limit)
         self.instance = instance
         self.method = method
