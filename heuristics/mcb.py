@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, real_array
 from allockit.errors import InvalidInputError
 from allockit.heuristics.common import finish, load_kernels
 from allockit.instances.vcsched import VCInstance
@@ -167,17 +168,11 @@ def mcb_fill(
 
 def _vector(name: str, values: object, nonnegative: bool = False) -> np.ndarray:
     """``values`` as a contiguous 1-D float array of finite numbers (>= 0 if asked)."""
-    try:
-        arr = np.ascontiguousarray(values, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
-    if arr.ndim != 1:
-        raise InvalidInputError(f"{name} must be one-dimensional; got shape {arr.shape}")
-    bad = ~np.isfinite(arr) | (arr < 0) if nonnegative else ~np.isfinite(arr)
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0])
-        wanted = "finite and >= 0" if nonnegative else "finite"
-        raise InvalidInputError(f"{name}[{first}] must be {wanted}; got {float(arr[first])!r}")
+    arr = np.ascontiguousarray(real_array(name, values))
+    if nonnegative:
+        first_bad_entry(name, arr, arr >= 0, "finite and >= 0")
+    else:
+        first_bad_entry(name, arr, np.isfinite(arr), "finite")
     return arr
 
 

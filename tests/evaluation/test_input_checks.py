@@ -149,19 +149,30 @@ def test_first_fit_patterns_refuses_bad_items_and_unbounded_room(args, named):
         first_fit_patterns(*args)
 
 
-def test_best_skips_the_configuration_lp_beyond_its_room(monkeypatch):
-    """An instance too large for the first packings is solved without the phase, noted."""
+@pytest.mark.parametrize("room", [MAX_PATTERN_CELLS, 10])
+def test_best_skips_the_configuration_lp_beyond_its_room(monkeypatch, room):
+    """An instance too large for the first packings goes without the phase, noted."""
     import allockit.evaluation.knapsack as knapsack
-    from allockit import solve
     from allockit.instances.generators import generate_vcsched
+    from allockit.portfolio.phases import bounds, configuration_lp, heuristics
+    from allockit.portfolio.state import PortfolioRun
 
+    monkeypatch.setattr(knapsack, "MAX_PATTERN_CELLS", room)
     inst = generate_vcsched(hosts=64, jobs=150, slack=0.1, cov_cpu=0.25, cov_mem=0.25,
                             seed=np.random.default_rng([7003, 81]))
-    assert solve(inst, "best", time_limit=10).bound_source == "configuration-lp"
-    monkeypatch.setattr(knapsack, "MAX_PATTERN_CELLS", 10)
-    result = solve(inst, "best", time_limit=3)
-    assert result.bound_source != "configuration-lp" and result.task_hosts is not None
-    assert "configuration LP skipped: 150 tasks of 150 kinds" in result.message
+    run = PortfolioRun.start(inst, time_limit=60, threads=None, seed=None, rel_gap=1e-4,
+                             exact="auto", solver="highs", method="best")
+    bounds(run)
+    heuristics(run)  # MCB8: a gap of about 28 %, so the phase is due
+    before = run.best.bound
+    configuration_lp(run)
+    if room == 10:
+        assert run.notes[-1] == ("configuration LP skipped: 150 tasks of 150 kinds are "
+                                 "beyond its first packings' room")
+        assert run.best.bound == before
+    else:
+        assert run.notes[-1].startswith("configuration LP: load >")
+        assert run.best.bound < before
 
 
 @pytest.mark.parametrize("call, named", [

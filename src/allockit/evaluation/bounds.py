@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, real_array
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
@@ -24,17 +25,8 @@ BISECTION_STEPS = 60
 
 def _checked_sizes(name: str, values: object) -> np.ndarray:
     """``values`` as a 1-D float array of finite numbers >= 0, or an error naming them."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
-    if arr.ndim != 1:
-        raise InvalidInputError(f"{name} must be one-dimensional; got shape {arr.shape}")
-    bad = np.flatnonzero(~(np.isfinite(arr) & (arr >= 0)))
-    if bad.size:
-        first = int(bad[0])
-        value = float(arr[first])
-        raise InvalidInputError(f"{name}[{first}] must be finite and >= 0; got {value!r}")
+    arr = real_array(name, values)
+    first_bad_entry(name, arr, arr >= 0, "finite and >= 0")
     return arr
 
 

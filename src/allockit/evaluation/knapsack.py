@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, real_array
 from allockit.errors import InvalidInputError
 from allockit.numba_cache import numba_cache_dir
 
@@ -390,17 +391,9 @@ def _checked_items(
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
     """``knapsack_2d``'s items as arrays, or an error naming the first value out of range."""
     arrays = {}
-    for name, raw, dtype in (("value", value, np.float64), ("cpu", cpu, np.float64),
-                             ("mem", mem, np.float64), ("demand", demand, np.float64)):
-        if raw is None:  # (first_fit_patterns: no values)
-            continue
-        try:
-            arr = np.asarray(raw, dtype=dtype)
-        except (TypeError, ValueError) as error:
-            raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
-        if arr.ndim != 1:
-            raise InvalidInputError(f"{name} must be one-dimensional; got shape {arr.shape}")
-        arrays[name] = arr
+    for name, raw in (("value", value), ("cpu", cpu), ("mem", mem), ("demand", demand)):
+        if raw is not None:  # (first_fit_patterns: no values)
+            arrays[name] = real_array(name, raw)
     sizes = {name: arr.size for name, arr in arrays.items()}
     if len(set(sizes.values())) > 1:
         raise InvalidInputError(f"{', '.join(sizes)} must have one entry per item; got {sizes}")
@@ -408,13 +401,8 @@ def _checked_items(
              "mem": (lambda x: x >= 0, ">= 0 and finite"),
              "demand": (lambda x: (x >= 0) & (x == np.floor(x)), "an integer >= 0")}
     for name, (test, wanted) in tests.items():
-        arr = arrays.get(name)
-        if arr is None:
-            continue
-        bad = np.flatnonzero(~(test(arr) & np.isfinite(arr)))
-        if bad.size:
-            first = int(bad[0])
-            raise InvalidInputError(f"{name}[{first}] must be {wanted}; got {float(arr[first])!r}")
+        if name in arrays:
+            first_bad_entry(name, arrays[name], test(arrays[name]), wanted)
     for name, cap in (("cap_cpu", cap_cpu), ("cap_mem", cap_mem)):
         if (isinstance(cap, bool) or not isinstance(cap, int | float | np.number)
                 or not math.isfinite(cap) or cap <= 0):

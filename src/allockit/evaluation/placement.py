@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, real_array
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
 from allockit.evaluation.answer_memo import memo
@@ -336,17 +337,8 @@ def max_sum_yields(coeff: np.ndarray, floor: float) -> np.ndarray:
     >>> max_sum_yields(np.array([[0.4], [0.8]]), 0.5).round(4).tolist()
     [1.0, 0.75]
     """
-    try:
-        coeff = np.asarray(coeff, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InvalidInputError(f"coeff must be a matrix of numbers: {error}") from None
-    if coeff.ndim != 2:
-        raise InvalidInputError(f"coeff must be two-dimensional; got shape {coeff.shape}")
-    bad = np.argwhere(~(np.isfinite(coeff) & (coeff >= 0)))
-    if bad.size:
-        i, j = (int(x) for x in bad[0])
-        value = float(coeff[i, j])
-        raise InvalidInputError(f"coeff[{i}, {j}] must be finite and >= 0; got {value!r}")
+    coeff = real_array("coeff", coeff, ndim=2)
+    first_bad_entry("coeff", coeff, coeff >= 0, "finite and >= 0")
     if isinstance(floor, bool) or not isinstance(floor, int | float | np.number) or not (
         0.0 <= float(floor) <= 1.0
     ):
