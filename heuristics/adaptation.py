@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from allockit.checks import integer
 from allockit.heuristics.common import finish
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
@@ -156,6 +157,11 @@ def adapt(instance: VCInstance, *, max_moves: int = 10_000, method: str = "adapt
         Status ``infeasible`` with the reason when memory cannot be repaired or a new job
         fits nowhere.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``max_moves`` is not an integer >= 0.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[1.0, 1.0], mem=[0.25, 0.25],
@@ -164,6 +170,7 @@ def adapt(instance: VCInstance, *, max_moves: int = 10_000, method: str = "adapt
     >>> r.min_yield, r.migrations, r.migrated_memory
     (1.0, 1, 0.25)
     """
+    max_moves = integer("max_moves", max_moves, minimum=0)
     started = time.perf_counter()
     state = _State(instance)
     reason = _repair_memory(state) or _place_new(state)

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from allockit.checks import integer
 from allockit.constants import MAX_DRFH_PLACEMENTS
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance
@@ -23,6 +24,8 @@ __all__ = ["best_fit", "first_fit", "per_server_drf", "slots"]
 _EPS = 1e-12
 #: Entries of the (users x machines) placement matrix the heuristics keep (160 MB).
 _MAX_CELLS = 20_000_000
+#: Most slots per largest machine (the options layer's bound, ``allockit.drfh``).
+MAX_SLOTS_PER_LARGEST = 10_000
 
 
 def _refuse_large(instance: DRFHInstance, method: str) -> None:
@@ -292,10 +295,9 @@ def slots(
     >>> slots(inst, per_largest=0)
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: per_largest must be >= 1; got 0
+    allockit.errors.InvalidInputError: per_largest must be an integer in [1, 10000]; got 0
     """
-    if isinstance(per_largest, bool) or int(per_largest) < 1:
-        raise InvalidInputError(f"per_largest must be >= 1; got {per_largest!r}")
+    per_largest = integer("per_largest", per_largest, minimum=1, maximum=MAX_SLOTS_PER_LARGEST)
     _refuse_large(instance, "slots")
     started = time.perf_counter()
     size = instance.capacity.max(axis=0) / per_largest

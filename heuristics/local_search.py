@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from allockit.checks import integer
 from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.evaluation.placement import host_loads, placement_violation
@@ -87,15 +88,16 @@ def improve_placement(
     >>> host_loads(inst, better)[0].round(6).tolist()
     [0.9, 0.9]
     """
-    task_hosts = np.asarray(task_hosts, dtype=np.int64)
     violation = placement_violation(instance, task_hosts)
     if violation is not None:
         raise InvalidInputError(f"task_hosts is not a valid placement: {violation}")
+    task_hosts = np.asarray(task_hosts).astype(np.int64)  # (integer values: checked above)
     Deadline.of(time_limit)  # (checks the limit now; the clock starts below)
-    if not 2 <= int(pair_limit) <= 24:
-        raise InvalidInputError(f"pair_limit must be in [2, 24]; got {pair_limit!r}")
-    if int(max_steps) < 1 or int(kicks) < 0 or int(kick_size) < 1:
-        raise InvalidInputError("max_steps and kick_size must be >= 1, kicks >= 0")
+    pair_limit = integer("pair_limit", pair_limit, minimum=2, maximum=24)
+    max_steps = integer("max_steps", max_steps, minimum=1)
+    kicks = integer("kicks", kicks, minimum=0)
+    kick_size = integer("kick_size", kick_size, minimum=1)
+    seed = integer("seed", seed, minimum=0)
     load_kernels("local_search_kernel")  # (before the clock: compiling is not search time)
     deadline = Deadline.of(time_limit)
     from allockit.heuristics.local_search_kernels import local_search_kernel

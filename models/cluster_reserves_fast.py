@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.checks import integer
 from allockit.clock import Deadline
 from allockit.models.cluster_reserves_problem import CAPACITY, CRProblem
 from allockit.results import SolveStatus
@@ -211,6 +212,11 @@ def step2_fast(
     (R, status, message)
         ``R`` of shape (N, S) when the status is optimal, else None.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``max_iter`` is not an integer >= 1, or ``time_limit`` is not > 0.
+
     Examples
     --------
     >>> p = CRProblem.from_arrays([[50, 50], [50, 50]], [[70, 30], [50, 50]], [50, 50])
@@ -218,6 +224,7 @@ def step2_fast(
     >>> R.round(6).tolist(), status
     ([[70.0, 30.0], [30.0, 70.0]], <Status.OPTIMAL: 'optimal'>)
     """
+    max_iter = integer("max_iter", max_iter, minimum=1)
     deadline = Deadline.of(time_limit)
     if cut is None:
         cut = min_cut(problem)

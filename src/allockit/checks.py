@@ -8,11 +8,16 @@ expected dimension, and name its first entry that breaks a condition.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["first_bad_entry", "real_array"]
+__all__ = ["first_bad_entry", "integer", "real_array"]
+
+#: Largest integer option a compiled kernel takes (int64, with room to add a chunk index).
+MAX_INTEGER = 2**62
 
 _DIMENSIONS = {1: "one-dimensional", 2: "two-dimensional"}
 
@@ -91,3 +96,47 @@ def first_bad_entry(name: str, arr: np.ndarray, ok: np.ndarray, wanted: str) -> 
         index = tuple(int(i) for i in bad[0])
         shown = ", ".join(map(str, index))
         raise InvalidInputError(f"{name}[{shown}] must be {wanted}; got {float(arr[index])!r}")
+
+
+def integer(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGER) -> int:
+    """``value`` as an int in ``[minimum, maximum]``, or an error naming ``name``.
+
+    Integers (Python's or numpy's) and floats of integer value (``3.0``) are accepted;
+    fractions, NaN, infinities, bools and strings are not (never truncated).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name.
+    value : int
+        The value given.
+    minimum, maximum : int
+        The range allowed (``maximum`` defaults to ``MAX_INTEGER``).
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    InvalidInputError
+        ``NAME must be an integer in [MIN, MAX]; got VALUE``.
+
+    Examples
+    --------
+    >>> integer("kicks", 3.0, minimum=0)
+    3
+    >>> integer("kicks", 1.5, minimum=0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: kicks must be an integer in [0, 4611686018427387904]; got 1.5
+    """
+    whole = isinstance(value, numbers.Integral) or (
+        isinstance(value, float | np.floating) and float(value).is_integer()
+    )
+    if isinstance(value, bool | np.bool_) or not whole or not minimum <= value <= maximum:
+        raise InvalidInputError(
+            f"{name} must be an integer in [{minimum}, {maximum}]; got {value!r}"
+        )
+    return int(value)

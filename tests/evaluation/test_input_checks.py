@@ -203,3 +203,60 @@ def test_greedy_refuses_options_of_the_wrong_kind(options, named):
 
     with pytest.raises(InvalidInputError, match=named):
         greedy(INST, **options)
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda: _improve(kicks=1.5), r"kicks must be an integer in \[0, "),
+    (lambda: _improve(max_steps=math.nan), r"max_steps must be an integer in \[1, "),
+    (lambda: _improve(kick_size=0), r"kick_size must be an integer in \[1, "),
+    (lambda: _improve(pair_limit=30), r"pair_limit must be an integer in \[2, 24\]"),
+    (lambda: _improve(seed="1"), r"seed must be an integer"),
+    (lambda: _improve(task_hosts=np.array([0.5, 0, 1, 1])), "must be a host index; got 0.5"),
+    (lambda: _adapt(max_moves=1.5), r"max_moves must be an integer in \[0, "),
+    (lambda: _slots(per_largest=10**12), r"per_largest must be an integer in \[1, 10000\]"),
+    (lambda: _step2(max_iter=math.nan), r"max_iter must be an integer in \[1, "),
+])
+def test_integer_options_are_integers_in_range(call, named):
+    """Fractions were truncated, NaN was a ValueError from int(), 10**12 slots a MemoryError."""
+    with pytest.raises(InvalidInputError, match=named):
+        call()
+
+
+def test_integer_options_of_integer_value_are_accepted():
+    assert _improve(kicks=3.0, seed=np.int64(2)).shape == (4,)
+
+
+def _improve(task_hosts=None, **options):
+    from allockit.heuristics.local_search import improve_placement
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.5, 0.4, 0.3], mem=[0.1] * 4)
+    start = np.array([0, 0, 1, 1]) if task_hosts is None else task_hosts
+    return improve_placement(inst, start, stop_load=0.9, **options)
+
+
+def _adapt(**options):
+    from allockit.heuristics.adaptation import adapt
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[1.0, 1.0], mem=[0.25, 0.25], previous=[0, 0],
+                                 migration_budget=0.25)
+    return adapt(inst, **options)
+
+
+def _slots(**options):
+    from allockit.heuristics.drfh_tasks import slots
+    from allockit.instances.drfh import DRFHInstance
+
+    inst = DRFHInstance.from_dict({
+        "problem": "drfh", "resources": ["cpu", "mem"],
+        "servers": [{"name": "s1", "capacity": [2, 12], "count": 1}],
+        "users": [{"name": "u1", "demand": [0.2, 1], "weight": 1, "tasks": None}],
+    })
+    return slots(inst, **options)
+
+
+def _step2(**options):
+    from allockit.models.cluster_reserves_fast import step2_fast
+    from allockit.models.cluster_reserves_problem import CRProblem
+
+    problem = CRProblem.from_arrays([[50, 50], [50, 50]], [[70, 30], [50, 50]], [50, 50])
+    return step2_fast(problem, **options)
