@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from allockit.checks import integer
+from allockit.checks import MAX_INTEGER, integer
 from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.evaluation.placement import host_loads, placement_violation
@@ -97,7 +97,7 @@ def improve_placement(
     max_steps = integer("max_steps", max_steps, minimum=1)
     kicks = integer("kicks", kicks, minimum=0)
     kick_size = integer("kick_size", kick_size, minimum=1)
-    seed = integer("seed", seed, minimum=0)
+    seed = integer("seed", seed, minimum=0, maximum=2**64 - 1)  # (any seed the options take)
     load_kernels("local_search_kernel")  # (before the clock: compiling is not search time)
     deadline = Deadline.of(time_limit)
     from allockit.heuristics.local_search_kernels import local_search_kernel
@@ -131,7 +131,7 @@ def improve_placement(
             int(kicks) if chunk else 0,
             int(kick_size),
             int(pair_limit),
-            int(seed) + chunk,
+            (seed + chunk) % MAX_INTEGER,  # (the kernel's int64; the same below 2**62)
         )
         spent = time.perf_counter() - t0
         if scans:

@@ -224,6 +224,7 @@ def test_integer_options_are_integers_in_range(call, named):
 
 def test_integer_options_of_integer_value_are_accepted():
     assert _improve(kicks=3.0, seed=np.int64(2)).shape == (4,)
+    assert _improve(seed=2**63 - 1).shape == (4,)  # the largest seed the options layer takes
 
 
 def _improve(task_hosts=None, **options):
