@@ -324,10 +324,10 @@ def test_arguments_no_search_can_use_are_refused_by_name(arguments, named):
 
 
 @pytest.mark.parametrize("incumbent, placements, named", [
-    (np.array([0, 0, 5]), (), "incumbent: task 2 is on host 5; hosts are 0..1"),
+    (np.array([0, 0, 5]), (), r"incumbent\[2\] is host 5; hosts are 0..1"),
     (np.array([0, 0]), (), "incumbent must give one host per task"),
-    (np.array([0.0, 0.0, 0.0]), (), "incumbent must be an array of host indices"),
-    (np.array([0, 0, 1]), (np.array([0, 1, -1]),), "placements\\[0\\]: task 2 is on host -1"),
+    (np.array([0.5, 0.0, 0.0]), (), r"incumbent\[0\] must be a host index; got 0.5"),
+    (np.array([0, 0, 1]), (np.array([0, 1, -1]),), r"placements\[0\]\[2\] is host -1"),
 ])
 def test_columns_certify_refuses_a_placement_that_is_not_one(incumbent, placements, named):
     inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from allockit.clock import Deadline
-from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["ColumnsOutcome", "columns_certify"]
@@ -74,23 +73,12 @@ def _check_placements(
     Memory is not checked: a host over memory is no column (``ConfigurationLP`` drops
     it), and the incumbent's load only sets where the search starts.
     """
+    from allockit.evaluation.placement import checked_task_hosts
+
     named = [("incumbent", incumbent)] + [(f"placements[{i}]", p) for i, p in enumerate(placements)]
     for name, hosts in named:
-        if hosts is None:
-            continue
-        hosts = np.asarray(hosts)
-        if hosts.dtype.kind not in "iu":
-            raise InvalidInputError(f"{name} must be an array of host indices; got {hosts.dtype}")
-        if hosts.shape != (instance.n_tasks,):
-            raise InvalidInputError(
-                f"{name} must give one host per task ({instance.n_tasks}); got shape {hosts.shape}"
-            )
-        if hosts.size and (hosts.min() < 0 or hosts.max() >= instance.hosts):
-            bad = int(np.flatnonzero((hosts < 0) | (hosts >= instance.hosts))[0])
-            last = instance.hosts - 1
-            raise InvalidInputError(
-                f"{name}: task {bad} is on host {int(hosts[bad])}; hosts are 0..{last}"
-            )
+        if hosts is not None:
+            checked_task_hosts(instance, hosts, name=name)
 
 
 def columns_certify(
