@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from allockit.checks import first_bad_entry, real_array
+from allockit.checks import first_bad_entry, real_array, real_number
 from allockit.errors import InvalidInputError
 from allockit.heuristics.common import finish, load_kernels
 from allockit.instances.vcsched import VCInstance
@@ -83,10 +83,7 @@ def mcb_pack(
     >>> mcb_pack(inst, 0.8).tolist(), mcb_pack(inst, 0.9)
     ([0, 0, 1], None)
     """
-    if isinstance(target, bool) or not isinstance(target, int | float | np.number) or not (
-        0.0 <= float(target) <= 1.0
-    ):
-        raise InvalidInputError(f"target must be a number in [0, 1]; got {target!r}")
+    real_number("target", target, at_least=0, at_most=1, finite=False)
     job = instance.task_job
     ones = np.ones(instance.hosts)
     return mcb_fill(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.clock import Deadline
-from allockit.errors import InvalidInputError
 from allockit.heuristics.common import finish
 from allockit.instances.vcsched import VCInstance
 from allockit.results import VCResult
@@ -68,9 +67,7 @@ def randomized_rounding(
     """
     from allockit.evaluation.relaxation import solve_relaxation_highs
 
-    if (isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real)
-            or not 0.0 <= float(epsilon) <= 1.0):
-        raise InvalidInputError(f"epsilon must be a number in [0, 1]; got {epsilon!r}")
+    real_number("epsilon", epsilon, at_least=0, at_most=1, finite=False)
     name = method or ("rrnz" if epsilon > 0 else "rrnd")
     rng = as_generator(seed)
     started = time.perf_counter()

@@ -20,12 +20,12 @@ Feasibility is monotone in ``S``. Two ways to the least feasible ``S``:
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
 import numpy as np
 
+from allockit.checks import is_finite_real, is_real, real_number
 from allockit.constants import TAU
 from allockit.errors import InvalidInputError, SolverFailedError
 from allockit.instances.workload import Workload
@@ -40,33 +40,14 @@ __all__ = [
 ]
 
 
-def _is_real(value: object) -> bool:
-    """Whether ``value`` is a real number (int or float, numpy's too; not a bool)."""
-    return not isinstance(value, bool | np.bool_) and isinstance(
-        value, int | float | np.integer | np.floating
-    )
-
-
-def _finite_real(value: object) -> bool:
-    """Whether ``value`` is a finite real number (an int too large for a float is not)."""
-    if not _is_real(value):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
-
-
 def _check_tau(tau: object) -> None:
     """Refuse a bounded-stretch threshold that is not a finite number >= 0 (seconds)."""
-    if not (_finite_real(tau) and tau >= 0):
-        raise InvalidInputError(f"tau must be a finite number >= 0 (seconds); got {tau!r}")
+    real_number("tau", tau, at_least=0, note="seconds")
 
 
 def _check_stretch(stretch: object) -> None:
     """Refuse a target stretch that is not a finite number (the LP needs finite deadlines)."""
-    if not _finite_real(stretch):
-        raise InvalidInputError(f"stretch must be a finite number; got {stretch!r}")
+    real_number("stretch", stretch)
 
 
 def _data(workload: Workload, tau: float):
@@ -311,7 +292,7 @@ def stretch_feasible(
        scheduling vs. batch scheduling, Theorem 1.
     """
     _check_tau(tau)
-    if not _is_real(stretch) or (stretch > 0 and not _finite_real(stretch)):
+    if not is_real(stretch) or (stretch > 0 and not is_finite_real(stretch)):
         raise InvalidInputError(f"stretch must be a number below +inf; got {stretch!r}")
     if not stretch >= 1:
         return False
@@ -697,7 +678,7 @@ def stretch_bound(
         raise InvalidInputError(f"method must be 'exact' or 'bisection'; got {method!r}")
     if workload.n_jobs == 0:
         raise InvalidInputError("the workload has no jobs")
-    if not (_is_real(tol) and 0 < tol < 1):
+    if not (is_real(tol) and 0 < tol < 1):
         raise InvalidInputError(f"tol must be in (0, 1); got {tol!r}")
     _check_tau(tau)
     if solver is not None and method != "bisection":

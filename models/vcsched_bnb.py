@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from allockit.checks import real_number
 from allockit.clock import Deadline
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
@@ -24,21 +25,6 @@ IMPROVE = 1e-9
 NODES_PER_SECOND = 10_000_000
 #: Largest node budget the kernel takes (int64).
 _MAX_BUDGET = 2**63 - 1
-
-
-def _finite_real(value: object) -> bool:
-    """Whether ``value`` is a finite real number (int or float, numpy's too; not a bool).
-
-    An integer too large for a float counts as infinite.
-    """
-    if isinstance(value, bool | np.bool_) or not isinstance(
-        value, int | float | np.integer | np.floating
-    ):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
 
 
 @njit(cache=True)
@@ -225,15 +211,11 @@ def branch_and_bound(
     if instance.is_adaptation:
         raise InvalidInputError("branch_and_bound does not model migration limits")
     least = float(instance.cpu[instance.task_job].max()) if instance.n_tasks else 0.0
-    if incumbent_load is not None and not (
-        _finite_real(incumbent_load) and incumbent_load >= least
-    ):
-        raise InvalidInputError(
-            f"incumbent_load must be None or a finite number >= {least:.6g} (the largest "
-            f"task CPU need: no placement has a smaller load); got {incumbent_load!r}"
-        )
-    if not (_finite_real(stop_load) and stop_load >= 0):
-        raise InvalidInputError(f"stop_load must be a finite number >= 0; got {stop_load!r}")
+    real_number(
+        "incumbent_load", incumbent_load, at_least=least, optional=True,
+        note="the largest task CPU need: no placement has a smaller load",
+    )
+    real_number("stop_load", stop_load, at_least=0)
     if (
         isinstance(max_nodes, bool)
         or not isinstance(max_nodes, int | np.integer)

@@ -20,6 +20,7 @@ from allockit.clock import BuildTimeLimit, Deadline
 from allockit.errors import InvalidInputError
 from allockit.evaluation.placement import (
     empty_result,
+    host_index_problem,
     min_yield_of,
     placement_violation,
     result_from_placement,
@@ -87,28 +88,6 @@ def obviously_infeasible(instance: VCInstance) -> str | None:
     return None
 
 
-def _not_host_indices(task_hosts: Any, name: str) -> str | None:
-    """Why ``task_hosts`` (called ``name``) is not an array of integer host indices, or None.
-
-    Integers, or floats of integer value (as solvers return them), are host indices;
-    fractions, NaN, infinities, booleans, strings and other objects are not.
-    """
-    try:
-        arr = np.asarray(task_hosts)
-    except (TypeError, ValueError) as error:  # ragged nesting
-        return f"{name} must be an array of host indices: {error}"
-    if arr.dtype.kind in "iu":
-        return None
-    if arr.dtype.kind != "f":
-        return f"{name} must be an array of host indices (integers); got dtype {arr.dtype}"
-    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
-    if bad.size:
-        first = int(bad[0])
-        value = float(arr.ravel()[first])
-        return f"{name}[{first}] must be a host index (an integer); got {value!r}"
-    return None
-
-
 def valid_placement(instance: VCInstance, task_hosts: Any) -> np.ndarray | None:
     """``task_hosts`` as int64 if it is a valid placement of ``instance``, else None.
 
@@ -136,7 +115,7 @@ def valid_placement(instance: VCInstance, task_hosts: Any) -> np.ndarray | None:
     >>> valid_placement(inst, [0.5, 1]), valid_placement(inst, ["0", "1"])
     (None, None)
     """
-    if task_hosts is None or _not_host_indices(task_hosts, "task_hosts") is not None:
+    if task_hosts is None or host_index_problem(task_hosts) is not None:
         return None
     task_hosts = np.asarray(task_hosts)
     if task_hosts.dtype.kind == "f" and task_hosts.size and np.abs(task_hosts).max() >= 2**62:
@@ -219,7 +198,7 @@ class ExactRun:
             raise InvalidInputError("rel_gap must be a number in [0, 1); got None")
         check_limits(rel_gap=rel_gap)
         if initial is not None:
-            why = _not_host_indices(initial, "initial")
+            why = host_index_problem(initial, "initial")
             if why is not None:
                 raise InvalidInputError(why)
         self.deadline = Deadline.of(time_limit)

@@ -2,19 +2,21 @@
 
 Every public function refuses bad input with an ``InvalidInputError`` that names the
 argument, the entry and the value (never an error from deep inside numpy or a compiled
-kernel). These two helpers are the common part: turn an argument into an array of the
-expected dimension, and name its first entry that breaks a condition.
+kernel). These helpers are the common part: turn an argument into an array of the
+expected dimension and name its first entry that breaks a condition, and check one
+number (``real_number``, ``integer``) against a range.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["first_bad_entry", "integer", "real_array"]
+__all__ = ["first_bad_entry", "integer", "is_finite_real", "is_real", "real_array", "real_number"]
 
 #: Largest integer option a compiled kernel takes (int64, with room to add a chunk index).
 MAX_INTEGER = 2**62
@@ -140,3 +142,146 @@ def integer(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGE
             f"{name} must be an integer in [{minimum}, {maximum}]; got {value!r}"
         )
     return int(value)
+
+
+def is_real(value: object) -> bool:
+    """Whether ``value`` is a real number: an int or a float, numpy's too; not a bool.
+
+    Parameters
+    ----------
+    value : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for ints, floats and other ``numbers.Real`` (NaN and infinities too).
+
+    Examples
+    --------
+    >>> is_real(2), is_real(np.float32(0.5)), is_real(True), is_real("1"), is_real(1j)
+    (True, True, False, False, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def is_finite_real(value: object) -> bool:
+    """Whether ``value`` is a finite real number (an int too large for a float is not).
+
+    Parameters
+    ----------
+    value : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for a real number (``is_real``) that is neither NaN nor infinite.
+
+    Examples
+    --------
+    >>> is_finite_real(1e308), is_finite_real(float("nan")), is_finite_real(10**400)
+    (True, False, False)
+    """
+    return is_real(value) and math.isfinite(_as_float(value))
+
+
+def _as_float(value: numbers.Real) -> float:
+    """``float(value)``, with an integer too large for a float as an infinity of its sign."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _range_words(above, at_least, below, at_most) -> str:
+    """`` > 0``, `` in [0, 1)``, ... for the bounds given (empty when there are none)."""
+    low = (f"({above:g}" if above is not None else f"[{at_least:g}"
+           if at_least is not None else None)
+    high = (f"{below:g})" if below is not None else f"{at_most:g}]"
+            if at_most is not None else None)
+    if low is not None and high is not None:
+        return f" in {low}, {high}"
+    if low is not None:
+        return (f" > {above:g}" if above is not None else f" >= {at_least:g}")
+    if high is not None:
+        return (f" < {below:g}" if below is not None else f" <= {at_most:g}")
+    return ""
+
+
+def real_number(
+    name: str,
+    value: object,
+    *,
+    above: float | None = None,
+    at_least: float | None = None,
+    below: float | None = None,
+    at_most: float | None = None,
+    finite: bool = True,
+    optional: bool = False,
+    note: str = "",
+) -> float | None:
+    """``value`` as a float in the range given, or an error naming ``name``.
+
+    Ints and floats (numpy's too) are accepted; bools, strings, complex numbers and NaN
+    never are. An integer too large for a float counts as an infinity of its sign.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the error.
+    value : float
+        The value given.
+    above, at_least : float, optional
+        A lower bound, strict (``value > above``) or not (``value >= at_least``).
+    below, at_most : float, optional
+        An upper bound, strict or not.
+    finite : bool, default True
+        Refuse infinities (with False, an infinity passes if the bounds allow it).
+    optional : bool, default False
+        Accept None (returned as it is).
+    note : str, optional
+        Words added to the error, in parentheses after the range.
+
+    Returns
+    -------
+    float or None
+        The value as a float (None for None when ``optional``).
+
+    Raises
+    ------
+    InvalidInputError
+        ``NAME must be [None or ]a [finite ]number RANGE[ (NOTE)]; got VALUE``.
+
+    Examples
+    --------
+    >>> real_number("capacity", 2)
+    2.0
+    >>> real_number("rel_gap", 1.0, at_least=0, below=1, finite=False)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: rel_gap must be a number in [0, 1); got 1.0
+    >>> real_number("bound", float("nan"), at_least=0, optional=True)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: bound must be None or a finite number >= 0; got nan
+    """
+    if value is None and optional:
+        return None
+    number = _as_float(value) if is_real(value) else math.nan
+    ok = (
+        not math.isnan(number)
+        and (not finite or math.isfinite(number))
+        and (above is None or number > above)
+        and (at_least is None or number >= at_least)
+        and (below is None or number < below)
+        and (at_most is None or number <= at_most)
+    )
+    if not ok:
+        kind = "a finite number" if finite else "a number"
+        extra = f" ({note})" if note else ""
+        raise InvalidInputError(
+            f"{name} must be {'None or ' if optional else ''}{kind}"
+            f"{_range_words(above, at_least, below, at_most)}{extra}; got {value!r}"
+        )
+    return number

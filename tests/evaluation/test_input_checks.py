@@ -16,12 +16,15 @@ import pytest
 from allockit.clock import Deadline
 from allockit.errors import InvalidInputError
 from allockit.evaluation.bounds import bins_lower_bound, pair_hosts_lower_bound
+from allockit.evaluation.config_lp import configuration_lp_bound
 from allockit.evaluation.knapsack import MAX_PATTERN_CELLS, first_fit_patterns
 from allockit.evaluation.placement import (
+    average_yield_phase,
     checked_task_hosts,
     empty_result,
     host_loads,
     max_sum_yields,
+    migration_cost,
     min_yield_of,
     placement_violation,
     result_from_placement,
@@ -64,18 +67,26 @@ def test_bin_packing_bounds_keep_their_answers():
     ([0, 0], r"one host per task \(3\)"),
     (["a", "b", "c"], "must be an array of host indices"),
     ([0.0, math.nan, 1.0], r"task_hosts\[1\] must be a host index; got nan"),
+    ([0.0, 1e300, 1.0], r"task_hosts\[1\] is host 1e\+300; hosts are 0..1"),
+    (np.array([0, 2**64 - 1, 1], dtype=np.uint64), r"task_hosts\[1\] must be a host index; got 18"),
+    (np.array([0, 2, 1], dtype=np.uint64), r"task_hosts\[1\] is host 2; hosts"),
+    ([[0], [0, 1], [1]], "must be an array of host indices: "),
+    ([True, False, True], r"host indices \(integers\); got dtype bool"),
 ])
 def test_a_placement_that_is_none_is_named(hosts, named):
     with pytest.raises(InvalidInputError, match=named):
         checked_task_hosts(INST, hosts)
     with pytest.raises(InvalidInputError, match=named):
-        host_loads(INST, np.asarray(hosts))
+        host_loads(INST, hosts)
     with pytest.raises(InvalidInputError, match=named):
-        min_yield_of(INST, np.asarray(hosts))
+        min_yield_of(INST, hosts)
 
 
 def test_a_solver_s_float_hosts_of_integer_value_are_a_placement():
     assert checked_task_hosts(INST, np.array([0.0, 0.0, 1.0])).tolist() == [0, 0, 1]
+    for dtype in (np.uint64, np.int8, np.uint16, np.float32):
+        hosts = checked_task_hosts(INST, np.array([0, 0, 1], dtype=dtype))
+        assert hosts.dtype == np.int64 and hosts.tolist() == [0, 0, 1]
     result = result_from_placement(INST, np.array([0.0, 0.0, 1.0]), method="d",
                                    status=SolveStatus.OPTIMAL)
     assert result.status is SolveStatus.OPTIMAL and result.min_yield == pytest.approx(1 / 1.2)
@@ -261,3 +272,34 @@ def _step2(**options):
 
     problem = CRProblem.from_arrays([[50, 50], [50, 50]], [[70, 30], [50, 50]], [50, 50])
     return step2_fast(problem, **options)
+
+
+@pytest.mark.parametrize("hosts", [[[0], [0, 1], [1]], [1], [0, 0, 1, 1], [0.5, 0, 1], [0, 0, 7]])
+def test_migration_cost_and_the_average_phase_refuse_what_is_no_placement(hosts):
+    # a length-1 array used to broadcast against ``previous`` (a count of the wrong tasks)
+    with pytest.raises(InvalidInputError, match="host"):
+        migration_cost(INST, hosts)
+    with pytest.raises(InvalidInputError, match="host"):
+        average_yield_phase(INST, hosts, 0.5)
+
+
+@pytest.mark.parametrize("floor", [math.nan, "0.5", None])
+def test_the_average_phase_refuses_a_floor_that_is_no_number(floor):
+    with pytest.raises(InvalidInputError, match="min_yield must be a number"):
+        average_yield_phase(INST, [0, 0, 1], floor)
+
+
+@pytest.mark.parametrize("gap", [np.int64(0), np.float32(0.01), np.float64(1e-4), 0])
+def test_numpy_numbers_are_numbers_for_every_gap_check(gap):
+    # the options layer takes numpy numbers; check_limits and the configuration LP refused
+    # numpy integers (and check_limits numpy float32) before they shared real_number
+    check_limits(rel_gap=gap)
+    assert configuration_lp_bound(INST, rel_gap=gap).bound <= 1.0
+
+
+@pytest.mark.parametrize("gap", [np.float64("nan"), np.int64(1), np.float32(-0.5), True])
+def test_bad_numpy_gaps_are_still_refused(gap):
+    with pytest.raises(InvalidInputError, match=r"rel_gap must be a number in \[0, 1\); got"):
+        check_limits(rel_gap=gap)
+    with pytest.raises(InvalidInputError, match=r"rel_gap must be a number in \[0, 1\); got"):
+        configuration_lp_bound(INST, rel_gap=gap)

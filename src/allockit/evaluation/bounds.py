@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from allockit.checks import first_bad_entry, real_array
+from allockit.checks import first_bad_entry, real_array, real_number
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
@@ -32,12 +32,9 @@ def _checked_sizes(name: str, values: object) -> np.ndarray:
 
 def _checked_capacity(capacity: object, *, infinite: bool = False) -> float:
     """``capacity`` as a float > 0 (``inf`` too when ``infinite``), or an error naming it."""
-    ok = not isinstance(capacity, bool) and isinstance(capacity, int | float | np.number)
-    value = float(capacity) if ok else math.nan
-    if not (value > 0 and (infinite or math.isfinite(value))):
-        wanted = "a number > 0 (inf allowed)" if infinite else "a finite number > 0"
-        raise InvalidInputError(f"capacity must be {wanted}; got {capacity!r}")
-    return value
+    return real_number(
+        "capacity", capacity, above=0, finite=not infinite, note="inf allowed" if infinite else ""
+    )
 
 
 def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.clock import Deadline
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
@@ -569,14 +570,9 @@ def _check_search(
 ) -> None:
     """Refuse arguments of ``configuration_lp_bound`` that no search can use, naming them."""
     for name, value in (("incumbent_load", incumbent_load), ("lower_load", lower_load)):
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int | float | np.floating)
-            or not math.isfinite(value) or value <= 0
-        ):
-            raise InvalidInputError(f"{name} must be a finite number > 0; got {value!r}")
-    if (isinstance(rel_gap, bool) or not isinstance(rel_gap, int | float | np.floating)
-            or not 0 <= rel_gap < 1):
-        raise InvalidInputError(f"rel_gap must be a number in [0, 1); got {rel_gap!r}")
+        if value is not None:
+            real_number(name, value, above=0)
+    real_number("rel_gap", rel_gap, at_least=0, below=1, finite=False)
     if (isinstance(max_iterations, bool) or not isinstance(max_iterations, int | np.integer)
             or max_iterations < 1):
         raise InvalidInputError(f"max_iterations must be an integer >= 1; got {max_iterations!r}")

@@ -16,14 +16,13 @@ The compiled code is cached where ``allockit.heuristics.kernel_setup`` caches th
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from allockit.checks import first_bad_entry, real_array
+from allockit.checks import first_bad_entry, real_array, real_number
 from allockit.errors import InvalidInputError
 from allockit.numba_cache import numba_cache_dir
 
@@ -404,9 +403,7 @@ def _checked_items(
         if name in arrays:
             first_bad_entry(name, arrays[name], test(arrays[name]), wanted)
     for name, cap in (("cap_cpu", cap_cpu), ("cap_mem", cap_mem)):
-        if (isinstance(cap, bool) or not isinstance(cap, int | float | np.number)
-                or not math.isfinite(cap) or cap <= 0):
-            raise InvalidInputError(f"{name} must be a finite number > 0; got {cap!r}")
+        real_number(name, cap, above=0)
     return (arrays.get("value"), arrays["cpu"], arrays["mem"],
             arrays["demand"].astype(np.int64))
 

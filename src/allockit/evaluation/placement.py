@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
 import numpy as np
 
-from allockit.checks import first_bad_entry, real_array
+from allockit.checks import first_bad_entry, real_array, real_number
 from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
 from allockit.evaluation.answer_memo import memo
@@ -21,6 +20,7 @@ __all__ = [
     "checked_task_hosts",
     "counts_to_task_hosts",
     "empty_result",
+    "host_index_problem",
     "host_loads",
     "max_sum_yields",
     "max_sum_yields_sparse",
@@ -31,6 +31,52 @@ __all__ = [
     "thread_highs",
 ]
 
+
+
+def host_index_problem(task_hosts: object, name: str = "task_hosts") -> str | None:
+    """Why ``task_hosts`` is not an array of integer host indices, or None if it is.
+
+    Integers, or floats of integer value (as solvers return them), are host indices
+    (any length, any value: ``checked_task_hosts`` checks those against an instance);
+    fractions, NaN, infinities, booleans, strings, other objects and ragged nestings
+    are not, nor are integers beyond int64.
+
+    Parameters
+    ----------
+    task_hosts : array_like
+        The placement.
+    name : str, default "task_hosts"
+        How the message calls it.
+
+    Returns
+    -------
+    str or None
+        The reason, naming the first bad entry and its value; None for host indices.
+
+    Examples
+    --------
+    >>> host_index_problem([1.0, 3]) is None
+    True
+    >>> host_index_problem([0, 2.5], "initial")
+    'initial[1] must be a host index; got 2.5'
+    """
+    try:
+        arr = np.asarray(task_hosts)
+    except (TypeError, ValueError) as error:  # (a ragged nesting)
+        return f"{name} must be an array of host indices: {error}"
+    if arr.dtype.kind not in "iuf":
+        return f"{name} must be an array of host indices (integers); got dtype {arr.dtype}"
+    if arr.dtype == np.uint64:
+        big = np.flatnonzero(arr.ravel() > np.iinfo(np.int64).max)
+        if big.size:
+            first = int(big[0])
+            return f"{name}[{first}] must be a host index; got {int(arr.ravel()[first])}"
+    if arr.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+        if bad.size:
+            first = int(bad[0])
+            return f"{name}[{first}] must be a host index; got {float(arr.ravel()[first])!r}"
+    return None
 
 
 def checked_task_hosts(
@@ -68,38 +114,27 @@ def checked_task_hosts(
     ...
     allockit.errors.InvalidInputError: task_hosts[0] must be a host index; got 0.5
     """
+    why = host_index_problem(task_hosts, name)
+    if why is not None:
+        raise InvalidInputError(why)
     arr = np.asarray(task_hosts)
-    if arr.dtype != np.int64:
-        if arr.dtype.kind not in "iuf" or arr.dtype == np.uint64:
-            raise InvalidInputError(f"{name} must be an array of host indices; got {arr.dtype}")
-        if arr.dtype.kind == "f":
-            bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
-            if bad.size:
-                first = int(bad[0])
-                raise InvalidInputError(
-                    f"{name}[{first}] must be a host index; got {float(arr[first])!r}"
-                )
-        arr = arr.astype(np.int64)
     if arr.shape != (instance.n_tasks,):
         raise InvalidInputError(
             f"{name} must give one host per task ({instance.n_tasks}); got shape {arr.shape}"
         )
+    # the range on the values as given (a float of 1e300 would not cast to int64)
     if arr.size and (arr.min() < 0 or arr.max() >= instance.hosts):
         first = int(np.flatnonzero((arr < 0) | (arr >= instance.hosts))[0])
+        host = int(arr[first]) if arr.dtype.kind in "iu" else f"{float(arr[first]):g}"
         raise InvalidInputError(
-            f"{name}[{first}] is host {int(arr[first])}; hosts are 0..{instance.hosts - 1}"
+            f"{name}[{first}] is host {host}; hosts are 0..{instance.hosts - 1}"
         )
-    return arr
+    return arr if arr.dtype == np.int64 else arr.astype(np.int64)
 
 
 def _checked_bound(name: str, bound: object) -> float | None:
     """A yield bound (None, or a number >= 0 that is not NaN), or an error naming it."""
-    if bound is None:
-        return None
-    ok = not isinstance(bound, bool) and isinstance(bound, int | float | np.number)
-    if not ok or math.isnan(float(bound)) or float(bound) < 0:
-        raise InvalidInputError(f"{name} must be None or a number >= 0; got {bound!r}")
-    return float(bound)
+    return real_number(name, bound, at_least=0, finite=False, optional=True)
 
 
 def host_loads(instance: VCInstance, task_hosts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -153,6 +188,11 @@ def migration_cost(instance: VCInstance, task_hosts: np.ndarray) -> tuple[int, f
     memory : float
         Their summed memory, in fractions of a host (what the migration budget limits).
 
+    Raises
+    ------
+    InvalidInputError
+        For a placement that is not one host index in ``[0, hosts)`` per task.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.25, 0.5],
@@ -160,6 +200,7 @@ def migration_cost(instance: VCInstance, task_hosts: np.ndarray) -> tuple[int, f
     >>> migration_cost(inst, np.array([1, 0]))
     (1, 0.25)
     """
+    task_hosts = checked_task_hosts(instance, task_hosts)
     moved = (instance.previous >= 0) & (instance.previous != task_hosts)
     return int(moved.sum()), float(instance.mem[instance.task_job[moved]].sum())
 
@@ -191,6 +232,9 @@ def placement_violation(instance: VCInstance, task_hosts: np.ndarray) -> str | N
     >>> placement_violation(inst, np.array([0, 0]))
     'memory of host 0 is 1.2 > 1'
     """
+    why = host_index_problem(task_hosts, "placement")
+    if why is not None:
+        return why
     task_hosts = np.asarray(task_hosts)
     if task_hosts.shape != (instance.n_tasks,):
         return f"placement must give one host per task ({instance.n_tasks}); got {task_hosts.size}"
@@ -215,7 +259,7 @@ def min_yield_of(instance: VCInstance, task_hosts: np.ndarray) -> float:
 
     ``L_j`` is the summed CPU need of the tasks on host ``j``; sharing each host's CPU
     in proportion to need gives every job this yield, and no sharing does better.
-    The placement is not validated (see ``placement_violation``).
+    Memory is not checked (see ``placement_violation``); the host indices are.
 
     Parameters
     ----------
@@ -236,7 +280,7 @@ def min_yield_of(instance: VCInstance, task_hosts: np.ndarray) -> float:
     >>> round(min_yield_of(inst, np.array([0, 0, 1])), 6)
     0.833333
     """
-    cpu, _ = host_loads(instance, np.asarray(task_hosts))
+    cpu, _ = host_loads(instance, task_hosts)
     return float(min(1.0, 1.0 / cpu.max()))
 
 
@@ -269,13 +313,20 @@ def average_yield_phase(
         The yield of each job in [``min_yield``, 1]; all tasks of a job get CPU
         ``yield * cpu``.
 
+    Raises
+    ------
+    InvalidInputError
+        For a placement that is not one host index in ``[0, hosts)`` per task, or a
+        ``min_yield`` that is not a number.
+
     Examples
     --------
     >>> inst = VCInstance.from_lists(hosts=1, cpu=[0.2, 0.5, 0.6], mem=[0, 0, 0])
     >>> [round(float(y), 6) for y in average_yield_phase(inst, np.array([0, 0, 0]), 0.5)]
     [1.0, 1.0, 0.5]
     """
-    task_hosts = np.asarray(task_hosts, dtype=np.int64)
+    task_hosts = checked_task_hosts(instance, task_hosts)
+    real_number("min_yield", min_yield, finite=False)
     n_jobs, hosts = instance.n_jobs, instance.hosts
     floor = float(min(1.0, max(0.0, min_yield)))
     task_job = instance.task_job

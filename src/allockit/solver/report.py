@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
 from allockit.results import SolveStatus
 
@@ -177,10 +178,8 @@ def check_limits(
             f"threads must be at most {max_threads()} ({MAX_THREADS_PER_CORE} per core); "
             f"got {threads!r}"
         )
-    if rel_gap is not None and (
-        isinstance(rel_gap, bool) or not isinstance(rel_gap, int | float) or not 0 <= rel_gap < 1
-    ):
-        raise InvalidInputError(f"rel_gap must be a number in [0, 1); got {rel_gap!r}")
+    if rel_gap is not None:
+        real_number("rel_gap", rel_gap, at_least=0, below=1, finite=False)
 
 
 def solver_versions() -> dict[str, str]:
