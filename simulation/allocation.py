@@ -15,14 +15,15 @@ The rest is shared in one of two ways:
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, is_real, real_array, real_number
 from allockit.errors import InvalidInputError
 
 __all__ = [
+    "MAX_FILL_TOL",
     "base_yield",
     "build_avg_yield_lp",
     "max_avg_yields",
@@ -40,17 +41,44 @@ STRETCH_RTOL = 1e-6
 STRETCH_MAX_ROUNDS = 200
 
 
+#: Largest ``tol`` of the water-filling functions: beyond it a "saturated" node may be
+#: over-committed by more than a thousandth, which is no longer a rounding tolerance.
+MAX_FILL_TOL = 1e-3
+
+
 def _check(counts: np.ndarray, cpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    counts = np.asarray(counts, dtype=float)
-    cpu = np.asarray(cpu, dtype=float)
-    if counts.ndim != 2 or counts.shape[0] != cpu.size:
+    """``counts`` (jobs x nodes, finite, >= 0) and ``cpu`` (one per job, in (0, 1])."""
+    counts = real_array("counts", counts, ndim=2)
+    cpu = real_array("cpu", cpu)
+    if counts.shape[0] != cpu.size:
         raise InvalidInputError(
             f"counts must be (jobs, nodes) with one row per job; got "
             f"{counts.shape} for {cpu.size} jobs"
         )
-    if (counts < 0).any() or (cpu <= 0).any() or (cpu > 1).any():
-        raise InvalidInputError("counts must be >= 0 and cpu in (0, 1]")
+    first_bad_entry("counts", counts, counts >= 0, "finite and >= 0")
+    first_bad_entry("cpu", cpu, (cpu > 0) & (cpu <= 1), "in (0, 1]")
     return counts, cpu
+
+
+def _check_affine(
+    cpu: np.ndarray, a: object, b: object, *, a_nonnegative: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets ``a`` and slopes ``b > 0`` of the affine objectives, one per job."""
+    a, b = real_array("a", a), real_array("b", b)
+    if a.shape != cpu.shape or b.shape != cpu.shape:
+        raise InvalidInputError(
+            f"a and b need one entry per job ({cpu.size}); got shapes {a.shape} and {b.shape}"
+        )
+    if a_nonnegative:
+        first_bad_entry("a", a, a >= 0, "finite and >= 0")
+    else:
+        first_bad_entry("a", a, np.isfinite(a), "finite")
+    first_bad_entry("b", b, b > 0, "finite and > 0")
+    return a, b
+
+
+def _checked_tol(tol: object) -> float:
+    return real_number("tol", tol, at_least=0, at_most=MAX_FILL_TOL)
 
 
 def base_yield(counts: np.ndarray, cpu: np.ndarray) -> float:
@@ -103,7 +131,8 @@ def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -
     cpu : numpy.ndarray, shape (n_jobs,)
         CPU need per task of each job, as a fraction of a node in (0, 1].
     tol : float, default 1e-12
-        Numerical tolerance on a node's saturation and on a yield reaching 1.
+        Numerical tolerance on a node's saturation and on a yield reaching 1, in
+        ``[0, MAX_FILL_TOL]``.
 
     Returns
     -------
@@ -114,8 +143,9 @@ def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -
     Raises
     ------
     InvalidInputError
-        If ``counts`` is not 2-D with one row per job, has a negative entry, or a CPU
-        need is outside (0, 1].
+        If ``counts`` is not 2-D with one row per job or has an entry that is negative
+        or not finite, a CPU need is outside (0, 1], or ``tol`` is outside
+        ``[0, MAX_FILL_TOL]`` (1e-3).
 
     Examples
     --------
@@ -126,6 +156,7 @@ def max_min_yields(counts: np.ndarray, cpu: np.ndarray, *, tol: float = 1e-12) -
     from allockit.simulation.allocation_kernels import maxmin_fill_kernel
 
     counts, cpu = _check(counts, cpu)
+    tol = _checked_tol(tol)
     job, node = np.nonzero(counts)
     weight = counts[job, node] * cpu[job]  # CPU per unit of yield
     return maxmin_fill_kernel(
@@ -284,7 +315,8 @@ def max_min_affine(
     b : numpy.ndarray, shape (n_jobs,)
         Slopes ``b_j > 0`` (``T / (ft_j + T)`` for MCB8-stretch).
     tol : float, default 1e-12
-        Numerical tolerance on a node's saturation and on a yield reaching 1.
+        Numerical tolerance on a node's saturation and on a yield reaching 1, in
+        ``[0, MAX_FILL_TOL]``.
 
     Returns
     -------
@@ -294,8 +326,9 @@ def max_min_affine(
     Raises
     ------
     InvalidInputError
-        For a bad ``counts``/``cpu`` (see ``base_yield``), or if ``a`` or ``b`` does
-        not have one entry per job, or some ``b_j <= 0``.
+        For a bad ``counts``/``cpu`` (see ``base_yield``), if ``a`` or ``b`` does not
+        have one entry per job, an ``a_j`` is not finite or some ``b_j <= 0``, or if
+        ``tol`` is outside ``[0, MAX_FILL_TOL]`` (1e-3).
 
     Examples
     --------
@@ -305,10 +338,8 @@ def max_min_affine(
     array([0.3, 0.7])
     """
     counts, cpu = _check(counts, cpu)
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any():
-        raise InvalidInputError("a and b need one entry per job and b > 0")
+    a, b = _check_affine(cpu, a, b, a_nonnegative=False)
+    tol = _checked_tol(tol)
     from allockit.simulation.allocation_kernels import affine_fill_kernel
 
     job, node = np.nonzero(counts)
@@ -380,17 +411,11 @@ def min_avg_stretch(
     [0.5, 0.5, 0.8, 0.8]
     """
     counts, cpu = _check(counts, cpu)
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.shape != cpu.shape or b.shape != cpu.shape or (b <= 0).any() or (a < 0).any():
-        raise InvalidInputError("a and b need one entry per job, a >= 0 and b > 0")
-    if isinstance(rtol, bool) or not (
-        isinstance(rtol, int | float) and math.isfinite(rtol) and rtol > 0
-    ):
-        raise InvalidInputError(f"rtol must be a finite number > 0; got {rtol!r}")
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 0:
+    a, b = _check_affine(cpu, a, b, a_nonnegative=True)
+    rtol = real_number("rtol", rtol, above=0)
+    if not (is_real(max_rounds) and float(max_rounds).is_integer() and max_rounds >= 0):
         raise InvalidInputError(f"max_rounds must be an integer >= 0; got {max_rounds!r}")
-    rtol = float(rtol)
+    max_rounds = int(max_rounds)
     job, node = np.nonzero(counts)
     weight = counts[job, node] * cpu[job]
     return _min_avg_stretch_of(job, node, weight, counts.shape[1], a, b, rtol, max_rounds)

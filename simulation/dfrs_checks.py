@@ -88,23 +88,27 @@ def check_invariants(state: DfrsState, now: float) -> None:
             what = f"job {owner[s]}'s row" if owner[s] >= 0 else f"free row {s}"
             raise SimulationInvariantError(f"t={now}: {what} and its index differ")
     y = state.yields[jobs]
-    bad = (y < 0.0) | (y > 1.0 + CAPACITY_TOL)
+    bad = ~((y >= 0.0) & (y <= 1.0 + CAPACITY_TOL))  # (NaN is bad too)
     if bad.any():
         j = int(jobs[np.argmax(bad)])
         raise SimulationInvariantError(f"t={now}: job {j} has yield {state.yields[j]}")
     mem = (rows * state.mem[jobs][:, None]).sum(axis=0)
     cpu = (rows * (state.cpu[jobs] * y)[:, None]).sum(axis=0)
-    if (mem > 1.0 + CAPACITY_TOL).any():
+    if not (mem <= 1.0 + CAPACITY_TOL).all():
         raise SimulationInvariantError(f"t={now}: memory over-committed: {mem.max()}")
-    if (cpu > 1.0 + CAPACITY_TOL).any():
+    if not (cpu <= 1.0 + CAPACITY_TOL).all():
         raise SimulationInvariantError(f"t={now}: CPU over 100 %: {cpu.max()}")
     if not np.allclose(mem, state.mem_used, atol=1e-9):
         raise SimulationInvariantError(f"t={now}: memory bookkeeping drifted")
     load = (rows * state.cpu[jobs][:, None]).sum(axis=0)
     if not np.allclose(load, state.load, atol=1e-9):
         raise SimulationInvariantError(f"t={now}: CPU load bookkeeping drifted")
-    if (state.vt > state.runtime * (1 + 1e-12)).any():
-        raise SimulationInvariantError(f"t={now}: a job progressed beyond its work")
+    done = state.vt
+    if not ((done >= 0.0) & (done <= state.runtime * (1 + 1e-12))).all():  # (NaN fails)
+        j = int(np.argmin((done >= 0.0) & (done <= state.runtime * (1 + 1e-12))))
+        raise SimulationInvariantError(
+            f"t={now}: job {j} has progress {done[j]!r} outside [0, its work {state.runtime[j]!r}]"
+        )
     view = state.active_view()
     if not state.debug:  # (a debug state's read checked it already)
         check_view(state, view, now)

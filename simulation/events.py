@@ -19,6 +19,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from allockit.checks import real_number
+from allockit.errors import InvalidInputError
+
 __all__ = ["Event", "EventQueue"]
 
 _PENDING, _DONE, _CANCELLED = 0, 1, 2
@@ -35,14 +38,17 @@ class Event:
     (5.0, 'tick', False)
     """
 
-    __slots__ = ("_state", "data", "kind", "priority", "time")
+    __slots__ = ("_queue", "_state", "data", "kind", "priority", "time")
 
-    def __init__(self, time: float, priority: Any, kind: Any, data: Any) -> None:
+    def __init__(
+        self, time: float, priority: Any, kind: Any, data: Any, queue: EventQueue | None = None
+    ) -> None:
         self.time = time
         self.priority = priority
         self.kind = kind
         self.data = data
         self._state = _PENDING
+        self._queue = queue  # the queue it is on (cancel() refuses another queue's events)
 
     @property
     def pending(self) -> bool:
@@ -116,8 +122,8 @@ class EventQueue:
 
         Raises
         ------
-        ValueError
-            If ``time`` is NaN or earlier than ``now``.
+        InvalidInputError
+            If ``time`` is NaN or earlier than ``now`` (a ``ValueError`` too).
 
         Examples
         --------
@@ -125,20 +131,31 @@ class EventQueue:
         >>> q.schedule(5.0, "late")
         Traceback (most recent call last):
         ...
-        ValueError: time (5.0) must not be before the current simulation time (10.0)
+        allockit.errors.InvalidInputError: time (5.0) must not be before the current ... (10.0)
         """
         time = float(time)
         if not time >= self._now:
-            raise ValueError(
+            raise InvalidInputError(
                 f"time ({time}) must not be before the current simulation time ({self._now})"
             )
-        event = Event(time, priority, kind, data)
+        event = Event(time, priority, kind, data, self)
         heapq.heappush(self._heap, (time, priority, next(self._seq), event))
         self._live += 1
         return event
 
     def cancel(self, event: Event) -> None:
         """Cancel a scheduled event (a no-op if it was cancelled or already happened).
+
+        Parameters
+        ----------
+        event : Event
+            An event this queue's ``schedule`` returned.
+
+        Raises
+        ------
+        InvalidInputError
+            For anything else (another queue's event would leave this queue's count of
+            live events wrong, and it would stop before its last event).
 
         Examples
         --------
@@ -147,6 +164,10 @@ class EventQueue:
         >>> q.cancel(e); len(q), q.peek()
         (0, inf)
         """
+        if getattr(event, "_queue", None) is not self:
+            raise InvalidInputError(
+                f"cancel() takes an event this queue scheduled; got {event!r}"
+            )
         if event._state == _PENDING:
             event._state = _CANCELLED
             self._live -= 1
@@ -191,6 +212,23 @@ class EventQueue:
         The clock moves to the first event's time. Simulators that handle all the
         events of one instant together (batch schedulers) use this.
 
+        Parameters
+        ----------
+        tol : float, default 0
+            Seconds after the first event's time (>= 0; ``inf`` takes every event).
+
+        Returns
+        -------
+        list of Event
+            The events, the first one first.
+
+        Raises
+        ------
+        IndexError
+            If no live event is left.
+        InvalidInputError
+            If ``tol`` is negative, NaN or not a number.
+
         Examples
         --------
         >>> q = EventQueue()
@@ -199,10 +237,11 @@ class EventQueue:
         >>> [e.data for e in q.pop_simultaneous()], q.now, len(q)
         ([1.0, 1.0], 1.0, 1)
         """
+        tol = real_number("tol", tol, at_least=0, finite=False)
         first = self.pop()
         batch = [first]
         limit = first.time + tol
-        while self.peek() <= limit:
+        while self._live and self.peek() <= limit:
             event = self.pop()
             batch.append(event)
         self._now = first.time
@@ -221,8 +260,8 @@ class EventQueue:
 
         Raises
         ------
-        ValueError
-            If ``until`` is before the current time.
+        InvalidInputError
+            If ``until`` is before the current time or NaN (a ``ValueError`` too).
 
         Examples
         --------
@@ -234,10 +273,10 @@ class EventQueue:
         >>> q.run(lambda ev: None, until=2.0)
         Traceback (most recent call last):
         ...
-        ValueError: until (2.0) must be greater than the current simulation time (3.0)
+        allockit.errors.InvalidInputError: until (2.0) must be greater than the current ... (3.0)
         """
         if until is not None and not until >= self._now:
-            raise ValueError(
+            raise InvalidInputError(
                 f"until ({until}) must be greater than the current simulation time ({self._now})"
             )
         while self._heap:

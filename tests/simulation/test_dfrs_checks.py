@@ -1,0 +1,51 @@
+"""The debug-mode invariant checker refuses states it cannot call sound (NaN included)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from allockit.instances.workload import Platform, Workload
+from allockit.simulation.dfrs_checks import check_invariants
+from allockit.simulation.dfrs_rows import SimulationInvariantError
+from allockit.simulation.dfrs_state import DfrsState
+
+
+def _state() -> DfrsState:
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 20], tasks=[1, 1],
+                           cpu=[1.0, 0.5], mem=[0.5, 0.25])
+    s = DfrsState(w, penalty=0.0)
+    s.submit(0)
+    s.submit(1)
+    s.start_job(0, np.array([0]), 0.0)
+    s.start_job(1, np.array([1]), 0.0)
+    s.yields[[0, 1]] = [1.0, 0.5]
+    return s
+
+
+def test_a_sound_state_passes():
+    check_invariants(_state(), 0.0)
+
+
+@pytest.mark.parametrize("value", [math.nan, -0.1, 1.5, math.inf])
+def test_a_yield_that_is_no_share_is_refused(value):
+    s = _state()
+    s.yields[1] = value
+    with pytest.raises(SimulationInvariantError, match="job 1 has yield"):
+        check_invariants(s, 0.0)
+
+
+@pytest.mark.parametrize("value", [math.nan, -5.0, 20.1, math.inf])
+def test_progress_outside_the_job_s_work_is_refused(value):
+    s = _state()
+    s.vt[1] = value
+    with pytest.raises(SimulationInvariantError, match=r"job 1 has progress .* outside \[0"):
+        check_invariants(s, 0.0)
+
+
+def test_progress_up_to_the_work_passes():
+    s = _state()
+    s.vt[:] = [10.0, 0.0]
+    check_invariants(s, 0.0)
