@@ -68,12 +68,13 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from allockit.checks import integer, is_real, real_number
 from allockit.errors import InvalidInputError
 from allockit.heuristics.bank import BankPolicy, bank_round, largest_remainder
 from allockit.results import ClusterSimResult
@@ -124,6 +125,10 @@ def message_bytes(n_classes: int) -> int:
     return 9 + 8 * int(n_classes)
 
 
+#: Most ticks, samples or periods one run may take (``duration`` over each period).
+MAX_STEPS = 10_000_000
+
+
 def _positive(value: Any, name: str, *, zero: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise InvalidInputError(f"ClusterSimConfig.{name} must be a number; got {value!r}")
@@ -135,6 +140,23 @@ def _positive(value: Any, name: str, *, zero: bool = False) -> float:
             f"got {value!r}"
         )
     return value
+
+
+def _tuple(value: Any, name: str) -> tuple[Any, ...]:
+    """``value`` (a sequence, not a string) as a tuple, or an error naming the field."""
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise InvalidInputError(f"ClusterSimConfig.{name} must be a sequence; got {value!r}")
+    return tuple(value)
+
+
+def _entry(item: Any, name: str, size: int) -> tuple[Any, ...]:
+    """One entry of ``failures`` or ``stops``: a sequence of ``size`` values."""
+    item = _tuple(item, f"{name} entry")
+    if len(item) != size:
+        raise InvalidInputError(
+            f"ClusterSimConfig.{name} entries must have {size} values; got {list(item)}"
+        )
+    return item
 
 
 def _int(value: Any, name: str, low: int) -> int:
@@ -246,7 +268,10 @@ class ClusterSimConfig:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         n = _int(self.n_nodes, "n_nodes", 1)
-        targets = tuple(float(t) for t in self.targets)
+        targets = tuple(
+            real_number(f"ClusterSimConfig.targets[{k}]", t)
+            for k, t in enumerate(_tuple(self.targets, "targets"))
+        )
         s = len(targets)
         if s == 0 or any(not (math.isfinite(t) and t >= 0) for t in targets) or (
             sum(targets) > 100 + 1e-6
@@ -256,26 +281,26 @@ class ClusterSimConfig:
                 f"{list(targets)}"
             )
         set_(self, "targets", targets)
-        set_(self, "fanout", tuple(_int(f, "fanout", 2) for f in self.fanout))
+        set_(self, "fanout", tuple(_int(f, "fanout", 2) for f in _tuple(self.fanout, "fanout")))
         if self.algorithm not in ALGORITHMS:
             raise InvalidInputError(
                 f"ClusterSimConfig.algorithm must be one of {list(ALGORITHMS)}; got "
                 f"{self.algorithm!r}"
             )
-        load = (1.0,) * s if self.load is None else tuple(self.load)
+        load = (1.0,) * s if self.load is None else _tuple(self.load, "load")
         if len(load) != s:
             raise InvalidInputError(
                 f"ClusterSimConfig.load needs one value per class ({s}); got {list(load)}"
             )
         set_(self, "load", tuple(_positive(v, "load", zero=True) for v in load))
         service = self.service
-        service = (service,) * s if isinstance(service, int | float) else tuple(service)
+        service = (service,) * s if is_real(service) else _tuple(service, "service")
         if len(service) != s:
             raise InvalidInputError(
                 f"ClusterSimConfig.service needs one value per class ({s}); got {service}"
             )
         set_(self, "service", tuple(_positive(v, "service") for v in service))
-        dispatch = (None,) * s if self.dispatch is None else tuple(self.dispatch)
+        dispatch = (None,) * s if self.dispatch is None else _tuple(self.dispatch, "dispatch")
         if len(dispatch) != s:
             raise InvalidInputError(
                 f"ClusterSimConfig.dispatch needs one entry per class ({s}); got "
@@ -292,7 +317,10 @@ class ClusterSimConfig:
                     )
                 norm.append(int(d))
             else:
-                ids = tuple(int(i) for i in d)
+                ids = tuple(
+                    integer(f"ClusterSimConfig.dispatch of class {j}: node id", i, minimum=0)
+                    for i in _tuple(d, f"dispatch of class {j}")
+                )
                 if not ids or any(not 0 <= i < n for i in ids):
                     raise InvalidInputError(
                         f"ClusterSimConfig.dispatch of class {j} must list node ids in "
@@ -310,6 +338,12 @@ class ClusterSimConfig:
                 "ClusterSimConfig.measure_noise must be at most 100 (percentage points); "
                 f"got {self.measure_noise!r}"
             )
+        for name in ("tick", "sample_period", "node_period", "manager_period"):
+            if self.duration / getattr(self, name) > MAX_STEPS:
+                raise InvalidInputError(
+                    f"ClusterSimConfig.{name} {getattr(self, name)!r} s: duration "
+                    f"{self.duration:g} s would take more than {MAX_STEPS:,} of them"
+                )
         if self.warmup >= self.duration:
             raise InvalidInputError(
                 f"ClusterSimConfig.warmup must be below duration ({self.duration}); got "
@@ -327,8 +361,8 @@ class ClusterSimConfig:
                 f"ClusterSimConfig.cr_floor must satisfy S * floor <= 100; got {self.cr_floor}"
             )
         fails = []
-        for item in self.failures:
-            entity, at = item
+        for item in _tuple(self.failures, "failures"):
+            entity, at = _entry(item, "failures", 2)
             entity = _int(entity, "failures entity", 0)
             at = _positive(at, "failures time", zero=True)
             if at >= self.duration:
@@ -339,8 +373,8 @@ class ClusterSimConfig:
             fails.append((entity, at))
         set_(self, "failures", tuple(fails))
         stops = []
-        for item in self.stops:
-            cls, start, end = item
+        for item in _tuple(self.stops, "stops"):
+            cls, start, end = _entry(item, "stops", 3)
             cls = _int(cls, "stops class", 0)
             if cls >= s:
                 raise InvalidInputError(

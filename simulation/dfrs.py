@@ -410,7 +410,7 @@ def simulate_dfrs(
     Raises
     ------
     InvalidInputError
-        For a bad name, penalty, period or hold, a job that cannot fit the empty
+        For a bad name or policy, penalty, period or hold, a job that cannot fit the empty
         cluster, or a period that needs more than ``MAX_PERIODS`` (10 million) remaps:
         refused before the run when the time jobs surely spend in the system already
         needs more, and the run stops if a backlog makes it reach the cap.
@@ -436,6 +436,14 @@ def simulate_dfrs(
         )
         setup = _load_kernels(policy.kernels())
     else:
+        if isinstance(algorithm, type) or not (
+            callable(getattr(algorithm, "yields", None)) and hasattr(algorithm, "period")
+        ):
+            raise InvalidInputError(
+                "algorithm must be a name (e.g. 'GreedyPM */per/opt=min'), an AlgorithmName or "
+                "a fractional policy instance (with `period` and a `yields` method, e.g. a "
+                f"FractionalPolicy subclass); got {algorithm!r}"
+            )
         policy = algorithm
         period = policy.period if policy.period is not None else period
         _validate(workload, policy.period is not None, penalty, period, hold)

@@ -12,9 +12,11 @@ instant. The paper's Fig. 4 and Fig. 5 scenarios are in ``allockit.experiments.d
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
 from allockit.instances.drfh import DRFHInstance, UserArrival
 from allockit.results.drfh_dynamic import DynamicTrace
@@ -25,6 +27,15 @@ __all__ = ["mean_utilization", "simulate_drfh"]
 _ARRIVE, _FINISH = 0, 1
 #: Events closer than this (s) are handled as one instant.
 SIMULTANEOUS = 1e-9
+
+
+def _check_arrivals(users: Sequence[UserArrival]) -> None:
+    """Refuse an arrival whose time, task count or duration is no such thing, naming it."""
+    for k, u in enumerate(users):
+        what = f"users[{k}] ({u.name!r})"
+        real_number(f"{what}.time", u.time, note="seconds")
+        integer(f"{what}.tasks", u.tasks, minimum=0)
+        real_number(f"{what}.duration", u.duration, above=0, note="seconds")
 
 
 def simulate_drfh(
@@ -61,7 +72,9 @@ def simulate_drfh(
     ------
     InvalidInputError
         On invalid servers or user demands (checked through ``DRFHInstance``), no users,
-        negative task counts or non-positive durations.
+        an arrival time that is not a finite number, a task count that is not an
+        integer >= 0, a duration that is not a finite number > 0, or ``slots`` that is
+        not an integer >= 1.
 
     Examples
     --------
@@ -75,24 +88,23 @@ def simulate_drfh(
 
     if not users:
         raise InvalidInputError("users must hold at least one arrival")
-    for u in users:
-        if u.tasks < 0 or u.duration <= 0:
-            raise InvalidInputError(f"user {u.name!r} needs tasks >= 0 and duration > 0")
+    _check_arrivals(users)
+    if slots is not None:
+        slots = integer("slots", slots, minimum=1)
     started = time.perf_counter()
     instance = DRFHInstance.from_dict(
         {
             "resources": resources,
             "servers": servers,
             "users": [
-                {"name": u.name, "demand": list(u.demand), "weight": u.weight, "tasks": u.tasks}
+                {"name": u.name, "demand": list(u.demand), "weight": u.weight,
+                 "tasks": int(u.tasks)}
                 for u in users
             ],
         }
     )
     free = np.repeat(instance.share_capacity, instance.count, axis=0).copy()
     if slots is not None:
-        if slots < 1:
-            raise InvalidInputError(f"slots must be >= 1; got {slots}")
         size = instance.capacity.max(axis=0) / slots
         per = np.floor(np.min(instance.capacity / size, axis=1) + 1e-9).astype(np.int64)
         slot_free = np.repeat(per, instance.count).astype(float)  # free slots per machine

@@ -183,8 +183,8 @@ def parse_algorithm(name: str) -> AlgorithmName:
                 value = float(part.split("=", 1)[1])
             except ValueError:
                 raise _bad(name, f"{part!r} needs a number of seconds") from None
-            if value < 0:
-                raise _bad(name, f"{part!r} must be >= 0")
+            if not value >= 0:  # (NaN too: it would pin no job, silently)
+                raise _bad(name, f"{part!r} must be a number of seconds >= 0")
             if part.startswith("minft="):
                 minft = value
             else:

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from allockit.errors import InvalidInputError
+from allockit.checks import integer, real_number
 from allockit.simulation.two_tier_choices import BATCH_COUNT, WARMUP_FRACTION
 
 __all__ = ["T975", "batch_means_ci"]
@@ -67,10 +67,8 @@ def batch_means_ci(
     ...
     allockit.errors.InvalidInputError: batches must be an integer in [2, 31]; got 1
     """
-    if isinstance(batches, bool) or not isinstance(batches, int) or not 2 <= batches <= 31:
-        raise InvalidInputError(f"batches must be an integer in [2, 31]; got {batches!r}")
-    if isinstance(warmup, bool) or not (isinstance(warmup, int | float) and 0 <= warmup < 1):
-        raise InvalidInputError(f"warmup must be a number in [0, 1); got {warmup!r}")
+    batches = integer("batches", batches, minimum=2, maximum=31)
+    warmup = real_number("warmup", warmup, at_least=0, below=1, finite=False)
     values = np.asarray(values, dtype=float)
     kept = values[math.floor(warmup * values.size) :]
     if kept.size < 2:

@@ -332,3 +332,43 @@ def test_dynamic_day_slots_use_less_than_drfh():
     bf, ff, sl = (mean_utilization(runs[k]) for k in ("best-fit", "first-fit", "slots-14"))
     assert (sl < bf).all() and (sl < ff).all()
     assert (bf <= 1 + 1e-9).all() and (ff <= 1 + 1e-9).all()
+
+
+@pytest.mark.parametrize(("field", "value", "named"), [
+    ("time", float("nan"), r"users\[1\] \('b'\)\.time must be a finite number"),
+    ("time", float("inf"), r"users\[1\] \('b'\)\.time must be a finite number"),
+    ("tasks", 2.5, r"users\[1\] \('b'\)\.tasks must be an integer in \[0, "),
+    ("tasks", -1, r"users\[1\] \('b'\)\.tasks must be an integer"),
+    ("duration", float("nan"), r"users\[1\] \('b'\)\.duration must be a finite number > 0"),
+    ("duration", 0.0, r"users\[1\] \('b'\)\.duration must be a finite number > 0"),
+])
+def test_dynamic_drfh_names_an_arrival_that_is_none(field, value, named):
+    from allockit.instances.drfh import UserArrival
+    from allockit.simulation.drfh_dynamic import simulate_drfh
+
+    good = {"name": "b", "time": 1.0, "demand": (0.1, 0.1), "tasks": 2, "duration": 5.0}
+    users = [UserArrival("a", 0.0, (0.2, 0.1), 3, 10.0), UserArrival(**{**good, field: value})]
+    with pytest.raises(InvalidInputError, match=named):
+        simulate_drfh(google_servers(4, seed=1), ["cpu", "mem"], users)
+
+
+@pytest.mark.parametrize("slots", [0, 2.5, float("nan"), True])
+def test_dynamic_drfh_refuses_slots_that_are_no_count(slots):
+    from allockit.instances.drfh import UserArrival
+    from allockit.simulation.drfh_dynamic import simulate_drfh
+
+    users = [UserArrival("a", 0.0, (0.2, 0.1), 3, 10.0)]
+    with pytest.raises(InvalidInputError, match=r"slots must be an integer in \[1, "):
+        simulate_drfh(google_servers(4, seed=1), ["cpu", "mem"], users, slots=slots)
+
+
+def test_dynamic_drfh_takes_numpy_counts():
+    from allockit.instances.drfh import UserArrival
+    from allockit.simulation.drfh_dynamic import simulate_drfh
+
+    plain = [UserArrival("a", 0.0, (0.2, 0.1), 3, 10.0)]
+    numpy = [UserArrival("a", np.float64(0.0), (0.2, 0.1), np.int64(3), np.float32(10.0))]
+    servers = google_servers(4, seed=1)
+    one = simulate_drfh(servers, ["cpu", "mem"], plain, slots=np.int64(4))
+    two = simulate_drfh(servers, ["cpu", "mem"], numpy, slots=4)
+    assert one.departures == two.departures and one.times == two.times

@@ -266,6 +266,14 @@ def test_scenarios_and_helpers():
         ({"stops": ((3, 1.0, 2.0),)}, r"stops class must be in \[0, 2\]; got 3"),
         ({"static_allocation": ((50, 50, 50),)}, r"static_allocation rows must be >= 0"),
         ({"bank_policy": {"c": 2}}, r"bank_policy must be a BankPolicy"),
+        ({"targets": 60.0}, r"targets must be a sequence; got 60.0"),
+        ({"targets": (60, "x")}, r"targets\[1\] must be a finite number; got 'x'"),
+        ({"fanout": 3}, r"fanout must be a sequence; got 3"),
+        ({"dispatch": (None, None, (2.7,))}, r"class 2: node id must be an integer .*; got 2.7"),
+        ({"failures": (5,)}, r"failures entry must be a sequence; got 5"),
+        ({"stops": ((0, 1.0),)}, r"stops entries must have 3 values; got \[0, 1.0\]"),
+        ({"tick": 1e-9}, r"tick 1e-09 s: duration 60 s would take more than 10,000,000"),
+        ({"duration": 1e12}, r"tick 0.02 s: duration 1e\+12 s would take more than"),
     ],
 )
 def test_bad_config_names_the_field(kwargs, match):
@@ -300,3 +308,11 @@ def test_plot_marks_restarts_and_targets():
                                                                    "class 3"]
     reds = [ln for ln in ax.get_lines() if ln.get_color() == "red"]
     assert len(reds) == 1 and reds[0].get_xdata()[0] == pytest.approx(4.5)
+
+
+def test_numpy_numbers_configure_like_python_numbers():
+    a = ClusterSimConfig(n_nodes=4, service=0.5, dispatch=(None, None, (3,)))
+    b = ClusterSimConfig(n_nodes=np.int64(4), service=np.float64(0.5),
+                         dispatch=(None, None, (np.int64(3),)))
+    assert a == b
+    assert ClusterSimConfig(n_nodes=4, service=np.float32(0.5)).service == (0.5, 0.5, 0.5)

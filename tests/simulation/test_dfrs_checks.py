@@ -49,3 +49,14 @@ def test_progress_up_to_the_work_passes():
     s = _state()
     s.vt[:] = [10.0, 0.0]
     check_invariants(s, 0.0)
+
+
+@pytest.mark.parametrize("algorithm", [42, None, object(), DfrsState])
+def test_simulate_dfrs_names_an_algorithm_that_is_none(algorithm):
+    from allockit.errors import InvalidInputError
+    from allockit.simulation.dfrs import simulate_dfrs
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0], runtime=[50], tasks=[1], cpu=[1.0],
+                           mem=[0.1])
+    with pytest.raises(InvalidInputError, match="algorithm must be a name .* or a fractional"):
+        simulate_dfrs(w, algorithm)

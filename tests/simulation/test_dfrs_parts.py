@@ -410,6 +410,8 @@ def test_name_details():
         ("Fast *", "unknown submission policy"),
         ("Greedy */minft=300/minvt=600", "exclusive"),
         ("Greedy */minft=abc", "number of seconds"),
+        ("MCB8 */per/minvt=nan", r"'minvt=nan' must be a number of seconds >= 0"),  # pinned none
+        ("MCB8 */per/minft=-1", r"'minft=-1' must be a number of seconds >= 0"),
         ("GreedyP", "needs ' \\*' or '/per'"),
         ("MCB8/opt=min", "needs ' \\*' or '/per'"),
         ("Greedy */opt=max", "belongs to /stretch-per"),

@@ -289,6 +289,11 @@ def test_batch_means_interval():
         batch_means_ci(values, warmup=1.0)
     with pytest.raises(InvalidInputError, match=r"warmup must be a number in .*; got False"):
         batch_means_ci(values, warmup=False)
+    for bad in (np.float64("nan"), 2.5, np.int64(40)):
+        with pytest.raises(InvalidInputError, match=r"batches must be an integer in \[2, 31\]"):
+            batch_means_ci(values, batches=bad)
+    # numpy numbers are numbers (they were refused)
+    assert batch_means_ci(values, batches=np.int64(20), warmup=np.float32(0.1)) == (low, high)
 
 
 def test_every_choice_is_documented_once():
