@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, real_array, real_number
+from allockit.errors import InvalidInputError
+
 __all__ = ["ZERO_WEIGHT", "NodeState", "gps_serve"]
 
 #: Weight of a backlogged class that holds no ticket.
@@ -47,6 +50,12 @@ def gps_serve(backlog: np.ndarray, tickets: np.ndarray, dt: float) -> np.ndarray
         Served work (N, S): ``min(q, theta w)`` per row with the row's sum
         ``min(dt, sum q)``.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``backlog`` or ``tickets`` is not an (N, S) array of finite numbers >= 0, or
+        ``dt`` is not a finite number >= 0.
+
     Examples
     --------
     >>> q = np.array([[1.0, 1.0, 0.0], [0.05, 1.0, 1.0]])
@@ -54,7 +63,19 @@ def gps_serve(backlog: np.ndarray, tickets: np.ndarray, dt: float) -> np.ndarray
     >>> gps_serve(q, w, 0.3).round(4).tolist()
     [[0.2, 0.1, 0.0], [0.05, 0.1875, 0.0625]]
     """
-    q = np.asarray(backlog, dtype=float)
+    q = real_array("backlog", backlog, ndim=2)
+    w = real_array("tickets", tickets, ndim=2)
+    if w.shape != q.shape:
+        raise InvalidInputError(
+            f"tickets must have the shape of backlog {q.shape}; got {w.shape}"
+        )
+    first_bad_entry("backlog", q, q >= 0, "finite and >= 0 (node-seconds)")
+    first_bad_entry("tickets", w, w >= 0, "finite and >= 0")
+    return _serve(q, w, real_number("dt", dt, at_least=0, note="seconds"))
+
+
+def _serve(q: np.ndarray, tickets: np.ndarray, dt: float) -> np.ndarray:
+    """``gps_serve`` on checked arrays (the node state's own, at every tick)."""
     busy = q > 0
     wb = np.where(busy, np.maximum(tickets, ZERO_WEIGHT), 0.0)
     total_w = wb.sum(axis=1)
@@ -157,7 +178,7 @@ class NodeState:
         dt = now - self.time
         if dt <= 0:
             return
-        served = gps_serve(self.backlog, self.tickets, dt)
+        served = _serve(self.backlog, self.tickets, dt)
         self.backlog -= served
         np.maximum(self.backlog, 0.0, out=self.backlog)
         self.served += served

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, real_array
 from allockit.errors import InvalidInputError
 from allockit.simulation.cluster import ClusterSimConfig, allowed_mask
 from allockit.simulation.hierarchy import Hierarchy
@@ -466,7 +467,8 @@ def ideal_allocation(targets: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     ------
     InvalidInputError
         If the restricted classes do not fit on their nodes or nothing is left for the
-        others.
+        others; a target that is negative or not finite; ``allowed`` not a bool array of
+        one row per target; or a class with a target > 0 that may use no node.
 
     Examples
     --------
@@ -474,13 +476,27 @@ def ideal_allocation(targets: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     array([[66.66666667, 33.33333333,  0.        ],
            [53.33333333, 26.66666667, 20.        ]])
     """
-    targets = np.asarray(targets, dtype=float)
-    allowed = np.asarray(allowed, dtype=bool)
+    targets = real_array("targets", targets)
+    first_bad_entry("targets", targets, targets >= 0, "finite and >= 0 (percent)")
+    allowed = np.asarray(allowed)
+    if allowed.dtype != bool or allowed.ndim != 2 or allowed.shape[0] != targets.size:
+        raise InvalidInputError(
+            f"allowed must be a (classes, nodes) array of bools with one row per target "
+            f"({targets.size}); got {allowed.dtype} of shape {allowed.shape}"
+        )
     s, n = allowed.shape
+    nowhere = np.flatnonzero(~allowed.any(axis=1) & (targets > 0))
+    if nowhere.size:
+        raise InvalidInputError(
+            f"class {int(nowhere[0])} has a target ({targets[nowhere[0]]:g} %) but no node "
+            "it may use"
+        )
     out = np.zeros((n, s))
     everywhere = allowed.all(axis=1)
     for j in np.flatnonzero(~everywhere):
         nodes = np.flatnonzero(allowed[j])
+        if not nodes.size:  # (a class of target 0 that may run nowhere gets nothing)
+            continue
         out[nodes, j] = n * targets[j] / len(nodes)
     room = 100.0 - out.sum(axis=1)
     if (room < -1e-9).any():

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.constants import PERIOD_SECONDS
 from allockit.simulation.allocation import (
     max_avg_yields_rows,
@@ -188,7 +189,9 @@ class DfrsAlgorithm(FractionalPolicy):
     Raises
     ------
     InvalidInputError
-        For a name that is not one of Table 1's algorithms, or a batch baseline.
+        For a name that is not one of Table 1's algorithms, or a batch baseline; a
+        ``period`` that is not a finite number > 0, or a ``hold`` that is not None or a
+        finite number >= 0.
 
     Examples
     --------
@@ -209,11 +212,13 @@ class DfrsAlgorithm(FractionalPolicy):
         name = algorithm if isinstance(algorithm, AlgorithmName) else parse_algorithm(algorithm)
         if name.batch:
             raise InvalidInputError(f"{name.batch} is a batch algorithm: use simulate_batch")
+        period = real_number("period", period, above=0, note="seconds")
+        hold = real_number("hold", hold, at_least=0, optional=True, note="seconds")
         self.alg = name
         self.name = str(name)
         self.hold = hold
-        self.period = float(period) if name.periodic else None
-        self._period = float(period)
+        self.period = period if name.periodic else None
+        self._period = period
         self.time_dependent = name.periodic == "mcb8-stretch"
         self.start(None)
 

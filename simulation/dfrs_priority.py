@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from allockit.errors import InvalidInputError
+
 if TYPE_CHECKING:
     from allockit.simulation.dfrs_state import DfrsState
 
@@ -170,6 +172,11 @@ def first_by_priority(
     rest : numpy.ndarray or None
         Mask over ``jobs`` of those not taken; None when all were taken.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``count`` is not an integer >= 1.
+
     Examples
     --------
     >>> jobs, keys = np.array([3, 5, 7, 9]), np.array([0.5, -1.0, 0.5, 2.0])
@@ -177,6 +184,8 @@ def first_by_priority(
     >>> first.tolist(), jobs[rest].tolist()
     ([5, 3], [7, 9])
     """
+    if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
+        raise InvalidInputError(f"count must be an integer >= 1; got {count!r}")
     if count >= jobs.size:
         return jobs[np.argsort(keys, kind="stable")], None
     kth = np.partition(keys, count - 1)[count - 1]

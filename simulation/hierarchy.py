@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from allockit.checks import integer
 from allockit.errors import InvalidInputError
 
 __all__ = ["Hierarchy", "Repair"]
@@ -262,12 +263,23 @@ class Hierarchy:
     def repair(self, role: int) -> Repair:
         """Replace the dead host of ``role`` by the rule of the module docstring.
 
+        Parameters
+        ----------
+        role : int
+            The role whose host died, in ``[0, roles)``.
+
         Returns
         -------
         Repair
             The host changes and the control messages; a role with no live child
             stays orphaned (host -1).
+
+        Raises
+        ------
+        InvalidInputError
+            If ``role`` is not a role of the hierarchy.
         """
+        role = integer("role", role, minimum=0, maximum=self.n_roles - 1)
         handoffs: list[tuple[int, int]] = []
         live = self.live_children(role)
         election = len(live) * (len(live) - 1)

@@ -8,9 +8,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, real_array
+from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 
 __all__ = ["batch_timeline", "underutilization"]
+
+
+def _checked_schedule(
+    workload: Workload, start: object, end: object
+) -> tuple[np.ndarray, np.ndarray]:
+    """``start`` and ``end`` as float arrays of one finite time per job, ``end >= start``."""
+    start, end = real_array("start", start), real_array("end", end)
+    for name, arr in (("start", start), ("end", end)):
+        if arr.shape != (workload.n_jobs,):
+            raise InvalidInputError(
+                f"{name} must have one time per job ({workload.n_jobs}); got shape {arr.shape}"
+            )
+        first_bad_entry(name, arr, np.isfinite(arr), "a finite time (s)")
+    first_bad_entry("end", end, end >= start, "at or after its job's start")
+    return start, end
 
 
 def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> float:
@@ -36,6 +53,12 @@ def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> 
     float
         Node-seconds of unused CPU (>= 0 for a valid schedule).
 
+    Raises
+    ------
+    InvalidInputError
+        If ``start`` or ``end`` is not one finite time per job, or a job ends before it
+        starts.
+
     Examples
     --------
     One node; job 1 arrives at 5 s but waits until job 0 ends at 10 s, while the node
@@ -49,6 +72,7 @@ def underutilization(workload: Workload, start: np.ndarray, end: np.ndarray) -> 
     >>> underutilization(w, np.array([0.0, 15.0]), np.array([10.0, 25.0]))
     5.0
     """
+    start, end = _checked_schedule(workload, start, end)
     need = workload.cpu * workload.tasks
     # step functions as sorted change points (a sweep line: O(n log n))
     t_demand = np.concatenate([workload.submit, end])
@@ -88,6 +112,12 @@ def batch_timeline(workload: Workload, start: np.ndarray, end: np.ndarray) -> np
         One row per distinct event time (submissions, starts, ends), sorted, with the
         levels just after that time.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``start`` or ``end`` is not one finite time per job, or a job ends before it
+        starts.
+
     Examples
     --------
     >>> from allockit.instances.workload import Platform
@@ -96,6 +126,7 @@ def batch_timeline(workload: Workload, start: np.ndarray, end: np.ndarray) -> np
     >>> batch_timeline(w, np.array([0.0, 10.0]), np.array([10.0, 20.0])).tolist()
     [[0.0, 1.0, 1.0], [5.0, 1.0, 2.0], [10.0, 1.0, 1.0], [20.0, 0.0, 0.0]]
     """
+    start, end = _checked_schedule(workload, start, end)
     need = workload.cpu * workload.tasks
     times = np.unique(np.concatenate([workload.submit, start, end]))
 

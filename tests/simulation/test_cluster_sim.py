@@ -316,3 +316,34 @@ def test_numpy_numbers_configure_like_python_numbers():
                          dispatch=(None, None, (np.int64(3),)))
     assert a == b
     assert ClusterSimConfig(n_nodes=4, service=np.float32(0.5)).service == (0.5, 0.5, 0.5)
+
+
+def test_gps_and_the_ideal_allocation_refuse_what_is_no_backlog_or_target():
+    from allockit.simulation.cluster_nodes import gps_serve
+    from allockit.simulation.cluster_scenarios import ideal_allocation
+
+    q, w = np.array([[1.0, 1.0, 0.0]]), np.array([[60.0, 30.0, 10.0]])
+    assert gps_serve(q, w, np.float32(0.3)).round(4).tolist() == [[0.2, 0.1, 0.0]]
+    for args, named in [((-q, w, 0.3), r"backlog\[0, 0\] must be finite and >= 0"),
+                        ((q, w[:, :2], 0.3), r"tickets must have the shape of backlog"),
+                        ((q, w, float("nan")), r"dt must be a finite number >= 0"),
+                        ((q * np.nan, w, 0.3), r"backlog\[0, 0\] must be finite")]:
+        with pytest.raises(InvalidInputError, match=named):  # negative backlog was served
+            gps_serve(*args)
+    allowed = np.array([[1, 1], [1, 1], [0, 1]], bool)
+    with pytest.raises(InvalidInputError, match=r"targets\[2\] must be finite"):
+        ideal_allocation(np.array([60.0, 30.0, np.nan]), allowed)  # gave zeros
+    with pytest.raises(InvalidInputError, match=r"class 2 has a target .* but no node"):
+        only = allowed & np.array([1, 1, 0], bool)[:, None]
+        ideal_allocation(np.array([60.0, 30.0, 10.0]), only)
+    with pytest.raises(InvalidInputError, match=r"allowed must be a .* array of bools"):
+        ideal_allocation(np.array([60.0, 30.0, 10.0]), allowed.astype(int))
+
+
+@pytest.mark.parametrize("role", [-1, 11, 1.5, None])
+def test_repair_refuses_a_role_the_hierarchy_does_not_have(role):
+    from allockit.simulation.hierarchy import Hierarchy
+
+    h = Hierarchy.build(100, (10,))  # 11 roles
+    with pytest.raises(InvalidInputError, match=r"role must be an integer in \[0, 10\]"):
+        h.repair(role)  # -1 used to repair the last role

@@ -60,3 +60,37 @@ def test_simulate_dfrs_names_an_algorithm_that_is_none(algorithm):
                            mem=[0.1])
     with pytest.raises(InvalidInputError, match="algorithm must be a name .* or a fractional"):
         simulate_dfrs(w, algorithm)
+
+
+@pytest.mark.parametrize(("kwargs", "named"), [
+    ({"period": -1.0}, r"period must be a finite number > 0 \(seconds\); got -1.0"),
+    ({"period": math.nan}, r"period must be a finite number > 0"),
+    ({"hold": math.nan}, r"hold must be None or a finite number >= 0 \(seconds\); got nan"),
+    ({"hold": -1}, r"hold must be None or a finite number >= 0"),
+])
+def test_a_dfrs_algorithm_refuses_a_period_or_hold_that_is_none(kwargs, named):
+    from allockit.errors import InvalidInputError
+    from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
+
+    with pytest.raises(InvalidInputError, match=named):
+        DfrsAlgorithm("MCB8 */per", **kwargs)
+    assert DfrsAlgorithm("MCB8 */per", period=np.int64(300), hold=np.float32(5)).period == 300.0
+
+
+@pytest.mark.parametrize(("start", "end", "named"), [
+    ([0.0], [10.0, 20.0], r"start must have one time per job \(2\); got shape \(1,\)"),
+    ([0.0, math.nan], [10.0, 20.0], r"start\[1\] must be a finite time"),
+    ([0.0, 10.0], [10.0, math.inf], r"end\[1\] must be a finite time"),
+    ([0.0, 10.0], [10.0, 5.0], r"end\[1\] must be at or after its job's start; got 5.0"),
+])
+def test_batch_metrics_refuse_a_schedule_that_is_none(start, end, named):
+    # a start of length 1 used to broadcast into an underutilisation of -10
+    from allockit.errors import InvalidInputError
+    from allockit.simulation.metrics import batch_timeline, underutilization
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 5], runtime=[10, 10], tasks=[1, 1],
+                           cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    with pytest.raises(InvalidInputError, match=named):
+        underutilization(w, np.array(start), np.array(end))
+    with pytest.raises(InvalidInputError, match=named):
+        batch_timeline(w, np.array(start), np.array(end))
