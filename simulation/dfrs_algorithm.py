@@ -113,6 +113,22 @@ def _stretch_estimates(
     return state.vt[jobs] / (ft + horizon), horizon / (ft + horizon)
 
 
+def _checked_name(name: AlgorithmName) -> AlgorithmName:
+    """An ``AlgorithmName`` built by hand, held to the grammar its text would parse by."""
+    from dataclasses import replace
+
+    from allockit.errors import InvalidInputError
+
+    for field in ("minft", "minvt"):
+        if getattr(name, field) is not None:
+            real_number(f"AlgorithmName.{field}", getattr(name, field), at_least=0,
+                        finite=False, note="seconds")
+    parsed = parse_algorithm(str(name))  # (names the part the grammar refuses)
+    if replace(parsed, minft=name.minft, minvt=name.minvt) != name:
+        raise InvalidInputError(f"{name!r} is not an algorithm of Table 1 (it reads {str(name)!r})")
+    return name
+
+
 class FractionalPolicy:
     """Base of the fractional model's policies: no-op hooks, ``opt=min`` yields.
 
@@ -209,7 +225,10 @@ class DfrsAlgorithm(FractionalPolicy):
     ) -> None:
         from allockit.errors import InvalidInputError
 
-        name = algorithm if isinstance(algorithm, AlgorithmName) else parse_algorithm(algorithm)
+        name = (
+            _checked_name(algorithm) if isinstance(algorithm, AlgorithmName)
+            else parse_algorithm(algorithm)
+        )
         if name.batch:
             raise InvalidInputError(f"{name.batch} is a batch algorithm: use simulate_batch")
         period = real_number("period", period, above=0, note="seconds")

@@ -94,3 +94,21 @@ def test_batch_metrics_refuse_a_schedule_that_is_none(start, end, named):
         underutilization(w, np.array(start), np.array(end))
     with pytest.raises(InvalidInputError, match=named):
         batch_timeline(w, np.array(start), np.array(end))
+
+
+@pytest.mark.parametrize(("fields", "named"), [
+    ({"opt": math.nan}, r"unknown part 'opt=nan'"),
+    ({"opt": "max"}, r"belongs to /stretch-per"),
+    ({"minft": math.nan}, r"AlgorithmName.minft must be a number >= 0 \(seconds\); got nan"),
+    ({"minvt": -1.0}, r"AlgorithmName.minvt must be a number >= 0"),
+    ({"on_submit": "Fast"}, r"unknown submission policy 'Fast'"),
+])
+def test_an_algorithm_name_built_by_hand_is_held_to_the_grammar(fields, named):
+    from allockit.errors import InvalidInputError
+    from allockit.simulation.dfrs_algorithm import DfrsAlgorithm
+    from allockit.simulation.names import AlgorithmName
+
+    base = {"on_submit": "MCB8", "on_completion": True, "periodic": "mcb8"}
+    assert DfrsAlgorithm(AlgorithmName(**base, minft=0.1 + 0.2)).alg.minft == 0.1 + 0.2
+    with pytest.raises(InvalidInputError, match=named):
+        DfrsAlgorithm(AlgorithmName(**{**base, **fields}))
