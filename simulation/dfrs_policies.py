@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.constants import MEM_EPS, YIELD_ACCURACY
 from allockit.simulation.dfrs_priority import (
     by_priority,
@@ -327,6 +328,13 @@ class Mcb8Policy:
     minvt : float, optional
         Seconds: a running job with virtual time (integral of its yield) below
         ``minvt`` keeps its nodes.
+    hold : float, optional
+        Seconds: a job started, resumed or moved less than ``hold`` ago keeps its nodes.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``minft``, ``minvt`` or ``hold`` is neither None nor a number >= 0.
 
     Examples
     --------
@@ -357,6 +365,8 @@ class Mcb8Policy:
         minvt: float | None = None,
         hold: float | None = None,
     ) -> None:
+        for name, value in (("minft", minft), ("minvt", minvt), ("hold", hold)):
+            real_number(name, value, at_least=0, finite=False, optional=True, note="seconds")
         self.minft = minft
         self.minvt = minvt
         self.hold = hold
@@ -516,8 +526,13 @@ class Mcb8StretchPolicy(Mcb8Policy):
     period : float
         ``T``: seconds to the next scheduling event (the ``/stretch-per`` period,
         ``PERIOD_SECONDS`` = 600 s in the simulator).
-    minft, minvt : float, optional
+    minft, minvt, hold : float, optional
         Seconds; as in ``Mcb8Policy``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``period`` is not a finite number > 0, or as ``Mcb8Policy``.
 
     Examples
     --------
@@ -542,7 +557,7 @@ class Mcb8StretchPolicy(Mcb8Policy):
         hold: float | None = None,
     ) -> None:
         super().__init__(minft=minft, minvt=minvt, hold=hold)
-        self.period = period
+        self.period = real_number("period", period, above=0, note="seconds")
 
     def _fused_extra(self) -> tuple:
         return (float(self.period),)

@@ -112,3 +112,18 @@ def test_an_algorithm_name_built_by_hand_is_held_to_the_grammar(fields, named):
     assert DfrsAlgorithm(AlgorithmName(**base, minft=0.1 + 0.2)).alg.minft == 0.1 + 0.2
     with pytest.raises(InvalidInputError, match=named):
         DfrsAlgorithm(AlgorithmName(**{**base, **fields}))
+
+
+@pytest.mark.parametrize(("make", "named"), [
+    (lambda p: p.Mcb8Policy(minvt=math.nan), r"minvt must be None or a number >= 0"),
+    (lambda p: p.Mcb8Policy(hold=-1), r"hold must be None or a number >= 0"),
+    (lambda p: p.Mcb8StretchPolicy(period=-1.0), r"period must be a finite number > 0"),
+    (lambda p: p.Mcb8StretchPolicy(period=600.0, minft="x"), r"minft must be None or a number"),
+])
+def test_mcb8_policies_refuse_thresholds_that_are_none(make, named):
+    from allockit.errors import InvalidInputError
+    from allockit.simulation import dfrs_policies
+
+    with pytest.raises(InvalidInputError, match=named):
+        make(dfrs_policies)
+    assert dfrs_policies.Mcb8StretchPolicy(period=np.int64(600), minft=math.inf).period == 600.0
