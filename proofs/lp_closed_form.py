@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.errors import InvalidInputError
 from allockit.evaluation.lp_bound import closed_form_allocation, lp_bound
 from allockit.instances.vcsched import VCInstance
 
@@ -48,10 +49,26 @@ class ClosedFormCertificate:
         return not self.violations and abs(self.value - self.upper_bound) <= 1e-12
 
 
+def _check_no_migration_limits(instance: object) -> None:
+    """Refuse anything but a ``VCInstance`` without migration limits."""
+    if not isinstance(instance, VCInstance):
+        raise InvalidInputError(f"instance must be a VCInstance; got {type(instance).__name__}")
+    if instance.is_adaptation:
+        raise InvalidInputError(
+            f"instance has migration limits (migration_budget={instance.migration_budget}, "
+            f"max_migrations={instance.max_migrations}): the closed form min(1, H / sum a) "
+            "is the relaxation's optimum only without them; solve the LP "
+            "(allockit.vcsched.solve(instance, 'lp')) instead"
+        )
+
+
 def closed_form_certificate(instance: VCInstance) -> ClosedFormCertificate | None:
     """Check the explicit LP solution against every constraint of the relaxation.
 
     Returns None when total memory exceeds the hosts (the relaxation is infeasible).
+    The closed form is the relaxation's optimum only without migration limits (with a
+    migration budget or count it is merely an upper bound, e.g. a zero budget keeps
+    every task on its previous host), so such instances are refused.
 
     The explicit solution spreads every task evenly over the hosts (``e = 1/H``,
     ``alpha = Y_LP a / H``); checking it against every row and comparing its value
@@ -62,12 +79,20 @@ def closed_form_certificate(instance: VCInstance) -> ClosedFormCertificate | Non
     ----------
     instance : VCInstance
         Hosts and jobs (CPU need per task in (0, 1], memory per task in [0, 1], as
-        fractions of a host).
+        fractions of a host), without migration limits (``instance.is_adaptation``
+        False).
 
     Returns
     -------
     ClosedFormCertificate or None
         ``holds`` is True when the allocation is feasible and meets the bound.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``instance`` is not a ``VCInstance``, or has a migration budget or a
+        migration count limit (outside the closed form's theorem; solve the LP with
+        ``allockit.vcsched.solve(instance, "lp")`` instead).
 
     Examples
     --------
@@ -75,12 +100,18 @@ def closed_form_certificate(instance: VCInstance) -> ClosedFormCertificate | Non
     ...     VCInstance.from_lists(hosts=2, cpu=[0.9, 0.9, 0.9], mem=[0.5, 0.5, 0.5]))
     >>> cert.holds, round(cert.value, 6)
     (True, 0.740741)
+    >>> closed_form_certificate(VCInstance.from_lists(
+    ...     hosts=2, cpu=[0.9, 0.9], mem=[0.5, 0.5], previous=[0, 0], migration_budget=0.0))
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: instance has migration limits (migration_budget=0.0, ...
 
     References
     ----------
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 3.1 (the rational relaxation).
     """
+    _check_no_migration_limits(instance)
     allocation = closed_form_allocation(instance)
     if allocation is None:
         return None
