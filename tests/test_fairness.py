@@ -584,3 +584,54 @@ def test_the_readme_fairness_example_runs_and_prints_what_it_says(capsys):
     assert out[0] == "violated whole"
     assert out[1].endswith("u1 5 (s0: 5): u1 +5, nobody fewer.")
     assert out[2] == "held 50"
+
+
+def _two_users(cap: int) -> DRFHInstance:
+    return DRFHInstance.from_dict({
+        "resources": ["cpu", "mem"], "servers": [{"capacity": [2, 2]}],
+        "users": [{"name": "u0", "demand": [0.1, 0.1], "tasks": cap},
+                  {"name": "u1", "demand": [0.1, 0.1], "tasks": 5}]})
+
+
+@pytest.mark.parametrize("cap", [40, 10**7, 10**8, 10**12])
+def test_a_cap_no_server_can_reach_does_not_widen_the_tolerance(cap):
+    # the server fits 20 tasks; u1 gets none and envies u0. The tolerance used to grow
+    # with the largest finite cap (1e-6 x 1e8 = 100 tasks), so all of this "held".
+    def lopsided(inst):
+        return [[5.5], [0.0]] if inst.n_users == 2 else [[5.5]]
+
+    names = ["envy_freeness", "pareto", "truthfulness", "single_server_drf",
+             "bottleneck_fairness"]
+    reports = check(lopsided, names, instance=_two_users(cap), semantics="fractional")
+    assert {r.name: r.status for r in reports} == dict.fromkeys(names, "violated")
+    idle = check(lambda inst: [[0.0]] * inst.n_users, ["pareto"], instance=_two_users(cap),
+                 semantics="fractional")
+    assert idle[0].status == "violated"
+
+
+@pytest.mark.parametrize("status", ["error", "infeasible", "no_solution", "time_limit"])
+def test_a_result_the_mechanism_calls_failed_is_never_checked_as_an_allocation(status):
+    from dataclasses import replace
+
+    from allockit.drfh import allocate
+
+    def failing(inst, **kw):
+        r = allocate(inst, "progressive")
+        zeros = np.zeros_like
+        return replace(r, status=status, tasks=zeros(r.tasks), allocation=zeros(r.allocation),
+                       dominant_share=zeros(r.dominant_share), utilization=zeros(r.utilization),
+                       message="solver crashed")
+
+    reports = check(failing, instance=_two_users(10))
+    assert all(r.status in ("error", "not_applicable") for r in reports)
+    assert any(r.status == "error" for r in reports)
+    assert f"reported status '{status}', not an allocation: solver crashed" in reports[0].detail
+
+
+@pytest.mark.parametrize("output", [[["5"], ["5"]], [[True], [True]], [[5 + 3j], [5]]])
+def test_outputs_that_are_no_task_counts_are_refused_not_read(output):
+    # strings were read as numbers, booleans as 1 and complex numbers lost their
+    # imaginary part; every property then "held"
+    reports = check(lambda inst: np.array(output[: inst.n_users]), instance=_two_users(10))
+    assert all(r.status in ("error", "not_applicable") for r in reports)
+    assert "tasks must be an array of numbers" in reports[0].detail

@@ -140,7 +140,12 @@ def result_from_tasks(
     allockit.errors.InvalidInputError: m: cpu on server 0 of class 's' is 1.2 > capacity 1
     """
     try:
-        x = np.array(tasks, dtype=float)
+        raw = np.asarray(tasks)
+        # numbers only: strings, booleans and complex numbers are no task counts (numpy
+        # would read "5" as 5.0, True as 1.0 and drop an imaginary part)
+        if raw.dtype.kind not in "iuf":
+            raise TypeError(f"got an array of {raw.dtype}")
+        x = np.array(raw, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"{method}: tasks must be an array of numbers: {exc}") from None
     n, k = instance.n_users, instance.n_classes

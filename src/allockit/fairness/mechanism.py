@@ -12,6 +12,7 @@ Anything the mechanism raises, and any output ``allocate`` refuses, becomes
 Examples
 --------
 >>> from allockit.instances.drfh import DRFHInstance
+from allockit.results import SolveStatus
 >>> inst = DRFHInstance.from_dict({"resources": ["cpu"], "servers": [{"capacity": [1]}],
 ...     "users": [{"demand": [0.5], "tasks": 1}]})
 >>> Mechanism.resolve("first-fit")(inst).own("whole").tolist()
@@ -36,6 +37,7 @@ from allockit.drfh import DRFH_METHODS
 from allockit.errors import InvalidInputError
 from allockit.fairness.allocation import Allocation
 from allockit.instances.drfh import DRFHInstance
+from allockit.results import SolveStatus
 
 __all__ = ["MECHANISMS", "Mechanism", "MechanismFailed"]
 
@@ -197,6 +199,13 @@ class Mechanism:
             raise MechanismFailed(
                 f"the mechanism raised {type(exc).__name__}: {_first_line(exc)}"
             ) from None
+        if result.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
+            # an allocation the mechanism itself calls failed is no answer to check
+            status = getattr(result.status, "value", result.status)
+            why = f": {result.message.splitlines()[0]}" if result.message else ""
+            raise MechanismFailed(
+                f"the mechanism reported status {status!r}, not an allocation{why}"
+            )
         per_server = None
         if raw and not hasattr(raw[0], "allocation"):
             tasks = np.asarray(raw[0], dtype=float)

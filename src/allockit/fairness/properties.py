@@ -131,8 +131,29 @@ def _semantics(context: Context, allocations: list[Allocation]) -> str:
     return "whole" if all(a.whole for a in allocations) else "fractional"
 
 
+def _reachable_tasks(instance: DRFHInstance) -> np.ndarray:
+    """Per user, the most tasks it could ever hold: its cap, or what the pooled servers fit.
+
+    The pool (every server's capacity added up, per resource) fits at least as many of
+    a user's tasks as any real placement, so this bounds every count an allocation can
+    give the user, whatever its cap says.
+    """
+    total = (instance.count[:, None] * instance.capacity).sum(axis=0)
+    with np.errstate(divide="ignore"):
+        fit = np.where(instance.demand > 0, total[None, :] / instance.demand, np.inf).min(axis=1)
+    return np.minimum(instance.tasks, fit)
+
+
 def _tol(instance: DRFHInstance, *values: np.ndarray) -> float:
-    finite = instance.tasks[np.isfinite(instance.tasks)]
+    """``FAIRNESS_TOL`` relative to the task counts at stake (at least one task).
+
+    The counts at stake are those compared (``values``) and the finite caps, each
+    capped by what the servers could hold: a cap no allocation can reach (say 10**8
+    on a server that fits 20 tasks) would otherwise widen the tolerance until real
+    violations pass as rounding.
+    """
+    reachable = _reachable_tasks(instance)
+    finite = reachable[np.isfinite(instance.tasks) & np.isfinite(reachable)]
     scale = max([1.0, *finite.tolist(), *(float(np.max(v, initial=0.0)) for v in values)])
     return FAIRNESS_TOL * scale
 
