@@ -635,3 +635,32 @@ def test_outputs_that_are_no_task_counts_are_refused_not_read(output):
     reports = check(lambda inst: np.array(output[: inst.n_users]), instance=_two_users(10))
     assert all(r.status in ("error", "not_applicable") for r in reports)
     assert "tasks must be an array of numbers" in reports[0].detail
+
+
+def test_a_mechanism_that_answers_differently_is_reported_not_raised():
+    # hypothesis's FlakyFailure used to escape check(); a violation seen stands
+    import random
+
+    from allockit.drfh import allocate
+
+    rng = random.Random(1)
+
+    def nondeterministic(inst, **kw):
+        tasks = (allocate(inst, "first-fit").allocation / inst.demand[:, None, :]).min(axis=2)
+        return tasks * rng.choice([1.0, 0.5])
+
+    reports = check(nondeterministic, ["pareto"], examples=15)
+    assert reports[0].status == "violated" and reports[0].counterexample is not None
+
+
+def test_a_flaky_search_without_a_violation_is_an_error_never_a_hold():
+    from hypothesis.errors import FlakyFailure
+
+    from allockit.fairness.checker import _flaky, _Tally
+    from allockit.fairness.mechanism import Mechanism
+    from allockit.fairness.properties import Context
+
+    context = Context(Mechanism.resolve("progressive"), semantics="auto")
+    error = FlakyFailure("flaky", [AssertionError("one answer"), AssertionError("another")])
+    report = _flaky("envy_freeness", context, _Tally(calls=3), error)
+    assert report.status == "error" and "answered the same instance differently" in report.detail

@@ -294,7 +294,7 @@ def _search(
     name: str, context: Context, examples: int, seed: int, finite_tasks: bool
 ) -> PropertyReport:
     from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import NoSuchExample
+    from hypothesis.errors import Flaky, NoSuchExample
 
     from allockit.fairness.strategies import instances
 
@@ -328,12 +328,37 @@ def _search(
         )
     except NoSuchExample:
         return _finish(name, context, tally)
+    except Flaky as exc:  # the same instance judged differently: a mechanism that is
+        return _flaky(name, context, tally, exc)  # not a function of its input
     outcome = evaluate(name, context, found)  # in full: the worst violation, all evidence
     if outcome.status != "violated":  # a mechanism that answers differently each time
         outcome = tally.hits[_key(found)]
     return _violated(
         name, context, tally, outcome, found, tally.first_hit or tally.calls, tally.shrinks
     )
+
+
+def _flaky(name: str, context: Context, tally: _Tally, exc: BaseException) -> PropertyReport:
+    """A search the mechanism's changing answers stopped: a violation seen, else an error.
+
+    A violation it did show on some instance stands (with the instance and its outcome
+    as first seen); without one nothing was decided, which is an error, never a hold.
+    """
+    if tally.hits:
+        key, outcome = next(iter(tally.hits.items()))
+        instance = DRFHInstance.from_dict(json.loads(key))
+        return _violated(
+            name, context, tally, outcome, instance, tally.first_hit or tally.calls, tally.shrinks
+        )
+    tally.errors += 1
+    if tally.error is None:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        tally.error = {
+            "message": "the mechanism answered the same instance differently (it is not a "
+            f"function of the instance; hypothesis: {first})",
+            "instance": None,
+        }
+    return _finish(name, context, tally)
 
 
 def replay(

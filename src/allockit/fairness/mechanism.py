@@ -12,7 +12,6 @@ Anything the mechanism raises, and any output ``allocate`` refuses, becomes
 Examples
 --------
 >>> from allockit.instances.drfh import DRFHInstance
-from allockit.results import SolveStatus
 >>> inst = DRFHInstance.from_dict({"resources": ["cpu"], "servers": [{"capacity": [1]}],
 ...     "users": [{"demand": [0.5], "tasks": 1}]})
 >>> Mechanism.resolve("first-fit")(inst).own("whole").tolist()
