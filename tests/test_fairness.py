@@ -664,3 +664,32 @@ def test_a_flaky_search_without_a_violation_is_an_error_never_a_hold():
     error = FlakyFailure("flaky", [AssertionError("one answer"), AssertionError("another")])
     report = _flaky("envy_freeness", context, _Tally(calls=3), error)
     assert report.status == "error" and "answered the same instance differently" in report.detail
+
+
+def test_check_takes_numpy_counts_and_refuses_what_is_no_property_list():
+    inst = _two_users(10)
+    a = check("progressive", ["pareto"], instance=inst, examples=np.int64(1), seed=np.int64(0))
+    assert a[0].status in ("held", "violated")
+    for bad, named in [(None, "properties must be a property name or a list"),
+                       (5, "properties must be a property name or a list"),
+                       ([3], "property must be one of")]:
+        with pytest.raises(InvalidInputError, match=named):
+            check("progressive", bad, instance=inst)
+    with pytest.raises(InvalidInputError, match=r"examples must be an integer >= 1 \(at most"):
+        check("progressive", ["pareto"], examples=10**30)
+
+
+@pytest.mark.parametrize(("allocation", "user", "named"), [
+    (np.array([0.4]), 0, "allocation must be two-dimensional"),  # broadcast into 4.0
+    (np.array([[0.4, np.nan]]), 0, r"allocation\[0, 1\] must be finite and >= 0; got nan"),
+    (np.array([[-2.0, 0.4]]), 0, r"allocation\[0, 0\] must be finite and >= 0"),
+    (np.array([[0.4, 0.4, 0.4]]), 0, "one column per resource"),
+    (np.array([[0.4, 0.4]]), -1, r"user must be an integer in \[0, 1\]; got -1"),
+    (np.array([[0.4, 0.4]]), 1.5, r"user must be an integer in \[0, 1\]"),
+])
+def test_tasks_from_refuses_what_it_cannot_count(allocation, user, named):
+    from allockit.fairness.allocation import tasks_from
+
+    with pytest.raises(InvalidInputError, match=named):
+        tasks_from(_two_users(10), allocation, user)
+    assert tasks_from(_two_users(10), np.array([[0.4, 0.4]]), np.int64(1)) == pytest.approx(4.0)

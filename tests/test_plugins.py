@@ -244,6 +244,38 @@ def test_user_vcresult_is_checked():
         solve(VC, lambda inst, **kw: empty)
 
 
+@pytest.mark.parametrize(("fields", "named"), [
+    ({"min_yield": float("nan")}, "claims min_yield nan but its placement gives"),
+    ({"status": "optimal", "bound": 0.1, "gap": 0.0}, r"bound 0.1 is below the min yield"),
+    ({"bound": float("nan")}, "bound must be a number >= 0; got nan"),
+    ({"job_names": ("a", "b", "c")}, "job_names must be the instance's"),
+    ({"tasks": np.array([3, 0, 0])}, "tasks must be the instance's task counts"),
+])
+def test_a_user_vcresult_s_false_claims_are_refused(fields, named):
+    # a NaN min_yield, a bound below the result's own yield, foreign jobs: all were kept
+    from dataclasses import replace
+
+    honest = solve(VC, "gr")
+    with pytest.raises(InvalidInputError, match=named):
+        solve(VC, lambda inst, **kw: replace(honest, **fields))
+
+
+def test_a_user_vcresult_s_numbers_are_rescored_from_its_placement():
+    from dataclasses import replace
+
+    honest = solve(VC, "gr")
+    garbage = {"task_cpu": np.full(VC.n_tasks, 5.0), "gap": -3.0, "avg_yield": 7.0,
+               "job_yield": np.full(VC.n_jobs, np.nan), "migrations": -4}
+    r = solve(VC, lambda inst, **kw: replace(honest, **garbage))
+    assert r.min_yield == honest.min_yield and r.avg_yield == honest.avg_yield
+    assert np.array_equal(r.task_cpu, honest.task_cpu) and r.gap == honest.gap
+    assert np.array_equal(r.job_yield, honest.job_yield) and r.migrations == honest.migrations
+    no_place = VCResult(method="x", status="time_limit", job_names=VC.job_names, tasks=VC.tasks,
+                        min_yield=0.9)
+    with pytest.raises(InvalidInputError, match="without a placement cannot report min_yield"):
+        solve(VC, lambda inst, **kw: no_place)
+
+
 def test_common_and_declared_options_reach_the_user_method():
     seen = {}
 

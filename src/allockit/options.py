@@ -27,13 +27,13 @@ allockit.errors.InvalidInputError: VCSched method 'gr' does not accept option 't
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from allockit.checks import is_finite_real
 from allockit.constants import MAX_SECONDS, THREADS_PER_CORE
 from allockit.constants import MAX_SEED as _MAX_SEED
 from allockit.errors import InvalidInputError
@@ -161,15 +161,13 @@ class Range:
         (False, False)
         """
         if self.kind is bool:
-            return isinstance(value, bool)
-        if isinstance(value, bool):
+            return isinstance(value, bool | np.bool_)
+        if isinstance(value, bool | np.bool_):
             return False
         if self.kind is int:
             if not isinstance(value, int | np.integer):
                 return False
-        elif not isinstance(value, int | float | np.integer | np.floating) or not math.isfinite(
-            value
-        ):
+        elif not is_finite_real(value):  # (an int too large for a float is not finite)
             return False
         ge, gt, le, lt = (self._bound(v) for v in (self.ge, self.gt, self.le, self.lt))
         return not (

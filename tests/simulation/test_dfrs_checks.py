@@ -58,7 +58,7 @@ def test_simulate_dfrs_names_an_algorithm_that_is_none(algorithm):
 
     w = Workload.from_jobs(Platform(nodes=1), submit=[0], runtime=[50], tasks=[1], cpu=[1.0],
                            mem=[0.1])
-    with pytest.raises(InvalidInputError, match="algorithm must be a name .* or a fractional"):
+    with pytest.raises(InvalidInputError, match=r"algorithm must be a name .* or a fractional"):
         simulate_dfrs(w, algorithm)
 
 

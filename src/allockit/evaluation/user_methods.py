@@ -5,7 +5,10 @@ A user method ``f(instance, **options)`` returns one of:
 - a **placement**: for each job a host index (all its tasks there) or a list of host
   indices, one per task (a numpy array of one host per job works too);
 - ``None``: it found no placement (status ``no_solution``: nothing is proved);
-- a ``VCResult``: taken as it is after its placement is checked.
+- a ``VCResult``: its status, bound, timings and notes are kept after they are
+  checked (a bound is a number not below what its own placement achieves; its jobs and
+  task counts are the instance's); every yield, the CPU split, the gap and the
+  migrations are recomputed from its placement, never taken from the result.
 
 A placement is scored exactly as allockit scores its own heuristics
 (``result_from_placement``: the memory check, the CPU split that maximises the minimum
@@ -33,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import is_finite_real, real_number
 from allockit.errors import InvalidInputError
 from allockit.evaluation.placement import (
     empty_result,
@@ -175,32 +179,68 @@ def _checked_hosts(instance: VCInstance, task_hosts: np.ndarray, method: str) ->
 
 
 def _checked_result(instance: VCInstance, result: VCResult, method: str) -> VCResult:
-    """A user's own VCResult: its placement must be valid and its yield not overstated."""
-    if len(result.job_names) != instance.n_jobs:
+    """A user's own VCResult: checked claims, and every number rescored from its placement."""
+    if tuple(result.job_names) != tuple(instance.job_names):
         raise InvalidInputError(
-            f"{method}: the VCResult has {len(result.job_names)} jobs; the instance has "
-            f"{instance.n_jobs}"
+            f"{method}: the VCResult's job_names must be the instance's ({instance.n_jobs} "
+            f"jobs, {list(instance.job_names)[:3]}...); got {list(result.job_names)[:3]}..."
         )
-    if result.task_hosts is not None:
-        task_hosts = placement_to_task_hosts(
-            instance,
-            [
-                result.task_hosts[instance.task_job == j].tolist()
-                for j in range(instance.n_jobs)
-            ],
-            method=method,
+    tasks = np.asarray(result.tasks)
+    if tasks.shape != instance.tasks.shape or not (tasks == instance.tasks).all():
+        raise InvalidInputError(
+            f"{method}: the VCResult's tasks must be the instance's task counts; got "
+            f"{tasks.tolist()[:5]}"
         )
-        achieved = min_yield_of(instance, task_hosts)
-        if result.min_yield is not None and result.min_yield > achieved + CLAIM_TOL:
+    bound = None if result.bound is None else real_number(
+        f"{method}: the VCResult's bound", result.bound, at_least=0, finite=False
+    )
+    if result.task_hosts is None:
+        if result.status in (Status.OPTIMAL, Status.FEASIBLE):
             raise InvalidInputError(
-                f"{method}: the VCResult claims min_yield {result.min_yield:.6g} but its "
-                f"placement gives {achieved:.6g}"
+                f"{method}: a VCResult with status {result.status} must have a placement"
             )
-    elif result.status in (Status.OPTIMAL, Status.FEASIBLE):
+        claimed = [f for f in ("min_yield", "avg_yield", "task_cpu", "job_yield", "fraction")
+                   if getattr(result, f) is not None]
+        if claimed:
+            raise InvalidInputError(
+                f"{method}: a VCResult without a placement cannot report {', '.join(claimed)}"
+            )
+        return replace(result, method=method, gap=None)
+    task_hosts = placement_to_task_hosts(
+        instance,
+        [result.task_hosts[instance.task_job == j].tolist() for j in range(instance.n_jobs)],
+        method=method,
+    )
+    achieved = min_yield_of(instance, task_hosts)
+    if result.min_yield is not None and not (
+        is_finite_real(result.min_yield) and result.min_yield <= achieved + CLAIM_TOL
+    ):
+        claim = result.min_yield
+        shown = f"{claim:.6g}" if is_finite_real(claim) else repr(claim)
         raise InvalidInputError(
-            f"{method}: a VCResult with status {result.status} must have a placement"
+            f"{method}: the VCResult claims min_yield {shown} but its placement gives "
+            f"{achieved:.6g}"
         )
-    return replace(result, method=method)
+    if bound is not None and bound < achieved - CLAIM_TOL:
+        raise InvalidInputError(
+            f"{method}: the VCResult's bound {bound:.6g} is below the min yield its own "
+            f"placement gives ({achieved:.6g}): no upper bound"
+        )
+    rescored = result_from_placement(
+        instance,
+        task_hosts,
+        method=method,
+        status=result.status,
+        bound=bound,
+        solver=result.solver or "user",
+        build_seconds=result.build_seconds,
+        solve_seconds=result.solve_seconds,
+        message=result.message,
+        setup_seconds=result.setup_seconds,
+        incumbent_source=result.incumbent_source or None,
+        bound_source=result.bound_source,
+    )
+    return replace(rescored, proof=result.proof)
 
 
 def score_method_output(
@@ -227,15 +267,18 @@ def score_method_output(
     -------
     VCResult
         ``optimal`` (the placement meets a proven bound), ``feasible``, or
-        ``no_solution`` for None; a user's VCResult keeps its status and fields, with
-        ``method`` set to ``method``.
+        ``no_solution`` for None; a user's VCResult keeps its status, bound, timings and
+        notes (``method`` set to ``method``), and its yields, CPU split, gap and
+        migrations are recomputed from its placement.
 
     Raises
     ------
     InvalidInputError
         For an invalid placement (see ``placement_to_task_hosts``), a VCResult whose
-        placement is invalid or whose ``min_yield`` is better than its placement gives,
-        or an output of another type.
+        placement is invalid, whose ``min_yield`` is NaN or better than its placement
+        gives, whose bound is below it or not a number, whose jobs or task counts are not
+        the instance's, or that reports yields without a placement; or an output of
+        another type.
 
     Examples
     --------

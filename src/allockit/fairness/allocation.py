@@ -38,7 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import first_bad_entry, integer, real_array
 from allockit.constants import FAIRNESS_MAX_INTEGERS
+from allockit.errors import InvalidInputError
 from allockit.fairness.programs import Undecided, place_whole
 from allockit.instances.drfh import DRFHInstance
 from allockit.results import DRFHResult
@@ -120,6 +122,12 @@ def tasks_from(instance: DRFHInstance, allocation: np.ndarray, user: int) -> flo
     float
         The (fractional) number of tasks, not capped at the user's ``tasks``.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``user`` is not a user index, or ``allocation`` is not a two-dimensional
+        array of finite amounts >= 0 with one column per resource.
+
     Examples
     --------
     >>> inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
@@ -127,7 +135,15 @@ def tasks_from(instance: DRFHInstance, allocation: np.ndarray, user: int) -> flo
     >>> tasks_from(inst, np.array([[0.4, 0.4]]), 0)
     2.0
     """
-    return float(count_tasks(instance.demand[user], np.asarray(allocation), whole=False))
+    user = integer("user", user, minimum=0, maximum=instance.n_users - 1)
+    bundle = real_array("allocation", allocation, ndim=2)
+    if bundle.shape[1] != len(instance.resources):
+        raise InvalidInputError(
+            f"allocation must have one column per resource ({len(instance.resources)}); "
+            f"got shape {bundle.shape}"
+        )
+    first_bad_entry("allocation", bundle, bundle >= 0, "finite and >= 0")
+    return float(count_tasks(instance.demand[user], bundle, whole=False))
 
 
 def _expanded_names(instance: DRFHInstance) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.fairness.explain import paragraph
 from allockit.fairness.mechanism import Mechanism
@@ -74,20 +76,33 @@ def _key(instance: DRFHInstance) -> str:
     return json.dumps(instance.to_dict(), sort_keys=True)
 
 
+#: Most examples one property may draw (hypothesis draws them one by one).
+MAX_EXAMPLES = 10_000_000
+
+
 def _check_arguments(
     properties: Sequence[str], examples: int, seed: int, semantics: str
-) -> list[str]:
+) -> tuple[list[str], int, int]:
+    """The property names, ``examples`` and ``seed`` as ints, or an error naming one."""
+    if not isinstance(properties, str | Sequence):
+        raise InvalidInputError(
+            f"properties must be a property name or a list of them; got {properties!r}"
+        )
     names = [properties] if isinstance(properties, str) else list(properties)
     for name in names:
-        if name not in PROPERTIES:
+        if not isinstance(name, str) or name not in PROPERTIES:
             raise InvalidInputError(f"property must be one of {list(PROPERTIES)}; got {name!r}")
-    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 1:
-        raise InvalidInputError(f"examples must be an integer >= 1; got {examples!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    if isinstance(examples, bool | np.bool_) or not isinstance(examples, int | np.integer) or (
+        not 1 <= examples <= MAX_EXAMPLES
+    ):
+        raise InvalidInputError(
+            f"examples must be an integer >= 1 (at most {MAX_EXAMPLES:,}); got {examples!r}"
+        )
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
         raise InvalidInputError(f"seed must be an integer >= 0; got {seed!r}")
     if semantics not in SEMANTICS:
         raise InvalidInputError(f"semantics must be one of {list(SEMANTICS)}; got {semantics!r}")
-    return names
+    return names, int(examples), int(seed)
 
 
 def check(
@@ -168,7 +183,7 @@ def check(
     """
     import importlib.util
 
-    names = _check_arguments(properties, examples, seed, semantics)
+    names, examples, seed = _check_arguments(properties, examples, seed, semantics)
     if instance is not None and not isinstance(instance, DRFHInstance):
         raise InvalidInputError(
             f"instance must be a DRFHInstance; got {type(instance).__name__}"
