@@ -199,3 +199,57 @@ def test_every_result_type_of_the_families_lives_in_the_results_layer():
     assert drfh_dynamic.DynamicTrace is DynamicTrace
     assert cluster.ClusterSimResult is ClusterSimResult
     assert dfrs.SimulationResult is SimulationResult
+
+
+@pytest.mark.parametrize(("kwargs", "named"), [
+    ({"time_limit": float("inf")}, r"time_limit must be a number of seconds in \(0, "),
+    ({"time_limit": "x"}, "time_limit must be a number of seconds"),
+    ({"seed": 10**30}, r"seed must be an integer in \[0, "),  # (SQLite's OverflowError)
+    ({"seed": []}, r"seed must be an integer in \[0, "),
+    ({"options": "abc"}, "options must map method names to mappings"),
+    ({"options": {"sg": 3}}, "options must map method names to mappings"),
+    ({"store": 3}, "store must be a path; got 3"),
+])
+def test_compare_names_an_argument_that_is_none(kwargs, named):
+    from allockit.comparison import compare
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    with pytest.raises(InvalidInputError, match=named):
+        compare([inst], ["sg"], **kwargs)
+
+
+def test_compare_takes_numpy_numbers():
+    from allockit.comparison import compare
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    a = compare([inst], ["sg"], time_limit=np.float32(2.5), seed=np.int64(1))
+    b = compare([inst], ["sg"], time_limit=2.5, seed=1)
+    rows = [[(r["status"], r["min_yield"], r["bound"]) for r in c.to_dict()["rows"]]
+            for c in (a, b)]
+    assert rows[0] == rows[1] == [("feasible", pytest.approx(5 / 6), 1.0)]
+
+
+@pytest.mark.parametrize(("kwargs", "named"), [
+    ({"seed": float("nan")}, r"seed must be an integer in \[0, 18446744073709551615\]"),
+    ({"threads": "x"}, r"threads must be an integer in \[1, "),
+    ({"solver": float("nan")}, "solver must be a non-empty string"),
+    ({"method": None}, "method must be a non-empty string"),
+    ({"time_limit": float("inf")}, r"time_limit must be a number of seconds in \(0, "),
+])
+def test_solve_best_checks_every_argument_before_it_runs(kwargs, named):
+    # threads, solver and method were only checked if the exact phase ran
+    from allockit.portfolio import solve_best
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    with pytest.raises(InvalidInputError, match=named):
+        solve_best(inst, **kwargs)
+
+
+def test_solve_best_takes_numpy_numbers_and_a_deadline():
+    from allockit.clock import Deadline
+    from allockit.portfolio import solve_best
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    a = solve_best(inst, rel_gap=np.float32(0.5), seed=np.int64(3), time_limit=5)
+    b = solve_best(inst, time_limit=Deadline.of(5.0), seed=2**64 - 1)
+    assert str(a.status) == str(b.status) == "optimal"

@@ -30,6 +30,7 @@ Your heuristic against MCB8 and the exact MILP, on two instances:
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -344,9 +345,22 @@ importable name...
     for k, name in enumerate(names):
         if name in names[:k]:
             raise InvalidInputError(f"methods lists {name!r} twice; give each method once")
-    from allockit.options import Range, max_threads
+    from allockit.options import Range, check_common, max_threads
 
     Range(int, ge=1, le=max_threads()).check("workers", workers)
+    check_common(time_limit=time_limit, seed=seed)  # (numpy numbers as Python's below)
+    time_limit = None if time_limit is None else float(time_limit)
+    seed = None if seed is None else int(seed)
+    if options is not None and (
+        not isinstance(options, Mapping)
+        or not all(isinstance(v, Mapping) for v in options.values())
+    ):
+        raise InvalidInputError(
+            "options must map method names to mappings of their options (e.g. "
+            f"{{'milp': {{'rel_gap': 1e-3}}}}); got {options!r}"
+        )
+    if store is not None and not isinstance(store, str | os.PathLike):
+        raise InvalidInputError(f"store must be a path; got {store!r}")
     backend = backend or ("serial" if workers == 1 else "local")
     started = time.perf_counter()
     items = _instance_items(instances)

@@ -14,10 +14,12 @@ package sits above both packages, which never import each other.
 
 from __future__ import annotations
 
+from allockit.checks import integer, real_number
 from allockit.clock import Deadline
 from allockit.constants import DEFAULT_REL_GAP
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
+from allockit.options import check_common
 from allockit.portfolio import phases
 from allockit.portfolio.phases import (
     BNB_MAX_TASKS,
@@ -137,7 +139,10 @@ def solve_best(
     Raises
     ------
     InvalidInputError
-        For an unknown ``exact`` or a ``rel_gap`` outside [0, 1).
+        For an instance that is not a ``VCInstance``, an unknown ``exact``, a
+        ``rel_gap`` outside [0, 1), a bad ``time_limit`` or ``threads``, a ``seed``
+        that is not an integer in [0, 2**64 - 1], or a ``solver`` or ``method`` that is
+        not a name (all checked before anything runs).
 
     Examples
     --------
@@ -146,10 +151,19 @@ def solve_best(
     >>> str(r.status), round(r.min_yield, 6), r.incumbent_source, r.bound_source
     ('optimal', 0.833333, 'mcb8', 'bin-packing')
     """
+    if not isinstance(instance, VCInstance):
+        raise InvalidInputError(f"instance must be a VCInstance; got {type(instance).__name__}")
     if exact not in EXACT_CHOICES:
         raise InvalidInputError(f"exact must be one of {', '.join(EXACT_CHOICES)}; got {exact!r}")
-    if isinstance(rel_gap, bool) or not isinstance(rel_gap, int | float) or not 0 <= rel_gap < 1:
-        raise InvalidInputError(f"rel_gap must be a number in [0, 1); got {rel_gap!r}")
+    rel_gap = real_number("rel_gap", rel_gap, at_least=0, below=1, finite=False)
+    check_common(  # (checked now, not when a phase first uses them)
+        time_limit=None if isinstance(time_limit, Deadline) else time_limit, threads=threads
+    )
+    if seed is not None:
+        seed = integer("seed", seed, minimum=0, maximum=2**64 - 1)
+    for name, value in (("solver", solver), ("method", method)):
+        if not isinstance(value, str) or not value:
+            raise InvalidInputError(f"{name} must be a non-empty string; got {value!r}")
     run = PortfolioRun.start(
         instance,
         time_limit=time_limit,

@@ -18,6 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from allockit.errors import InvalidInputError
+
 __all__ = [
     "Result",
     "SolveStatus",
@@ -79,7 +81,7 @@ class Result(Protocol):
     def to_dict(self) -> dict[str, Any]: ...  # pragma: no cover - protocol
 
 
-def readonly_array(values: Any, dtype: Any) -> np.ndarray | None:
+def readonly_array(values: Any, dtype: Any, name: str = "values") -> np.ndarray | None:
     """A read-only copy of ``values`` as a numpy array of ``dtype`` (None stays None).
 
     Result types call it in ``__post_init__`` so that a frozen result cannot be
@@ -92,20 +94,53 @@ def readonly_array(values: Any, dtype: Any) -> np.ndarray | None:
         Anything ``np.array`` accepts; it is always copied.
     dtype : numpy dtype or type
         The dtype of the copy (``float``, ``np.int64``, ...).
+    name : str, default "values"
+        The field's name, for the error.
 
     Returns
     -------
     numpy.ndarray or None
         A new array with ``flags.writeable`` False, or None if ``values`` is None.
 
+    Raises
+    ------
+    InvalidInputError
+        For a numeric ``dtype``: values that are not numbers (strings, booleans,
+        complex numbers, objects), or, for an integer ``dtype``, values that are not
+        whole numbers (a fraction or NaN is never truncated).
+
     Examples
     --------
     >>> a = readonly_array([1, 2], float)
     >>> a.tolist(), a.flags.writeable
     ([1.0, 2.0], False)
+    >>> readonly_array([1.5], np.int64, "lps")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: lps[0] must be a whole number; got 1.5
     """
     if values is None:
         return None
+    target = np.dtype(dtype)
+    if target.kind in "iuf":
+        try:
+            given = np.asarray(values)
+        except (TypeError, ValueError) as exc:  # (a ragged nesting)
+            raise InvalidInputError(f"{name} must be an array of numbers: {exc}") from None
+        if given.dtype != target:
+            if given.dtype.kind not in "iuf" and given.size:
+                raise InvalidInputError(
+                    f"{name} must be numbers; got an array of {given.dtype}"
+                )
+            if target.kind in "iu" and given.dtype.kind == "f":
+                whole = np.isfinite(given) & (given == np.round(given))
+                if not whole.all():
+                    k = np.unravel_index(int(np.argmin(whole)), given.shape)
+                    where = "[" + ", ".join(map(str, k)) + "]" if given.ndim else ""
+                    raise InvalidInputError(
+                        f"{name}{where} must be a whole number; got {float(given[k])!r}"
+                    )
+        values = given
     out = np.array(values, dtype=dtype, copy=True)
     out.setflags(write=False)
     return out

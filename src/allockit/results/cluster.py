@@ -88,13 +88,13 @@ class ClusterSimResult:
         object.__setattr__(self, "status", Status(self.status))
         n_classes = len(self.targets)
         for name in _CLASS_STATS + _FLOAT_SERIES + _EVENT_FLOATS:
-            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
+            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64, name))
         for name in ("shares", "allocated"):
             arr = getattr(self, name).reshape(-1, n_classes)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
         for name in (*_ROLE_INTS, "event_entity"):
-            object.__setattr__(self, name, readonly_array(getattr(self, name), np.int64))
+            object.__setattr__(self, name, readonly_array(getattr(self, name), np.int64, name))
         object.__setattr__(self, "event_kind", tuple(self.event_kind))
         object.__setattr__(self, "config", readonly_mapping(self.config))
         object.__setattr__(

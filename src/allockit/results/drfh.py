@@ -74,7 +74,7 @@ class DRFHResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", SolveStatus(self.status))
         for name in ("tasks", "dominant_share", "allocation", "utilization"):
-            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
+            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64, name))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON printed by ``allockit drfh`` (a stable contract)."""

@@ -41,7 +41,7 @@ class DynamicTrace:
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
         for name in ("times", "shares", "utilization"):
-            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
+            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64, name))
         object.__setattr__(self, "departures", readonly_mapping(self.departures))
         object.__setattr__(self, "user_names", tuple(self.user_names))
         object.__setattr__(self, "extra", readonly_mapping(self.extra))

@@ -56,7 +56,7 @@ class ReservesResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", SolveStatus(self.status))
         for name in ("allocation", "class_totals", "deviation", "balances"):
-            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64))
+            object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64, name))
         for name in ("qp_objective", "V"):
             object.__setattr__(self, name, finite_or_none(getattr(self, name)))
         for name in ("seconds", "build_seconds", "solve_seconds"):

@@ -119,7 +119,7 @@ class SimulationResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
         for name, dtype in _ARRAYS.items():
-            object.__setattr__(self, name, readonly_array(getattr(self, name), dtype))
+            object.__setattr__(self, name, readonly_array(getattr(self, name), dtype, name))
         if self.timeline is not None:
             object.__setattr__(self, "timeline", self.timeline.reshape(-1, 3))
         object.__setattr__(self, "extra", readonly_mapping(self.extra))

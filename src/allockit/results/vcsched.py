@@ -14,8 +14,8 @@ from allockit.results.base import SolveStatus, paused_gc, readonly_array
 __all__ = ["VCResult"]
 
 
-def _ro(array: np.ndarray | None, dtype: type) -> np.ndarray | None:
-    return readonly_array(array, dtype)
+def _ro(array: np.ndarray | None, dtype: type, name: str) -> np.ndarray | None:
+    return readonly_array(array, dtype, name)
 
 
 def _num(value: float | None) -> float | None:
@@ -83,11 +83,11 @@ class VCResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", SolveStatus(self.status))
         object.__setattr__(self, "job_names", tuple(self.job_names))
-        object.__setattr__(self, "tasks", _ro(self.tasks, np.int64))
-        object.__setattr__(self, "task_hosts", _ro(self.task_hosts, np.int64))
-        object.__setattr__(self, "task_cpu", _ro(self.task_cpu, np.float64))
-        object.__setattr__(self, "job_yield", _ro(self.job_yield, np.float64))
-        object.__setattr__(self, "fraction", _ro(self.fraction, np.float64))
+        object.__setattr__(self, "tasks", _ro(self.tasks, np.int64, "tasks"))
+        object.__setattr__(self, "task_hosts", _ro(self.task_hosts, np.int64, "task_hosts"))
+        object.__setattr__(self, "task_cpu", _ro(self.task_cpu, np.float64, "task_cpu"))
+        object.__setattr__(self, "job_yield", _ro(self.job_yield, np.float64, "job_yield"))
+        object.__setattr__(self, "fraction", _ro(self.fraction, np.float64, "fraction"))
         for name in ("min_yield", "avg_yield", "bound", "gap", "migrated_memory"):
             object.__setattr__(self, name, _num(getattr(self, name)))
 
