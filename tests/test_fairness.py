@@ -693,3 +693,23 @@ def test_tasks_from_refuses_what_it_cannot_count(allocation, user, named):
     with pytest.raises(InvalidInputError, match=named):
         tasks_from(_two_users(10), allocation, user)
     assert tasks_from(_two_users(10), np.array([[0.4, 0.4]]), np.int64(1)) == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize(("edit", "named"), [
+    (lambda r: r.update(error="boom"), r"record\.error must be a JSON object"),
+    (lambda r: r.update(evidence="x"), r"record\.evidence must be a JSON object"),
+    (lambda r: r["evidence"].pop("reported_demand"), "reported_demand is missing"),
+    (lambda r: r["evidence"].update(reported_demand="ab"), "must be a list of numbers"),
+    (lambda r: r["evidence"].update(reported_demand=[1.0]), "one amount per resource"),
+    (lambda r: r.update(options="x"), r"record\.options must be a JSON object"),
+])
+def test_replay_names_what_is_wrong_in_a_hand_edited_record(edit, named):
+    # AttributeError, KeyError, TypeError before; a 1-element lie was broadcast
+    import copy
+
+    record = check("per-server-drf", ["truthfulness"], examples=50)[0].to_dict()
+    assert record["status"] == "violated"
+    broken = copy.deepcopy(record)
+    edit(broken)
+    with pytest.raises(InvalidInputError, match=named):
+        replay(broken)

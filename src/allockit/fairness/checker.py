@@ -376,6 +376,33 @@ def _flaky(name: str, context: Context, tally: _Tally, exc: BaseException) -> Pr
     return _finish(name, context, tally)
 
 
+def _part(record: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+    """``record[key]``: a JSON object, or {} when absent."""
+    value = record.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"{where}.{key} must be a JSON object; got {value!r}")
+    return value
+
+
+def _reported_demand(ev: Mapping[str, Any], instance: DRFHInstance, where: str) -> tuple:
+    """The saved lie of a truthfulness record: one finite demand > 0 per resource."""
+    from allockit.checks import first_bad_entry, real_array
+
+    name = f"{where}.evidence.reported_demand"
+    if ev.get("reported_demand") is None:
+        raise InvalidInputError(f"{name} is missing (the lie a truthfulness record found)")
+    if isinstance(ev.get("reported_demand"), str):
+        raise InvalidInputError(f"{name} must be a list of numbers; got {ev['reported_demand']!r}")
+    demand = real_array(name, ev.get("reported_demand"))
+    if demand.size != len(instance.resources):
+        raise InvalidInputError(
+            f"{name} must give one amount per resource ({len(instance.resources)}); got "
+            f"{demand.tolist()}"
+        )
+    first_bad_entry(name, demand, demand >= 0, "finite and >= 0")
+    return tuple(float(v) for v in demand)
+
+
 def replay(
     data: Mapping[str, Any], *, mechanism: str | Callable[..., Any] | None = None
 ) -> list[PropertyReport]:
@@ -403,7 +430,8 @@ def replay(
     ------
     InvalidInputError
         If the data is not a report, names an unknown property, holds no instance to
-        replay, or names a mechanism that cannot be resolved again (a lambda: pass
+        replay, has a record whose ``error``, ``evidence``, ``options`` or saved lie is
+        malformed, or names a mechanism that cannot be resolved again (a lambda: pass
         ``mechanism``).
 
     Examples
@@ -426,9 +454,12 @@ def replay(
             raise InvalidInputError(
                 f"{where}.property must be one of {list(PROPERTIES)}; got {name!r}"
             )
-        doc = record.get("counterexample") or (record.get("error") or {}).get("instance")
+        error, ev = _part(record, "error", where), _part(record, "evidence", where)
+        doc = record.get("counterexample") or error.get("instance")
         if not doc:
             continue
+        if not isinstance(doc, Mapping):
+            raise InvalidInputError(f"{where}: the instance must be a JSON object; got {doc!r}")
         instance = DRFHInstance.from_dict(doc)
         spec = mechanism or record.get("spec") or data.get("spec")
         if spec is None:
@@ -437,14 +468,15 @@ def replay(
                 "(a lambda or a local function); pass the mechanism (--method)"
             )
         options = record.get("options") or data.get("options") or {}
-        ev = record.get("evidence") or {}
+        if not isinstance(options, Mapping):
+            raise InvalidInputError(f"{where}.options must be a JSON object; got {options!r}")
         semantics = ev.get("semantics") or "auto"
         if semantics not in ("whole", "fractional") or mechanism is not None:
             semantics = "auto"  # another mechanism: its own allocation decides
         lies: tuple[tuple[int, tuple[float, ...]], ...] = ()
         if name == "truthfulness" and ev.get("user") in instance.user_names:
             user = instance.user_names.index(ev["user"])
-            lies = ((user, tuple(float(v) for v in ev["reported_demand"])),)
+            lies = ((user, _reported_demand(ev, instance, where)),)
         mech = Mechanism.resolve(spec, None if mechanism is not None else options)
         seed = int(data.get("seed", 0)) if isinstance(data.get("seed", 0), int) else 0
         started = time.perf_counter()
