@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
+from allockit.instances.workload import integer_array, whole_number
 from allockit.rng import as_generator
 
 __all__ = [
@@ -98,7 +100,7 @@ class DRFHInstance:
         k, n = len(self.server_names), len(self.user_names)
         try:
             cap = np.array(self.capacity, dtype=float).reshape(k, m)
-            count = np.array(self.count, dtype=np.int64).reshape(-1)
+            raw_count = np.ravel(self.count)
             dem = np.array(self.demand, dtype=float).reshape(n, m)
             weight = np.array(self.weight, dtype=float).reshape(-1)
             tasks = np.array(self.tasks, dtype=float).reshape(-1)
@@ -106,6 +108,7 @@ class DRFHInstance:
             raise InvalidInputError(
                 f"DRFHInstance arrays must be numbers of the right shape: {exc}"
             ) from None
+        count = integer_array("count", raw_count)  # 2.5 servers refused, not truncated
         if count.shape != (k,) or weight.shape != (n,) or tasks.shape != (n,):
             raise InvalidInputError(
                 "DRFHInstance needs one count per server class and one weight and task "
@@ -316,6 +319,15 @@ integer >= 0; got 1.5 at user 'a'
         }
 
 
+def _pair(name: str, pair: Any, *, minimum: float) -> tuple[float, float]:
+    """A range ``(lo, hi)`` of finite numbers with ``minimum <= lo <= hi``."""
+    if isinstance(pair, str | bytes) or not isinstance(pair, tuple | list) or len(pair) != 2:
+        raise InvalidInputError(f"{name} must be a pair (lo, hi); got {pair!r}")
+    low = real_number(f"{name}[0]", pair[0], at_least=minimum)
+    high = real_number(f"{name}[1]", pair[1], at_least=low)
+    return low, high
+
+
 def google_server_mix() -> np.ndarray:
     """The Google cluster's server classes: rows of (count, cpu, memory), Table I.
 
@@ -371,7 +383,7 @@ def google_servers(
     Raises
     ------
     InvalidInputError
-        If ``n < 1``.
+        If ``n`` is not None or an integer >= 1 (``2.5`` is refused).
 
     Examples
     --------
@@ -385,8 +397,7 @@ def google_servers(
     if n is None:
         counts = mix[:, 0].astype(int)
     else:
-        if n < 1:
-            raise InvalidInputError(f"n must be >= 1; got {n}")
+        n = whole_number("n", n, minimum=1)
         rng = as_generator(seed)
         counts = rng.multinomial(n, mix[:, 0] / mix[:, 0].sum())
     return [
@@ -437,7 +448,9 @@ def random_users(
     Raises
     ------
     InvalidInputError
-        If not ``0 < min_share <= max_share``.
+        If ``n`` is not an integer >= 0, not ``0 < min_share <= max_share`` (finite),
+        ``tasks`` is not None or numbers ``1 <= lo <= hi``, or ``weights`` not finite
+        numbers ``0 <= lo <= hi``.
 
     Examples
     --------
@@ -449,9 +462,15 @@ def random_users(
     >>> inst.n_users
     3
     """
+    n = whole_number("n", n, minimum=0)
     rng = as_generator(seed)
+    for name, share in (("min_share", min_share), ("max_share", max_share)):
+        real_number(name, share, above=0)
     if not 0 < min_share <= max_share:
         raise InvalidInputError(f"need 0 < min_share <= max_share; got {min_share}, {max_share}")
+    if tasks is not None:
+        _pair("tasks", tasks, minimum=1)
+    _pair("weights", weights, minimum=0)
     demand = np.exp(rng.uniform(np.log(min_share), np.log(max_share), (n, 2)))
     w = rng.uniform(*weights, n)
     out = []

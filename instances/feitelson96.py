@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import is_real
 from allockit.errors import InvalidInputError
 from allockit.instances.measy import apply_measy_rules, measy_load_factor
-from allockit.instances.workload import Platform, Workload, check_swf_times
+from allockit.instances.workload import Platform, Workload, check_swf_times, whole_number
 from allockit.rng import as_generator
 
 __all__ = [
@@ -61,9 +62,14 @@ def _positive(name: str, value: Any, *, allow_zero: bool = False) -> float:
 
 
 def _procs(procs: Any) -> int:
-    if isinstance(procs, bool) or not isinstance(procs, int | np.integer) or procs < 1:
-        raise InvalidInputError(f"procs must be an integer >= 1; got {procs!r}")
-    return int(procs)
+    return whole_number("procs", procs, minimum=1)
+
+
+def _mem(mem: Any) -> float:
+    """Memory per process: a number in [0, 1] (numpy's too)."""
+    if not (is_real(mem) and 0 <= mem <= 1):
+        raise InvalidInputError(f"mem must be in [0, 1]; got {mem!r}")
+    return float(mem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +249,7 @@ class Feitelson96Model:
         ``mean_runtime``, ``chained_fraction``, ``offered_load``.
         """
         procs = _procs(procs)
-        if isinstance(jobs, bool) or not isinstance(jobs, int | np.integer) or jobs < 1:
-            raise InvalidInputError(f"jobs must be an integer >= 1; got {jobs!r}")
+        jobs = whole_number("jobs", jobs, minimum=1)
         stats = self.expected_statistics(procs)
         design = stats["mean_runs_squared"] / (stats["mean_runs"] * jobs)
         out = {
@@ -314,7 +319,8 @@ def calibrate_feitelson96(
     base : Feitelson96Model, optional
         Supplies the fixed shape constants (default: the defaults).
     digits : int or None
-        Round the calibrated constants to this many significant digits (None: keep).
+        Round the calibrated constants to this many significant digits, in [1, 17]
+        (17 keeps every float exactly; None: keep).
 
     Returns
     -------
@@ -323,8 +329,10 @@ def calibrate_feitelson96(
     Raises
     ------
     InvalidInputError
-        If the targets cannot be met with these shape constants (e.g. a mean size
-        beyond what the power-of-two part allows).
+        If an argument is out of range (``digits`` not None or an integer in [1, 17],
+        ``serial_fraction`` not in (0, 1), ...), or the targets cannot be met with
+        these shape constants (e.g. a mean size beyond what the power-of-two part
+        allows).
 
     Examples
     --------
@@ -334,14 +342,18 @@ def calibrate_feitelson96(
     >>> m == Feitelson96Model()
     True
     """
-    base = base or Feitelson96Model()
+    base = Feitelson96Model() if base is None else base
+    if not isinstance(base, Feitelson96Model):
+        raise InvalidInputError(f"base must be a Feitelson96Model; got {type(base).__name__}")
     procs = _procs(procs)
     if procs < 2:
         raise InvalidInputError(f"procs must be >= 2 to calibrate; got {procs}")
     for name, value in (("mean_size", mean_size), ("mean_runtime", mean_runtime), ("load", load)):
         _positive(name, value)
-    if not 0 < serial_fraction < 1:
+    if not (is_real(serial_fraction) and 0 < serial_fraction < 1):
         raise InvalidInputError(f"serial_fraction must be in (0, 1); got {serial_fraction!r}")
+    if digits is not None:
+        digits = whole_number("digits", digits, minimum=1, maximum=17)
 
     def rnd(x: float) -> float:
         return float(f"{x:.{digits}g}") if digits else float(x)
@@ -447,14 +459,12 @@ def feitelson96_workload(
     .. [1] D. G. Feitelson (1996), Packing schemes for gang scheduling, JSSPP, LNCS 1162.
     .. [2] Parallel Workloads Archive, the Feitelson 1996 model (``m_feitelson96``).
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, int | np.integer) or jobs < 1:
-        raise InvalidInputError(f"jobs must be an integer >= 1; got {jobs!r}")
+    jobs = whole_number("jobs", jobs, minimum=1)
     procs = _procs(procs)
     model = model or Feitelson96Model()
     if not isinstance(model, Feitelson96Model):
         raise InvalidInputError(f"model must be a Feitelson96Model; got {type(model).__name__}")
-    if isinstance(mem, bool) or not isinstance(mem, int | float) or not 0 <= mem <= 1:
-        raise InvalidInputError(f"mem must be in [0, 1]; got {mem!r}")
+    mem = _mem(mem)
     factor = 1.0 if load is None else measy_load_factor(model.offered_load(procs), load)
     rng = as_generator(seed)
     base_rng, rules_rng = rng.spawn(2)
@@ -512,7 +522,7 @@ def feitelson96_workload(
         runtime=t_all[family[order]],
         tasks=s_all[family[order]],
         cpu=np.ones(jobs),
-        mem=np.full(jobs, float(mem)),
+        mem=np.full(jobs, mem),
         preceding=preceding,
         think_time=think_time,
     )

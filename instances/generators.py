@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.constants import MAX_HOSTS, MAX_TASKS
 from allockit.errors import InvalidInputError
 from allockit.instances.lublin_sizes import sample_sizes
 from allockit.instances.vcsched import VCInstance
+from allockit.instances.workload import whole_number
 from allockit.rng import as_generator
 
 __all__ = ["SETS", "SetSpec", "generate_vcsched", "iter_vcsched_set"]
@@ -38,6 +39,12 @@ class SetSpec:
     per_spec : int
         Instances per (jobs, slack, cov_cpu, cov_mem) combination.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``hosts`` (at most ``MAX_HOSTS``), a job count (at most ``MAX_TASKS``) or
+        ``per_spec`` is not an integer >= 1, or ``jobs`` is empty.
+
     Examples
     --------
     >>> SETS["small"].size, SETS["large"].size
@@ -49,6 +56,23 @@ class SetSpec:
     hosts: int
     jobs: tuple[int, ...]
     per_spec: int
+
+    def __post_init__(self) -> None:
+        hosts = whole_number("SetSpec.hosts", self.hosts, minimum=1, maximum=MAX_HOSTS)
+        if isinstance(self.jobs, str | bytes) or not isinstance(self.jobs, Iterable):
+            raise InvalidInputError(
+                f"SetSpec.jobs must be a tuple of job counts; got {self.jobs!r}"
+            )
+        jobs = tuple(
+            whole_number(f"SetSpec.jobs[{k}]", count, minimum=1, maximum=MAX_TASKS)
+            for k, count in enumerate(self.jobs)
+        )
+        if not jobs:
+            raise InvalidInputError("SetSpec.jobs must hold at least one job count; got ()")
+        object.__setattr__(self, "hosts", hosts)
+        object.__setattr__(self, "jobs", jobs)
+        per_spec = whole_number("SetSpec.per_spec", self.per_spec, minimum=1)
+        object.__setattr__(self, "per_spec", per_spec)
 
     @property
     def size(self) -> int:
@@ -123,8 +147,9 @@ def generate_vcsched(
     Raises
     ------
     InvalidInputError
-        For hosts or jobs < 1, slack outside [0, 1), or a negative cov (or if 10,000
-        rounds of resampling leave values outside (0, 1]).
+        For hosts, jobs or max_tasks not an integer >= 1, slack not in [0, 1), a cov not
+        a finite number >= 0 (or if 10,000 rounds of resampling leave values outside
+        (0, 1]).
 
     Examples
     --------
@@ -138,15 +163,12 @@ def generate_vcsched(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 4.1.
     """
-    if hosts < 1:
-        raise InvalidInputError(f"hosts must be >= 1; got {hosts}")
-    if jobs < 1:
-        raise InvalidInputError(f"jobs must be >= 1; got {jobs}")
-    if not 0.0 <= slack < 1.0:
-        raise InvalidInputError(f"slack must be in [0, 1); got {slack}")
+    hosts = whole_number("hosts", hosts, minimum=1)
+    jobs = whole_number("jobs", jobs, minimum=1)
+    max_tasks = whole_number("max_tasks", max_tasks, minimum=1)
+    real_number("slack", slack, at_least=0, below=1)
     for name, cov in (("cov_cpu", cov_cpu), ("cov_mem", cov_mem)):
-        if not (cov >= 0 and math.isfinite(cov)):
-            raise InvalidInputError(f"{name} must be a finite number >= 0; got {cov}")
+        real_number(name, cov, at_least=0)
     if hosts > MAX_HOSTS or jobs > MAX_TASKS:
         raise InvalidInputError(
             f"at most {MAX_HOSTS} hosts and {MAX_TASKS} jobs can be allocated; "

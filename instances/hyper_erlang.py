@@ -24,10 +24,12 @@ from typing import Any
 import numpy as np
 
 from allockit.errors import InvalidInputError
+from allockit.instances.workload import whole_number
 from allockit.rng import as_generator
 
 __all__ = [
     "DEFAULT_MAX_ORDER",
+    "MAX_ORDER",
     "HyperErlang",
     "fit_hyper_erlang",
     "fit_hyper_erlang_sample",
@@ -36,6 +38,9 @@ __all__ = [
 
 #: Highest order tried by the fits unless told otherwise (Jann et al. needed up to 7).
 DEFAULT_MAX_ORDER = 32
+#: Highest order a fit may be asked to try: a model file holds orders up to 1000
+#: (``schemas.JANN_MODEL``), and the search tries every order up to ``max_order``.
+MAX_ORDER = 1000
 # |variance| of the normalised two-point problem below this counts as zero (one Erlang).
 _DEGENERATE = 1e-10
 
@@ -304,7 +309,8 @@ def fit_hyper_erlang(
     m1, m2, m3 : float
         Raw moments ``E[X]``, ``E[X^2]``, ``E[X^3]``, all finite and > 0.
     max_order : int
-        Highest order tried, >= 1.
+        Highest order tried, in [1, ``MAX_ORDER``] (1000; a model file holds no higher
+        order).
 
     Returns
     -------
@@ -315,8 +321,9 @@ def fit_hyper_erlang(
     Raises
     ------
     InvalidInputError
-        If a moment is not finite and positive, the triple is not the moments of any
-        distribution on ``[0, inf)``, or no order up to ``max_order`` matches (the
+        If ``max_order`` is not an integer in [1, 1000], a moment is not finite and
+        positive, the triple is not the moments of any distribution on ``[0, inf)``,
+        or no order up to ``max_order`` matches (the
         message says which condition fails: the squared coefficient of variation is
         below ``1/max_order``, or the third moment is too small).
 
@@ -335,10 +342,7 @@ def fit_hyper_erlang(
     .. [1] Jann, Pattnaik, Franke, Wang, Skovira, Riordan (1997), Modeling of workload in
        MPPs, JSSPP, LNCS 1291.
     """
-    if isinstance(max_order, bool) or not isinstance(max_order, int | np.integer):
-        raise InvalidInputError(f"max_order must be an integer >= 1; got {max_order!r}")
-    if max_order < 1:
-        raise InvalidInputError(f"max_order must be an integer >= 1; got {max_order!r}")
+    max_order = whole_number("max_order", max_order, minimum=1, maximum=MAX_ORDER)
     r2, r3 = _check_moments(m1, m2, m3)
     m1, m2, m3 = float(m1), float(m2), float(m3)
     for n in range(1, int(max_order) + 1):

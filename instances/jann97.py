@@ -24,22 +24,30 @@ import datetime as _dt
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from allockit.checks import is_real
 from allockit.errors import InvalidInputError
 from allockit.instances.hyper_erlang import (
     DEFAULT_MAX_ORDER,
+    MAX_ORDER,
     HyperErlang,
     fit_hyper_erlang_sample,
 )
 from allockit.instances.measy import apply_measy_rules, measy_load_factor
 from allockit.instances.swf import SWFTrace, swf_to_workload
-from allockit.instances.workload import Platform, Workload, check_swf_times
+from allockit.instances.workload import (
+    Platform,
+    Workload,
+    check_swf_times,
+    integer_array,
+    whole_number,
+)
 from allockit.rng import as_generator
 
 __all__ = [
@@ -160,11 +168,17 @@ def parse_ranges(text: str, *, max_size: int | None = None) -> tuple[tuple[int, 
 
 def _check_ranges(ranges: Any) -> tuple[tuple[int, int], ...]:
     try:
-        pairs = tuple((int(lo), int(hi)) for lo, hi in ranges)
-    except (TypeError, ValueError):
+        given = [tuple(pair) for pair in ranges]
+    except TypeError:
         raise InvalidInputError(
             f"ranges must be (lo, hi) pairs of integers; got {ranges!r}"
         ) from None
+    if any(len(pair) != 2 for pair in given):
+        raise InvalidInputError(f"ranges must be (lo, hi) pairs of integers; got {ranges!r}")
+    pairs = tuple(
+        (_size_bound(f"ranges[{k}] lo", lo), _size_bound(f"ranges[{k}] hi", hi))
+        for k, (lo, hi) in enumerate(given)
+    )
     if not pairs:
         raise InvalidInputError("ranges must not be empty")
     previous = 0
@@ -177,6 +191,11 @@ def _check_ranges(ranges: Any) -> tuple[tuple[int, int], ...]:
             )
         previous = hi
     return pairs
+
+
+def _size_bound(name: str, value: Any) -> int:
+    """An end of a size range: an integer >= 1 (``4.0`` too; ``2.5`` is refused, not cut)."""
+    return whole_number(name, value, minimum=1)
 
 
 # ---------------------------------------------------------------------- period selection
@@ -269,6 +288,13 @@ def select_period(
 
 
 # ---------------------------------------------------------------------- the model
+def _entries(name: str, values: Any) -> list[Any]:
+    """A JannRange's ``sizes`` or ``counts`` as a list (an empty one for none)."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise InvalidInputError(f"JannRange.{name} must be a sequence of integers; got {values!r}")
+    return list(values)
+
+
 def _he(value: Any, name: str) -> HyperErlang:
     if isinstance(value, HyperErlang):
         return value
@@ -284,7 +310,9 @@ class JannRange:
     ``interarrival`` is the time (s) between consecutive jobs of this range,
     ``runtime`` their runtime (s). ``sizes`` / ``counts`` are the observed sizes in the
     range and how many jobs had each (empty: sizes uniform in ``lo..hi``); ``jobs`` is
-    the number of jobs the fit saw (0 when unknown).
+    the number of jobs the fit saw (0 when unknown). ``lo``, ``hi``, ``sizes``,
+    ``counts`` and ``jobs`` are integers (``4.0`` is taken as 4; ``2.5`` is refused with
+    an ``InvalidInputError``, never truncated).
 
     Examples
     --------
@@ -302,16 +330,14 @@ class JannRange:
     jobs: int = 0
 
     def __post_init__(self) -> None:
-        ((lo, hi),) = _check_ranges([(self.lo, self.hi)])
+        ends = (_size_bound("JannRange.lo", self.lo), _size_bound("JannRange.hi", self.hi))
+        ((lo, hi),) = _check_ranges([ends])
         object.__setattr__(self, "lo", lo)
         object.__setattr__(self, "hi", hi)
         object.__setattr__(self, "interarrival", _he(self.interarrival, "interarrival"))
         object.__setattr__(self, "runtime", _he(self.runtime, "runtime"))
-        try:
-            sizes = tuple(int(s) for s in self.sizes)
-            counts = tuple(int(c) for c in self.counts)
-        except (TypeError, ValueError):
-            raise InvalidInputError("JannRange.sizes and counts must be integers") from None
+        sizes = tuple(integer_array("JannRange.sizes", _entries("sizes", self.sizes)).tolist())
+        counts = tuple(integer_array("JannRange.counts", _entries("counts", self.counts)).tolist())
         if len(sizes) != len(counts):
             raise InvalidInputError(
                 f"JannRange.sizes and counts must have the same length; got {len(sizes)} "
@@ -323,8 +349,7 @@ class JannRange:
             raise InvalidInputError("JannRange.counts must be >= 1")
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "counts", counts)
-        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 0:
-            raise InvalidInputError(f"JannRange.jobs must be an integer >= 0; got {self.jobs!r}")
+        object.__setattr__(self, "jobs", whole_number("JannRange.jobs", self.jobs, minimum=0))
 
     def size_pmf(self, procs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Sizes and their probabilities, sizes capped at ``procs`` processors."""
@@ -403,10 +428,7 @@ class JannModel:
     source: str = field(default="")
 
     def __post_init__(self) -> None:
-        nodes = self.nodes
-        if isinstance(nodes, bool) or not isinstance(nodes, int | np.integer) or nodes < 1:
-            raise InvalidInputError(f"JannModel.nodes must be an integer >= 1; got {nodes!r}")
-        object.__setattr__(self, "nodes", int(nodes))
+        object.__setattr__(self, "nodes", whole_number("JannModel.nodes", self.nodes, minimum=1))
         ranges = tuple(
             r if isinstance(r, JannRange) else JannRange.from_dict(r) for r in self.ranges
         )
@@ -418,9 +440,7 @@ class JannModel:
     def _procs(self, procs: int | None) -> int:
         if procs is None:
             return self.nodes
-        if isinstance(procs, bool) or not isinstance(procs, int | np.integer) or procs < 1:
-            raise InvalidInputError(f"procs must be an integer >= 1; got {procs!r}")
-        return int(procs)
+        return whole_number("procs", procs, minimum=1)
 
     def rates(self) -> np.ndarray:
         """Arrival rate (jobs/s) of each range: one over its mean interarrival time."""
@@ -559,7 +579,7 @@ def fit_jann97(
         A range with fewer jobs is left out of the model (its interarrival moments
         would be meaningless); >= 3.
     max_order : int
-        Highest hyper-Erlang order tried.
+        Highest hyper-Erlang order tried, in [1, ``hyper_erlang.MAX_ORDER``] (1000).
     source : str
         Provenance note stored in the model.
 
@@ -570,8 +590,10 @@ def fit_jann97(
     Raises
     ------
     InvalidInputError
-        If the data has no job, no range keeps ``min_jobs`` jobs, or a range's moments
-        cannot be matched (the message names the range and the distribution).
+        If the data has no job, ``min_jobs``, ``nodes`` or ``max_order`` is out of
+        range, ``ranges`` are not increasing pairs of integers >= 1, no range keeps
+        ``min_jobs`` jobs, or a range's moments cannot be matched (the message names
+        the range and the distribution).
 
     Examples
     --------
@@ -607,13 +629,10 @@ def fit_jann97(
         )
     if workload.n_jobs == 0:
         raise InvalidInputError("the log has no job with a positive runtime and size")
-    if isinstance(min_jobs, bool) or not isinstance(min_jobs, int) or min_jobs < 3:
-        raise InvalidInputError(f"min_jobs must be an integer >= 3; got {min_jobs!r}")
+    min_jobs = whole_number("min_jobs", min_jobs, minimum=3)
+    max_order = whole_number("max_order", max_order, minimum=1, maximum=MAX_ORDER)
     largest = int(workload.tasks.max())
-    if nodes is None:
-        nodes = largest
-    if isinstance(nodes, bool) or not isinstance(nodes, int | np.integer) or nodes < 1:
-        raise InvalidInputError(f"nodes must be an integer >= 1; got {nodes!r}")
+    nodes = largest if nodes is None else whole_number("nodes", nodes, minimum=1)
     if ranges is None:
         ranges = power_of_two_ranges(max(int(nodes), largest))
     elif isinstance(ranges, str):
@@ -861,13 +880,12 @@ def jann97_workload(
     >>> w.n_jobs, w.platform.nodes, int(w.tasks.max()) <= 320
     (1000, 320, True)
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, int | np.integer) or jobs < 1:
-        raise InvalidInputError(f"jobs must be an integer >= 1; got {jobs!r}")
+    jobs = whole_number("jobs", jobs, minimum=1)
     model = load_jann_model() if model is None else model
     if not isinstance(model, JannModel):
         raise InvalidInputError(f"model must be a JannModel; got {type(model).__name__}")
     procs = model._procs(procs)
-    if isinstance(mem, bool) or not isinstance(mem, int | float) or not 0 <= mem <= 1:
+    if not (is_real(mem) and 0 <= mem <= 1):
         raise InvalidInputError(f"mem must be in [0, 1]; got {mem!r}")
     factor = 1.0 if load is None else measy_load_factor(model.offered_load(procs), load)
     rng = as_generator(seed)

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Platform, Workload, check_swf_times
+from allockit.instances.workload import Platform, Workload, check_swf_times, whole_number
 from allockit.rng import as_generator
 
 __all__ = [
@@ -176,7 +177,8 @@ class LublinModel:
     Raises
     ------
     InvalidInputError
-        If ``nodes < 1`` or ``start_hour`` is outside [0, 24).
+        If ``nodes`` is not an integer >= 1 (``2.5`` is refused, not truncated) or
+        ``start_hour`` not an integer in [0, 23].
 
     Examples
     --------
@@ -196,10 +198,9 @@ class LublinModel:
     adapt_sizes: bool = True
 
     def __post_init__(self) -> None:
-        if self.nodes < 1:
-            raise InvalidInputError(f"nodes must be >= 1; got {self.nodes}")
-        if not 0 <= self.start_hour < 24:
-            raise InvalidInputError(f"start_hour must be in [0, 24); got {self.start_hour}")
+        object.__setattr__(self, "nodes", whole_number("nodes", self.nodes, minimum=1))
+        hour = whole_number("start_hour", self.start_hour, minimum=0, maximum=23)
+        object.__setattr__(self, "start_hour", hour)
 
     def params(self) -> tuple[JobTypeParams, JobTypeParams]:
         """(interactive, batch) parameter sets actually used.
@@ -391,7 +392,7 @@ def generate_lublin(
     Raises
     ------
     InvalidInputError
-        If ``n_jobs < 0``.
+        If ``n_jobs`` is not an integer >= 0 or ``model`` not a LublinModel.
 
     Examples
     --------
@@ -407,9 +408,10 @@ def generate_lublin(
     .. [1] U. Lublin, D. G. Feitelson (2003), The workload on parallel supercomputers:
        modeling the characteristics of rigid jobs, JPDC 63(11).
     """
-    if n_jobs < 0:
-        raise InvalidInputError(f"n_jobs must be >= 0; got {n_jobs}")
-    model = model or LublinModel()
+    n_jobs = whole_number("n_jobs", n_jobs, minimum=0)
+    model = LublinModel() if model is None else model
+    if not isinstance(model, LublinModel):
+        raise InvalidInputError(f"model must be a LublinModel; got {type(model).__name__}")
     rng = as_generator(seed)
     interactive, batch = model.params()
     streams = [
@@ -475,8 +477,9 @@ def dfrs_synthetic(
     Raises
     ------
     InvalidInputError
-        If ``n_jobs`` is not an integer >= 1, or for a bad model or load (raised by
-        ``LublinModel``, ``generate_lublin`` or ``Workload.with_load``).
+        If ``n_jobs`` or ``nodes`` is not an integer >= 1, ``load`` not a finite number
+        > 0, or for a bad model (raised by ``LublinModel``, ``generate_lublin`` or
+        ``Workload.with_load``).
 
     Examples
     --------
@@ -489,8 +492,10 @@ def dfrs_synthetic(
     .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
        scheduling vs. batch scheduling, Sec. 5.3.2.
     """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs < 1:
-        raise InvalidInputError(f"n_jobs must be an integer >= 1; got {n_jobs!r}")
+    n_jobs = whole_number("n_jobs", n_jobs, minimum=1)
+    nodes = whole_number("nodes", nodes, minimum=1)
+    if load is not None:
+        real_number("load", load, above=0)
     rng = as_generator(seed)
     model = model or LublinModel(nodes=nodes)
     jobs = generate_lublin(n_jobs, model=model, seed=rng)

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
+from allockit.instances.workload import whole_number
 from allockit.rng import as_generator
 
 __all__ = ["SizeModel", "sample_sizes"]
@@ -35,8 +37,8 @@ class SizeModel:
     Raises
     ------
     InvalidInputError
-        If ``ulow <= umed <= uhi`` fails, a probability is outside [0, 1], or
-        ``serial_prob + pow2_prob > 1``.
+        If a value is not a finite number, ``ulow <= umed <= uhi`` fails, a
+        probability is outside [0, 1], or ``serial_prob + pow2_prob > 1``.
 
     Examples
     --------
@@ -56,6 +58,8 @@ class SizeModel:
     uprob: float = 0.86
 
     def __post_init__(self) -> None:
+        for name in ("serial_prob", "pow2_prob", "ulow", "umed", "uhi", "uprob"):
+            real_number(f"SizeModel.{name}", getattr(self, name))
         if not (self.ulow <= self.umed <= self.uhi):
             raise InvalidInputError(
                 f"SizeModel needs ulow <= umed <= uhi; got {self.ulow}, {self.umed}, {self.uhi}"
@@ -92,7 +96,7 @@ def sample_sizes(
     model : SizeModel, optional
         The parameters (default ``SizeModel()``: the typeless set with ``uhi = 6``).
     max_size : int, default 64
-        Largest size.
+        Largest size, >= 1.
     seed : int, numpy.random.Generator or None
         Randomness of the draw.
 
@@ -104,7 +108,8 @@ def sample_sizes(
     Raises
     ------
     InvalidInputError
-        If ``n < 0``.
+        If ``n`` is not an integer >= 0, ``max_size`` not an integer >= 1 (``2.5`` is
+        refused, not truncated) or ``model`` not a SizeModel.
 
     Examples
     --------
@@ -119,9 +124,11 @@ def sample_sizes(
     .. [1] U. Lublin, D. G. Feitelson (2003), The workload on parallel supercomputers:
        modeling the characteristics of rigid jobs, JPDC 63(11).
     """
-    if n < 0:
-        raise InvalidInputError(f"n must be >= 0; got {n}")
-    model = model or SizeModel()
+    n = whole_number("n", n, minimum=0)
+    max_size = whole_number("max_size", max_size, minimum=1)
+    model = SizeModel() if model is None else model
+    if not isinstance(model, SizeModel):
+        raise InvalidInputError(f"model must be a SizeModel; got {type(model).__name__}")
     rng = as_generator(seed)
     u = rng.random(n)
     v = rng.random(n)

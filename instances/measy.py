@@ -12,12 +12,11 @@ Three rules, shared by the Feitelson 1996 and Jann 1997 generators:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from allockit.checks import is_finite_real, is_real
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Workload
+from allockit.instances.workload import Workload, integer_array
 from allockit.rng import as_generator
 
 __all__ = [
@@ -49,7 +48,8 @@ def measy_cpu_usage(tasks, *, seed: int | np.random.Generator | None = None) -> 
     Raises
     ------
     InvalidInputError
-        If a task count is below 1.
+        If ``tasks`` is not one-dimensional or a task count is not an integer >= 1
+        (``2.5`` and NaN are refused).
 
     Examples
     --------
@@ -58,7 +58,7 @@ def measy_cpu_usage(tasks, *, seed: int | np.random.Generator | None = None) -> 
     (1.0, 1.0, True)
     """
     rng = as_generator(seed)
-    tasks = np.asarray(tasks).reshape(-1)
+    tasks = integer_array("tasks", tasks)
     bad = np.flatnonzero(tasks < 1)
     if bad.size:
         raise InvalidInputError(
@@ -95,9 +95,9 @@ def measy_load_factor(model_load: float, load: float) -> float:
     0.5
     """
     for name, value in (("model_load", model_load), ("load", load)):
-        if isinstance(value, bool) or not isinstance(value, int | float | np.floating):
+        if not is_real(value):
             raise InvalidInputError(f"{name} must be a number > 0; got {value!r}")
-        if not (math.isfinite(value) and value > 0):
+        if not (is_finite_real(value) and value > 0):
             raise InvalidInputError(f"{name} must be finite and > 0; got {value!r}")
     return float(model_load) / float(load)
 

@@ -34,6 +34,7 @@ import typing
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired
 
+import numpy as np
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
 
@@ -66,6 +67,7 @@ __all__ = [
     "VCDocument",
     "describe_error",
     "number",
+    "plain_values",
     "validate",
 ]
 
@@ -575,6 +577,10 @@ _NOUNS = {"jobs": "job", "users": "user", "servers": "server"}
 def validate(schema: Any, data: Any, *, where: str = "", name: str = "the input") -> Any:
     """Check ``data`` against ``schema``; the validated value, or one clear error.
 
+    numpy numbers, strings and arrays (``np.int64(2)``, from Python code rather than a
+    file) count as the Python values of the same value (``plain_values``); they are
+    converted only when the strict check refuses them, so valid files cost nothing more.
+
     Parameters
     ----------
     schema : type
@@ -613,7 +619,52 @@ def validate(schema: Any, data: Any, *, where: str = "", name: str = "the input"
     try:
         return adapter.validate_python(data)
     except ValidationError as exc:
-        raise InvalidInputError(where + describe_error(exc, schema, data, name=name)) from None
+        error = exc
+    plain = plain_values(data)  # numpy numbers, only when the strict check refused them
+    if plain is not data:
+        try:
+            return adapter.validate_python(plain)
+        except ValidationError as exc:
+            error, data = exc, plain
+    raise InvalidInputError(where + describe_error(error, schema, data, name=name)) from None
+
+
+def plain_values(data: Any) -> Any:
+    """``data`` with numpy numbers, strings and arrays as Python values (``np.int64(1)``: 1).
+
+    Python code that builds an instance (not a JSON file) may hold numpy values, which
+    the strict schemas would refuse (``got "1"``). Mappings, lists and tuples are
+    walked; ``data`` itself is returned when nothing changes.
+
+    Parameters
+    ----------
+    data : Any
+        A parsed value.
+
+    Returns
+    -------
+    Any
+        The same value with Python numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plain_values({"hosts": np.int64(2), "jobs": [np.float32(0.5), np.array([1, 2])]})
+    {'hosts': 2, 'jobs': [0.5, [1, 2]]}
+    """
+    if isinstance(data, np.generic | np.ndarray):
+        return plain_values(data.tolist()) if isinstance(data, np.ndarray) else data.item()
+    if isinstance(data, Mapping):
+        items = {key: plain_values(value) for key, value in data.items()}
+        same = all(items[key] is value for key, value in data.items())
+        return data if same else items
+    if isinstance(data, list | tuple):
+        values = [plain_values(value) for value in data]
+        same = all(new is old for new, old in zip(values, data, strict=True))
+        if same:
+            return data
+        return values if isinstance(data, list) else tuple(values)
+    return data
 
 
 def describe_error(

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Platform, Workload
+from allockit.instances.workload import Platform, Workload, whole_number
 
 __all__ = [
     "SWF_FIELDS",
@@ -418,8 +419,10 @@ def swf_to_workload(
     Raises
     ------
     InvalidInputError
-        If the node count is neither given nor in the header, or an ``allockit-``
-        header is malformed or out of range.
+        If the node count is neither given nor in the header, ``nodes``, ``cores`` or
+        ``node_memory`` is not an integer >= 1 (``nodes=2.5`` is refused, not
+        truncated), ``default_mem`` is not in [0, 1], or an ``allockit-`` header is
+        malformed or out of range.
 
     Examples
     --------
@@ -430,6 +433,13 @@ def swf_to_workload(
     >>> w.n_jobs, w.platform.cores, w.cpu.tolist()
     (1, 4, [0.25])
     """
+    if not isinstance(trace, SWFTrace):
+        raise InvalidInputError(f"trace must be an SWFTrace; got {type(trace).__name__}")
+    nodes, cores, node_memory = (
+        None if value is None else whole_number(name, value, minimum=1)
+        for name, value in (("nodes", nodes), ("cores", cores), ("node_memory", node_memory))
+    )
+    default_mem = real_number("default_mem", default_mem, at_least=0, at_most=1)
     platform, extras = _extras(trace)
     if platform is not None and (nodes is not None or cores is not None):
         platform = Platform(  # the caller's --nodes / --cores win over the header
@@ -537,6 +547,20 @@ def jobs_to_workload(
     )
 
 
+def _comment_lines(header: Iterable[str]) -> list[str]:
+    """``header`` as SWF comment lines: each one line, ``"; "`` put before a non-comment."""
+    if isinstance(header, str | bytes) or not isinstance(header, Iterable):
+        raise InvalidInputError(f"header must be a list of lines; got {header!r}")
+    lines = []
+    for k, line in enumerate(header):
+        if not isinstance(line, str) or "\n" in line or "\r" in line:
+            raise InvalidInputError(
+                f"header[{k}] must be one line of text (no line break); got {line!r}"
+            )
+        lines.append(line if line.lstrip().startswith(";") else "; " + line)
+    return lines
+
+
 def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTrace:
     """An SWF trace of a workload, its platform and per-job extras in header comments.
 
@@ -549,12 +573,20 @@ def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTra
     workload : Workload
         The jobs and their platform.
     header : iterable of str, default ()
-        Comment lines (``"; Note: ..."``) written first.
+        Comment lines (``"; Note: ..."``) written first. A line that does not start
+        with ``;`` is made a comment by prefixing ``"; "`` (so that it can never read
+        back as a job).
 
     Returns
     -------
     SWFTrace
         The trace; ``swf_to_workload`` of it gives back the workload.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``workload`` is not a Workload, or ``header`` is a single string instead of
+        lines, holds something other than a string or a line with a line break.
 
     Examples
     --------
@@ -562,10 +594,14 @@ def workload_to_swf(workload: Workload, *, header: Iterable[str] = ()) -> SWFTra
     ...                        tasks=[1, 3], cpu=[0.25, 1.0], mem=[0.1, 0.3])
     >>> swf_to_workload(workload_to_swf(w)) == w
     True
+    >>> workload_to_swf(w, header=["Note: a comment"]).comments[0]
+    '; Note: a comment'
     """
+    if not isinstance(workload, Workload):
+        raise InvalidInputError(f"workload must be a Workload; got {type(workload).__name__}")
     p = workload.platform
     comments = [
-        *header,
+        *_comment_lines(header),
         "; Version: 2.2",
         "; Note: written by allockit; per-job tasks/CPU/memory in allockit-Job lines",
         f"; MaxNodes: {p.nodes}",

@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from allockit.errors import InvalidInputError
+from allockit.checks import first_bad_entry, real_array
+from allockit.instances.workload import whole_number
 from allockit.rng import as_generator
 
 __all__ = ["estimate_histogram", "tsafrir_estimates"]
@@ -78,6 +79,11 @@ TOP = 20
 
 
 def _bin_count(njobs: int) -> int:
+    """Distinct estimates for ``njobs`` jobs (at least 1: one job rounds to 0 bins)."""
+    return max(1, _interpolated_bins(njobs))
+
+
+def _interpolated_bins(njobs: int) -> int:
     if njobs >= _K_POINTS[-1][0]:
         return _K_POINTS[-1][1]
     for (x0, y0), (x1, y1) in itertools.pairwise(_K_POINTS):
@@ -136,7 +142,8 @@ def estimate_histogram(
     Raises
     ------
     InvalidInputError
-        If ``njobs < 1`` or ``max_est < 3600``.
+        If ``njobs`` is not an integer >= 1 or ``max_est`` not an integer >= 3600
+        (floats of integer value are taken; NaN, 2.5 are refused).
 
     Examples
     --------
@@ -153,10 +160,8 @@ def estimate_histogram(
     .. [1] D. Tsafrir, Y. Etsion, D. G. Feitelson (2005), Modeling user runtime
        estimates, JSSPP.
     """
-    if njobs < 1:
-        raise InvalidInputError(f"njobs must be >= 1; got {njobs}")
-    if max_est < 3600:
-        raise InvalidInputError(f"max_est must be >= 3600 s; got {max_est}")
+    njobs = whole_number("njobs", njobs, minimum=1)
+    max_est = whole_number("max_est", max_est, minimum=3600)
     rng = as_generator(seed)
     k = _bin_count(njobs)
     a = 1 + 12.1039 * k ** (-0.6026)
@@ -240,9 +245,10 @@ def tsafrir_estimates(
     Parameters
     ----------
     runtimes : array_like, shape (n_jobs,)
-        Actual run times in seconds.
+        Actual run times in seconds, finite and > 0.
     max_est : int, optional
-        Largest estimate in seconds (>= 3600); default ``max(max runtime, 3600)``.
+        Largest estimate in seconds (an integer >= 3600); default
+        ``max(ceil(max runtime), 3600)``.
     seed : int, numpy.random.Generator or None
         Randomness of the histogram and of the dealing.
 
@@ -255,7 +261,9 @@ def tsafrir_estimates(
     Raises
     ------
     InvalidInputError
-        If ``max_est`` is given and below 3600 (from ``estimate_histogram``).
+        If ``runtimes`` is not one-dimensional or has a runtime that is not finite and
+        > 0, or ``max_est`` is given and not an integer >= 3600 (from
+        ``estimate_histogram``; ``max_est=0`` is refused, not taken as the default).
 
     Examples
     --------
@@ -272,11 +280,13 @@ def tsafrir_estimates(
        estimates, JSSPP.
     """
     rng = as_generator(seed)
-    runtimes = np.asarray(runtimes, dtype=float)
+    runtimes = real_array("runtimes", runtimes)
+    first_bad_entry("runtimes", runtimes, runtimes > 0, "finite and > 0")
     n = runtimes.size
     if n == 0:
         return np.zeros(0)
-    max_est = int(max_est or max(math.ceil(runtimes.max()), 3600))
+    if max_est is None:
+        max_est = max(math.ceil(runtimes.max()), 3600)
     times, counts = estimate_histogram(n, max_est, seed=rng)
     estimates = np.sort(np.repeat(times, counts))[::-1].copy()  # longest first
     capped = np.minimum(runtimes, estimates[0])

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.constants import MAX_HOSTS, MAX_TASKS
 from allockit.errors import InvalidInputError
+from allockit.instances.workload import float_array, integer_array, whole_number
 
 __all__ = ["VCInstance"]
 
@@ -20,21 +21,20 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _check_number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise InvalidInputError(f"{where} must be a number; got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise InvalidInputError(f"{where} must be finite; got {number!r}")
-    return number
+def _host(value: Any, name: str) -> int:
+    """A previous host index of job ``name``: an integer >= 0 (``2.0`` too, not ``2.5``)."""
+    return whole_number(f"previous of job {name!r}", value, minimum=0)
 
 
-def _check_int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise InvalidInputError(f"{where} must be an integer; got {value!r}")
-    return int(value)
+def _per_job(what: str, values: Any, n: int) -> list[Any]:
+    """``values`` as a list of one entry per job, or an error naming ``what``."""
+    scalar = isinstance(values, np.ndarray) and values.ndim == 0
+    if scalar or isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise InvalidInputError(f"{what} must be a list with one entry per job; got {values!r}")
+    entries = list(values)
+    if len(entries) != n:
+        raise InvalidInputError(f"{what} must have one entry per job ({n}); got {len(entries)}")
+    return entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +71,7 @@ class VCInstance:
     max_migrations: int | None = None
 
     def __post_init__(self) -> None:
-        hosts = _check_int(self.hosts, "VCInstance.hosts")
-        if hosts < 1:
-            raise InvalidInputError(f"VCInstance.hosts must be >= 1; got {hosts}")
-        if hosts > MAX_HOSTS:
-            raise InvalidInputError(
-                f"VCInstance.hosts must be <= {MAX_HOSTS} (allockit.constants.MAX_HOSTS); "
-                f"got {hosts}"
-            )
+        hosts = whole_number("VCInstance.hosts", self.hosts, minimum=1, maximum=MAX_HOSTS)
         object.__setattr__(self, "hosts", hosts)
         names = tuple(self.job_names)
         n = len(names)
@@ -107,7 +100,7 @@ class VCInstance:
         object.__setattr__(self, "mem", _readonly(mem))
 
         raw_tasks = np.ones(n, dtype=np.int64) if self.tasks is None else self.tasks
-        tasks = np.array(raw_tasks, dtype=np.int64, copy=True).reshape(-1)
+        tasks = integer_array("tasks", raw_tasks)
         if tasks.shape != (n,):
             raise InvalidInputError(f"tasks must have one entry per job ({n}); got {tasks.size}")
         for i in np.flatnonzero(tasks < 1)[:1]:
@@ -123,7 +116,7 @@ class VCInstance:
         if self.previous is None:
             previous = np.full(n_tasks, -1, dtype=np.int64)
         else:
-            previous = np.array(self.previous, dtype=np.int64, copy=True).reshape(-1)
+            previous = integer_array("previous", self.previous)
         if previous.shape != (n_tasks,):
             raise InvalidInputError(
                 f"previous must have one host per task ({n_tasks}); got {previous.size}"
@@ -146,21 +139,14 @@ class VCInstance:
         object.__setattr__(self, "previous", _readonly(previous))
 
         if self.migration_budget is not None:
-            budget = _check_number(self.migration_budget, "migration_budget")
-            if budget < 0:
-                raise InvalidInputError(f"migration_budget must be >= 0; got {budget}")
+            budget = real_number("migration_budget", self.migration_budget, at_least=0)
             object.__setattr__(self, "migration_budget", budget)
         if self.max_migrations is not None:
-            count = _check_int(self.max_migrations, "max_migrations")
-            if count < 0:
-                raise InvalidInputError(f"max_migrations must be >= 0; got {count}")
+            count = whole_number("max_migrations", self.max_migrations, minimum=0)
             object.__setattr__(self, "max_migrations", count)
 
     def _vector(self, values: Any, field_name: str, n: int) -> np.ndarray:
-        try:
-            array = np.array(values, dtype=np.float64, copy=True).reshape(-1)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"{field_name} must be numbers; got {values!r}") from exc
+        array = float_array(field_name, values)
         if array.shape != (n,):
             raise InvalidInputError(
                 f"{field_name} must have one entry per job ({n}); got {array.size}"
@@ -211,16 +197,31 @@ class VCInstance:
     ) -> VCInstance:
         """Return a copy whose migration budget is ``budget_bytes`` (paper eq. 31).
 
+        Parameters
+        ----------
+        budget_bytes : float
+            The budget in bytes, finite and >= 0.
+        host_memory_bytes : float
+            The memory of one host in bytes, finite and > 0.
+
+        Returns
+        -------
+        VCInstance
+            The same jobs with ``migration_budget = budget_bytes / host_memory_bytes``.
+
+        Raises
+        ------
+        InvalidInputError
+            If either number is not finite or out of range.
+
         Examples
         --------
         >>> inst = VCInstance.from_lists(hosts=2, cpu=[0.5], mem=[0.5], previous=[0])
         >>> inst.with_migration_budget_bytes(2**30, host_memory_bytes=2**32).migration_budget
         0.25
         """
-        host_memory = _check_number(host_memory_bytes, "host_memory_bytes")
-        if host_memory <= 0:
-            raise InvalidInputError(f"host_memory_bytes must be > 0; got {host_memory}")
-        budget = _check_number(budget_bytes, "budget_bytes")
+        host_memory = real_number("host_memory_bytes", host_memory_bytes, above=0)
+        budget = real_number("budget_bytes", budget_bytes)
         return VCInstance(
             hosts=self.hosts,
             job_names=self.job_names,
@@ -248,26 +249,56 @@ class VCInstance:
     ) -> VCInstance:
         """Build an instance from plain lists; ``previous`` is per job (see ``from_dict``).
 
+        Parameters
+        ----------
+        hosts : int
+            Identical hosts, >= 1.
+        cpu, mem : sequence of float
+            CPU need in (0, 1] and memory >= 0 of each job's tasks; ``cpu`` sets the
+            number of jobs.
+        tasks : sequence of int, optional
+            Tasks per job (>= 1; default 1); floats of integer value are taken, 2.5 is
+            refused.
+        names : sequence of str, optional
+            Job names (default ``j0``, ``j1``, ...).
+        previous : sequence, optional
+            Per job: None (a new job), a host index (every task there) or one host index
+            per task.
+        migration_budget : float, optional
+            Bound on the migrated memory (host-memory units), >= 0.
+        max_migrations : int, optional
+            Bound on the number of migrated tasks, >= 0.
+
+        Returns
+        -------
+        VCInstance
+            The checked instance.
+
+        Raises
+        ------
+        InvalidInputError
+            If a sequence does not have one entry per job, an entry is not a number (or
+            not an integer where one is needed) or out of range, or a name repeats.
+
         Examples
         --------
         >>> VCInstance.from_lists(hosts=1, cpu=[1.0], mem=[0.5], tasks=[2]).n_tasks
         2
         """
-        n = len(cpu)
-        names = [f"j{i}" for i in range(n)] if names is None else list(names)
-        tasks_list = [1] * n if tasks is None else [int(t) for t in tasks]
-        per_job = [None] * n if previous is None else list(previous)
-        if len(per_job) != n:
-            raise InvalidInputError(
-                f"previous must have one entry per job ({n}); got {len(per_job)}"
-            )
-        flat = _flatten_previous(per_job, tasks_list, names)
+        cpu = float_array("cpu", cpu)
+        n = cpu.size
+        names = [f"j{i}" for i in range(n)] if names is None else _per_job("names", names, n)
+        tasks = np.ones(n, dtype=np.int64) if tasks is None else integer_array("tasks", tasks)
+        if tasks.shape != (n,):
+            raise InvalidInputError(f"tasks must have one entry per job ({n}); got {tasks.size}")
+        per_job = [None] * n if previous is None else _per_job("previous", previous, n)
+        flat = _flatten_previous(per_job, tasks.tolist(), names)
         return cls(
             hosts=hosts,
             job_names=tuple(names),
-            cpu=np.asarray(cpu, dtype=float),
-            mem=np.asarray(mem, dtype=float),
-            tasks=np.asarray(tasks_list),
+            cpu=cpu,
+            mem=mem,
+            tasks=tasks,
             previous=flat,
             migration_budget=migration_budget,
             max_migrations=max_migrations,
@@ -393,19 +424,18 @@ def _flatten_previous(
     flat: list[int] = []
     for k, (prev, t, name) in enumerate(zip(per_job, tasks, names, strict=True)):
         where = "previous" if hosts is None else f"jobs[{k}].previous"
+        if isinstance(prev, np.ndarray) and prev.ndim == 0:
+            prev = prev.item()
         if prev is None:
             flat.extend([-1] * max(t, 0))
             continue
         many = isinstance(prev, list | tuple | np.ndarray)
-        given = [_check_int(h, f"previous of job {name!r}") for h in prev] if many else None
+        given = [_host(h, name) for h in prev] if many else None
         if many and len(given) != t:
             raise InvalidInputError(
                 f"{where} must list one host per task ({t}); got {len(given)} at job {name!r}"
             )
-        host_list = given if many else [_check_int(prev, f"previous of job {name!r}")] * max(t, 0)
-        if any(h < 0 for h in host_list):
-            shown = given if many else host_list[0]
-            raise InvalidInputError(f"previous host must be >= 0; got {shown} at job {name!r}")
+        host_list = given if many else [_host(prev, name)] * max(t, 0)
         if hosts is not None and any(h >= hosts for h in host_list):
             shown = given if many else host_list[0]
             raise InvalidInputError(

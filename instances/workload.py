@@ -9,6 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import (
+    MAX_INTEGER,
+    first_bad_entry,
+    integer,
+    is_real,
+    real_array,
+    real_number,
+)
 from allockit.errors import InvalidInputError
 
 __all__ = ["Platform", "Workload", "check_swf_times"]
@@ -17,11 +25,87 @@ _FLOAT_FIELDS = ("submit", "runtime", "cpu", "mem", "requested_time", "think_tim
 _INT_FIELDS = ("ids", "tasks", "user", "queue", "preceding")
 # Optional per-job fields that ``to_dict`` writes only when some job sets them.
 _OPTIONAL = {"preceding": -1, "think_time": math.nan}
+# Fields without a default: the constructor, ``from_dict`` and ``from_jobs`` need them.
+_REQUIRED = ("ids", "submit", "runtime", "tasks", "cpu", "mem")
+# Floats with an absolute value below this convert to int64 exactly.
+_INT64_BOUND = 2.0**63
+
+
+def whole_number(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGER) -> int:
+    """``value`` as an int (``checks.integer``), with the instance modules' wording.
+
+    The message reads ``NAME must be an integer >= MIN; got VALUE`` (``in [MIN, MAX]``
+    when ``maximum`` is given). Floats of integer value and numpy numbers are accepted;
+    fractions, NaN, infinities, bools and strings are not.
+    """
+    try:
+        return integer(name, value, minimum=minimum, maximum=maximum)
+    except InvalidInputError:
+        bound = f">= {minimum}" if maximum == MAX_INTEGER else f"in [{minimum}, {maximum}]"
+        raise InvalidInputError(f"{name} must be an integer {bound}; got {value!r}") from None
+
+
+def _entry(shape: tuple[int, ...], flat_index: int) -> str:
+    """``[i]`` or ``[i, j]``: the entry at ``flat_index`` of an array of ``shape``."""
+    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
+
+
+def _numbers(
+    name: str, values: object, ndim: int, *, none_ok: bool = False, noun: str = "a number"
+) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` as given (an array) and as float64 (``checks.real_array``).
+
+    Strings are refused, never parsed; None too, unless ``none_ok`` (it becomes NaN).
+    """
+    try:
+        given = np.asarray(values)
+    except (TypeError, ValueError) as error:
+        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
+    if given.dtype.kind in "OUSV" and given.size:
+        entries = given.reshape(-1).tolist() if given.dtype.kind == "O" else [given.flat[0]]
+        for k, value in enumerate(entries):
+            if not (is_real(value) or (value is None and none_ok)):
+                shown = value.item() if isinstance(value, np.generic) else value
+                if not given.ndim:
+                    raise InvalidInputError(f"{name} must be an array of numbers; got {shown!r}")
+                where = _entry(given.shape, k)
+                raise InvalidInputError(f"{name}{where} must be {noun}; got {shown!r}")
+    return given, real_array(name, given, ndim=ndim)
+
+
+def float_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
+    """A new float64 array of ``values`` (``ndim`` dimensions), or an error naming ``name``.
+
+    Strings are refused (not parsed); None is NaN; NaN and infinities pass (the caller
+    checks ranges).
+    """
+    given, numbers = _numbers(name, values, ndim, none_ok=True)
+    return numbers.copy() if numbers is given else numbers  # never the caller's array
+
+
+def integer_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
+    """A new int64 array of ``values`` (``ndim`` dimensions), or an error naming the entry.
+
+    Integers and floats of integer value are accepted; a fraction, NaN, an infinity, a
+    value outside int64 or a string is refused (``NAME[i] must be an integer; got 2.5``),
+    never truncated. Vectorised: no loop over the entries.
+    """
+    given, numbers = _numbers(name, values, ndim, noun="an integer")
+    if given.dtype.kind == "i":
+        return given.astype(np.int64)
+    ok = (numbers == np.floor(numbers)) & (np.abs(numbers) < _INT64_BOUND)
+    if given.dtype.kind == "u":  # uint64 beyond int64 would wrap
+        ok &= given <= np.iinfo(np.int64).max
+    first_bad_entry(name, numbers, ok, "an integer")
+    return given.astype(np.int64) if given.dtype.kind == "u" else numbers.astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
 class Platform:
     """A homogeneous cluster: ``nodes`` nodes of ``cores`` cores and ``node_memory`` bytes.
+
+    Each value is an integer >= 1 (a float of integer value, ``4.0``, is taken as one;
+    ``Platform(nodes=2.5)`` is refused).
 
     Examples
     --------
@@ -35,24 +119,21 @@ class Platform:
 
     def __post_init__(self) -> None:
         for name in ("nodes", "cores", "node_memory"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise InvalidInputError(f"Platform.{name} must be an integer >= 1; got {value!r}")
-            object.__setattr__(self, name, int(value))
+            value = whole_number(f"Platform.{name}", getattr(self, name), minimum=1)
+            object.__setattr__(self, name, value)
 
     def to_dict(self) -> dict[str, int]:
         """JSON form."""
         return {"nodes": self.nodes, "cores": self.cores, "node_memory": self.node_memory}
 
 
-def _ro(values: Any, dtype: Any, name: str, n: int | None) -> np.ndarray:
-    try:
-        array = np.array(values, dtype=dtype, copy=True).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"Workload.{name} must be numbers; got {exc}") from None
+def _field(name: str, values: Any, n: int | None, source: str = "") -> np.ndarray:
+    """A read-only copy of one per-job field, of its dtype and ``n`` entries."""
+    convert = float_array if name in _FLOAT_FIELDS else integer_array
+    array = convert(name, values)
     if n is not None and array.shape != (n,):
         raise InvalidInputError(
-            f"Workload.{name} must have one entry per job ({n}); got {array.size}"
+            f"{name} must have one entry per job ({n}{source}); got {array.size}"
         )
     array.setflags(write=False)
     return array
@@ -75,6 +156,17 @@ class Workload:
     ``k`` at ``end(preceding) + think_time``; ``submit[k]`` then holds the open-arrival
     approximation (the time it would be submitted if nothing waited), which simulators
     that ignore feedback use as is.
+
+    Checks: every field is one-dimensional with one entry per job (``submit`` sets the
+    count); integer fields (``ids``, ``tasks``, ``user``, ``queue``, ``preceding``) take
+    floats of integer value (``3.0``) but refuse fractions, NaN and strings (never
+    truncated); ``submit`` finite and >= 0 and sorted, ``runtime`` finite and > 0,
+    ``tasks`` >= 1, ``cpu`` in (0, 1], ``mem`` in [0, 1], ``requested_time`` NaN or finite
+    and > 0, ``think_time`` NaN or finite and >= 0, ids unique. The constructor accepts a
+    ``preceding`` id that is not in the workload (an excerpt, e.g. ``select`` or one
+    week of a trace: simulators submit that job at its open-arrival time);
+    ``from_jobs`` refuses one. Preceding jobs that form a cycle are not refused here:
+    a simulator honouring feedback refuses them.
 
     Examples
     --------
@@ -99,8 +191,11 @@ class Workload:
 
     def __post_init__(self) -> None:
         if not isinstance(self.platform, Platform):
-            raise InvalidInputError("Workload.platform must be a Platform")
-        n = np.asarray(self.submit).reshape(-1).size
+            raise InvalidInputError(
+                f"Workload.platform must be a Platform; got {type(self.platform).__name__}"
+            )
+        submit = _field("submit", self.submit, None)
+        n = submit.size
         missing = np.full(n, np.nan)
         none = np.full(n, -1)
         defaults = {
@@ -114,8 +209,7 @@ class Workload:
             value = getattr(self, name)
             if value is None:
                 value = defaults[name]
-            dtype = np.float64 if name in _FLOAT_FIELDS else np.int64
-            object.__setattr__(self, name, _ro(value, dtype, name, n))
+            object.__setattr__(self, name, submit if name == "submit" else _field(name, value, n))
         self._validate()
 
     def _validate(self) -> None:
@@ -154,8 +248,19 @@ class Workload:
             "jobs must be sorted by submit time",
             self.submit,
         )
-        if np.unique(self.ids).size != self.ids.size:
-            raise InvalidInputError("job ids must be unique")
+        bad(
+            ~np.isnan(self.requested_time)
+            & ~(np.isfinite(self.requested_time) & (self.requested_time > 0)),
+            "requested_time must be NaN (unknown) or finite and > 0 (an SWF file's -1 or 0 "
+            "for unknown is read as NaN)",
+            self.requested_time,
+        )
+        ids, counts = np.unique(self.ids, return_counts=True)
+        if ids.size != self.ids.size:
+            twice = int(np.argmax(counts > 1))
+            raise InvalidInputError(
+                f"job ids must be unique; got {int(ids[twice])} {int(counts[twice])} times"
+            )
         bad(
             (self.preceding < -1) | (self.preceding == self.ids),
             "preceding must be -1 or the id of another job",
@@ -191,6 +296,21 @@ class Workload:
     def scale_arrivals(self, factor: float) -> Workload:
         """Multiply every inter-arrival time by ``factor`` (the first submit stays).
 
+        Parameters
+        ----------
+        factor : float
+            A finite number > 0.
+
+        Returns
+        -------
+        Workload
+            The rescaled copy.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``factor`` is not a finite number > 0.
+
         Examples
         --------
         >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 10], runtime=[5, 5],
@@ -198,15 +318,36 @@ class Workload:
         >>> w.scale_arrivals(2.0).submit.tolist()
         [0.0, 20.0]
         """
-        if not factor > 0:
-            raise InvalidInputError(f"factor must be > 0; got {factor!r}")
+        factor = real_number("factor", factor, above=0)
         start = self.submit[0] if self.n_jobs else 0.0
         return self.replace(submit=start + (self.submit - start) * factor)
 
     def with_load(self, load: float) -> Workload:
-        """Scale inter-arrival times so that the offered load equals ``load``."""
-        if not load > 0:
-            raise InvalidInputError(f"load must be > 0; got {load!r}")
+        """Scale inter-arrival times so that the offered load equals ``load``.
+
+        Parameters
+        ----------
+        load : float
+            The offered load wanted, a finite number > 0.
+
+        Returns
+        -------
+        Workload
+            The rescaled copy.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``load`` is not a finite number > 0.
+
+        Examples
+        --------
+        >>> w = Workload.from_jobs(Platform(nodes=1), submit=[0, 10], runtime=[5, 5],
+        ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+        >>> w.with_load(0.5).submit.tolist()
+        [0.0, 20.0]
+        """
+        load = real_number("load", load, above=0)
         return self.scale_arrivals(self.offered_load() / load)
 
     def select(self, mask: np.ndarray) -> Workload:
@@ -238,28 +379,62 @@ class Workload:
         preceding=None,
         think_time=None,
     ) -> Workload:
-        """Build from per-job sequences (ids default to 1..n); sorts by submit time."""
-        submit = np.asarray(submit, dtype=float)
+        """Build from per-job sequences (ids default to 1..n); sorts by submit time.
+
+        Parameters
+        ----------
+        platform : Platform
+            The cluster.
+        submit, runtime, tasks, cpu, mem : array_like
+            One entry per job (see the class for their meaning and ranges); every
+            sequence given must have as many entries as ``submit``.
+        requested_time, ids, user, queue, preceding, think_time : array_like, optional
+            One entry per job; default NaN (requested and think time), ``1..n`` (ids)
+            and -1 (user, queue, preceding).
+
+        Returns
+        -------
+        Workload
+            The jobs sorted by submit time (stable: ties keep their order).
+
+        Raises
+        ------
+        InvalidInputError
+            If a sequence is not one-dimensional, has the wrong length or an entry out
+            of range (``tasks[3] must be an integer; got 2.5``), or a ``preceding`` id
+            is not the id of a job of the workload.
+        """
+        submit = _field("submit", submit, None)
         n = submit.size
         order = np.argsort(submit, kind="stable")
-        ids = np.arange(1, n + 1) if ids is None else np.asarray(ids)
 
-        def pick(values, default):
-            return (np.full(n, default) if values is None else np.asarray(values))[order]
+        def pick(name: str, values: Any, default: float) -> np.ndarray:
+            if values is None:
+                return np.full(n, default)[order]
+            return _field(name, values, n, ", the length of submit")[order]
 
+        ids = np.arange(1, n + 1)[order] if ids is None else pick("ids", ids, 0)
+        preceding = pick("preceding", preceding, -1)
+        outside = (preceding >= 0) & ~np.isin(preceding, ids)
+        if outside.any():
+            k = int(np.argmax(outside))
+            raise InvalidInputError(
+                f"preceding must be -1 or the id of another job; got {int(preceding[k])} at "
+                f"job {int(ids[k])} (no job has that id)"
+            )
         return cls(
             platform=platform,
-            ids=ids[order],
+            ids=ids,
             submit=submit[order],
-            runtime=pick(runtime, 0),
-            tasks=pick(tasks, 1),
-            cpu=pick(cpu, 1.0),
-            mem=pick(mem, 0.1),
-            requested_time=pick(requested_time, np.nan),
-            user=pick(user, -1),
-            queue=pick(queue, -1),
-            preceding=pick(preceding, -1),
-            think_time=pick(think_time, np.nan),
+            runtime=pick("runtime", runtime, 0),
+            tasks=pick("tasks", tasks, 1),
+            cpu=pick("cpu", cpu, 1.0),
+            mem=pick("mem", mem, 0.1),
+            requested_time=pick("requested_time", requested_time, np.nan),
+            user=pick("user", user, -1),
+            queue=pick("queue", queue, -1),
+            preceding=preceding,
+            think_time=pick("think_time", think_time, np.nan),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -289,15 +464,44 @@ class Workload:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Workload:
-        """Inverse of ``to_dict``."""
+        """Inverse of ``to_dict``.
+
+        Parameters
+        ----------
+        data : Mapping
+            ``{"platform": {"nodes", "cores", "node_memory"}, "ids": [...], "submit":
+            [...], ...}``: one list per field, ``null`` for a missing float (NaN).
+
+        Returns
+        -------
+        Workload
+            The jobs, checked as by the constructor.
+
+        Raises
+        ------
+        InvalidInputError
+            If the object is not a mapping, the platform or a required field is
+            missing, a field is not a list, or a value is out of range.
+        """
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"a workload must be an object; got {type(data).__name__}")
+        absent = [name for name in ("platform", *_REQUIRED) if name not in data]
+        if absent:
+            raise InvalidInputError(f"workload object is missing {', '.join(absent)}")
+        if not isinstance(data["platform"], Mapping):
+            raise InvalidInputError(
+                f"workload platform must be an object; got {data['platform']!r}"
+            )
         try:
             platform = Platform(**data["platform"])
-            values = {n: data[n] for n in _INT_FIELDS + _FLOAT_FIELDS if n in data}
-        except (KeyError, TypeError) as exc:
-            raise InvalidInputError(f"workload object is malformed: {exc}") from None
-        for name in _FLOAT_FIELDS:
-            if name in values:
-                values[name] = [np.nan if v is None else v for v in values[name]]
+        except TypeError as exc:
+            raise InvalidInputError(f"workload platform is malformed: {exc}") from None
+        values = {n: data[n] for n in _INT_FIELDS + _FLOAT_FIELDS if n in data}
+        for name, value in values.items():
+            if not isinstance(value, list | tuple | np.ndarray):
+                raise InvalidInputError(f"workload {name} must be a list; got {value!r}")
+            if name in _FLOAT_FIELDS:
+                values[name] = [np.nan if v is None else v for v in value]
         return cls(platform=platform, **values)
 
     def __eq__(self, other: object) -> bool:

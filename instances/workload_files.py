@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Workload
+from allockit.instances.workload import Workload, whole_number
 
 __all__ = ["read_workload", "read_workload_report"]
+
+#: Largest node memory in GiB: 2**60 bytes, the most an ``allockit-Platform`` header holds.
+_MAX_GIB = 2.0**30
 
 
 def read_workload(
@@ -39,8 +43,10 @@ def read_workload(
     Raises
     ------
     InvalidInputError
-        If the file cannot be read, a line is malformed (without ``skip_bad``) or no
-        job has a positive run time and processor count.
+        If the file cannot be read, a line is malformed (without ``skip_bad``), no job
+        has a positive run time and processor count, ``nodes``/``cores`` is not an
+        integer in range (``nodes=2.5`` is refused, not truncated) or
+        ``node_memory_gib`` is not a finite number in (0, 2**30].
 
     Examples
     --------
@@ -87,7 +93,9 @@ def read_workload_report(
     ------
     InvalidInputError
         If the file cannot be read, a line is malformed (without ``skip_bad``), the
-        platform is out of range, or no job is left.
+        platform is out of range, no job is left, ``nodes``/``cores`` is not an integer
+        in range (``nodes=2.5`` is refused, not truncated) or ``node_memory_gib`` is
+        not a finite number in (0, 2**30].
 
     Examples
     --------
@@ -107,8 +115,13 @@ def read_workload_report(
     from allockit.instances.swf import read_swf, swf_to_workload
 
     for name, value, top in (("nodes", nodes, MAX_NODES), ("cores", cores, MAX_CORES)):
-        if value is not None and (isinstance(value, bool) or not 1 <= value <= top):
-            raise InvalidInputError(f"{name} must be an integer in [1, {top}]; got {value!r}")
+        if value is not None:
+            whole_number(name, value, minimum=1, maximum=top)
+    if node_memory_gib is not None:
+        node_memory_gib = real_number(
+            "node_memory_gib", node_memory_gib, above=0, at_most=_MAX_GIB,
+            note="GiB per node; an SWF header holds at most 2**60 bytes",
+        )
     trace = read_swf(path, on_error="skip" if skip_bad else "raise")
     workload = swf_to_workload(trace, nodes=nodes, cores=cores)
     counts = {

@@ -49,9 +49,9 @@ def test_set_instances_are_regenerable_one_by_one():
 @pytest.mark.parametrize(
     ("kw", "match"),
     [
-        ({"hosts": 0}, "hosts must be >= 1"),
-        ({"jobs": 0}, "jobs must be >= 1"),
-        ({"slack": 1.0}, r"slack must be in \[0, 1\)"),
+        ({"hosts": 0}, "hosts must be an integer >= 1; got 0"),
+        ({"jobs": 0}, "jobs must be an integer >= 1; got 0"),
+        ({"slack": 1.0}, r"slack must be a finite number in \[0, 1\); got 1.0"),
         ({"cov_cpu": -1.0}, "cov_cpu must be a finite number >= 0; got -1.0"),
         ({"cov_cpu": float("nan")}, "cov_cpu must be a finite number >= 0; got nan"),
         ({"hosts": 2_000_000}, "at most 1000000 hosts"),
