@@ -245,9 +245,9 @@ def test_user_vcresult_is_checked():
 
 
 @pytest.mark.parametrize(("fields", "named"), [
-    ({"min_yield": float("nan")}, "claims min_yield nan but its placement gives"),
+    ({"min_yield": float("nan")}, "min_yield must be None or a finite number >= 0; got nan"),
     ({"status": "optimal", "bound": 0.1, "gap": 0.0}, r"bound 0.1 is below the min yield"),
-    ({"bound": float("nan")}, "bound must be a number >= 0; got nan"),
+    ({"bound": float("nan")}, "bound must be None or a number >= 0; got nan"),
     ({"job_names": ("a", "b", "c")}, "job_names must be the instance's"),
     ({"tasks": np.array([3, 0, 0])}, "tasks must be the instance's task counts"),
 ])
@@ -264,8 +264,11 @@ def test_a_user_vcresult_s_numbers_are_rescored_from_its_placement():
     from dataclasses import replace
 
     honest = solve(VC, "gr")
-    garbage = {"task_cpu": np.full(VC.n_tasks, 5.0), "gap": -3.0, "avg_yield": 7.0,
-               "job_yield": np.full(VC.n_jobs, np.nan), "migrations": -4}
+    garbage = {"task_cpu": np.full(VC.n_tasks, 5.0), "gap": 3.0, "avg_yield": 7.0,
+               "job_yield": np.full(VC.n_jobs, np.nan), "migrations": 4}
+    for field, value in (("gap", -3.0), ("migrations", -4), ("solve_seconds", "1")):
+        with pytest.raises(InvalidInputError, match=f"{field} must be"):
+            replace(honest, **{field: value})  # (refused by the result itself)
     r = solve(VC, lambda inst, **kw: replace(honest, **garbage))
     assert r.min_yield == honest.min_yield and r.avg_yield == honest.avg_yield
     assert np.array_equal(r.task_cpu, honest.task_cpu) and r.gap == honest.gap

@@ -253,3 +253,18 @@ def test_solve_best_takes_numpy_numbers_and_a_deadline():
     a = solve_best(inst, rel_gap=np.float32(0.5), seed=np.int64(3), time_limit=5)
     b = solve_best(inst, time_limit=Deadline.of(5.0), seed=2**64 - 1)
     assert str(a.status) == str(b.status) == "optimal"
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("min_yield", float("nan")), ("min_yield", "5"), ("gap", float("inf")), ("gap", -1.0),
+    ("build_seconds", -1), ("build_seconds", "1"), ("migrations", 2.5), ("bound", "1"),
+])
+def test_a_vcresult_from_json_refuses_what_would_not_round_trip(field, value):
+    # "5" was parsed, -1 s kept, 2.5 migrations kept, NaN and inf made invalid JSON
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    from allockit.vcsched import solve
+
+    data = json.loads(json.dumps(solve(inst, "gr").to_dict()))
+    assert VCResult.from_dict(data).to_dict() == data
+    with pytest.raises(InvalidInputError, match=f"result object is malformed: {field} must be"):
+        VCResult.from_dict({**data, field: value})

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
 from allockit.results.base import SolveStatus, paused_gc, readonly_array
 
@@ -16,10 +17,6 @@ __all__ = ["VCResult"]
 
 def _ro(array: np.ndarray | None, dtype: type, name: str) -> np.ndarray | None:
     return readonly_array(array, dtype, name)
-
-
-def _num(value: float | None) -> float | None:
-    return None if value is None else float(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +85,18 @@ class VCResult:
         object.__setattr__(self, "task_cpu", _ro(self.task_cpu, np.float64, "task_cpu"))
         object.__setattr__(self, "job_yield", _ro(self.job_yield, np.float64, "job_yield"))
         object.__setattr__(self, "fraction", _ro(self.fraction, np.float64, "fraction"))
-        for name in ("min_yield", "avg_yield", "bound", "gap", "migrated_memory"):
-            object.__setattr__(self, name, _num(getattr(self, name)))
+        # numbers, never parsed from strings; NaN is no yield, gap or bound (an unproven
+        # bound is None; +inf is kept for a bound, as "nothing proved below it")
+        for name in ("min_yield", "avg_yield", "gap", "migrated_memory"):
+            value = real_number(name, getattr(self, name), at_least=0, optional=True)
+            object.__setattr__(self, name, value)
+        bound = real_number("bound", self.bound, at_least=0, finite=False, optional=True)
+        object.__setattr__(self, "bound", bound)
+        for name in ("build_seconds", "solve_seconds", "setup_seconds"):
+            object.__setattr__(self, name, real_number(name, getattr(self, name), at_least=0))
+        if self.migrations is not None:
+            object.__setattr__(self, "migrations", integer("migrations", self.migrations,
+                                                           minimum=0))
 
     @property
     def seconds(self) -> float:
