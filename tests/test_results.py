@@ -268,3 +268,18 @@ def test_a_vcresult_from_json_refuses_what_would_not_round_trip(field, value):
     assert VCResult.from_dict(data).to_dict() == data
     with pytest.raises(InvalidInputError, match=f"result object is malformed: {field} must be"):
         VCResult.from_dict({**data, field: value})
+
+
+def test_the_other_results_refuse_scalars_that_are_no_such_numbers():
+    from dataclasses import replace
+
+    inst = DRFHInstance.from_dict({"resources": ["cpu"], "servers": [{"capacity": [1]}],
+                                   "users": [{"demand": [0.5]}]})
+    drfh = allocate(inst, "lp")
+    bound = stretch_bound(dfrs_synthetic(20, nodes=4, load=0.7, seed=1))
+    for result, field, value in [(drfh, "seconds", -1.0), (drfh, "seconds", "1"),
+                                 (bound, "lps", 2.5), (bound, "value", float("nan")),
+                                 (bound, "seconds", -2.0)]:
+        with pytest.raises(InvalidInputError, match=f"{field} must be"):
+            replace(result, **{field: value})
+    assert replace(bound, lps=np.int64(3)).lps == 3

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
 from allockit.results.base import SolveStatus, readonly_array
 
@@ -75,6 +76,7 @@ class DRFHResult:
         object.__setattr__(self, "status", SolveStatus(self.status))
         for name in ("tasks", "dominant_share", "allocation", "utilization"):
             object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64, name))
+        object.__setattr__(self, "seconds", real_number("seconds", self.seconds, at_least=0))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON printed by ``allockit drfh`` (a stable contract)."""

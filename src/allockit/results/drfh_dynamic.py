@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
 from allockit.results.base import Status, readonly_array, readonly_mapping
 
@@ -45,6 +46,7 @@ class DynamicTrace:
         object.__setattr__(self, "departures", readonly_mapping(self.departures))
         object.__setattr__(self, "user_names", tuple(self.user_names))
         object.__setattr__(self, "extra", readonly_mapping(self.extra))
+        object.__setattr__(self, "seconds", real_number("seconds", self.seconds, at_least=0))
 
     def share_at(self, time: float) -> np.ndarray:
         """The shares in force at ``time`` (after the last event at or before it)."""

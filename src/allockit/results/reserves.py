@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
 from allockit.results.base import SolveStatus, finite_or_none, readonly_array
 
@@ -58,9 +59,10 @@ class ReservesResult:
         for name in ("allocation", "class_totals", "deviation", "balances"):
             object.__setattr__(self, name, readonly_array(getattr(self, name), np.float64, name))
         for name in ("qp_objective", "V"):
+            real_number(name, getattr(self, name), finite=False, optional=True)  # (no "5")
             object.__setattr__(self, name, finite_or_none(getattr(self, name)))
         for name in ("seconds", "build_seconds", "solve_seconds"):
-            object.__setattr__(self, name, float(getattr(self, name)))
+            object.__setattr__(self, name, real_number(name, getattr(self, name), at_least=0))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON printed by ``allockit reserves`` (a stable contract).

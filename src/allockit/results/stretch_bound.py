@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
 from allockit.results.base import Status
 
@@ -37,6 +38,10 @@ class StretchBound:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
+        for name in ("value", "lower", "upper"):  # (NaN and strings are no bounds)
+            object.__setattr__(self, name, real_number(name, getattr(self, name), finite=False))
+        object.__setattr__(self, "lps", integer("lps", self.lps, minimum=0))
+        object.__setattr__(self, "seconds", real_number("seconds", self.seconds, at_least=0))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (``bound`` is ``value``, the name the CLI has always printed)."""
