@@ -321,6 +321,8 @@ integer >= 0; got 1.5 at user 'a'
 
 def _pair(name: str, pair: Any, *, minimum: float) -> tuple[float, float]:
     """A range ``(lo, hi)`` of finite numbers with ``minimum <= lo <= hi``."""
+    if isinstance(pair, np.ndarray):
+        pair = pair.tolist()  # (a numpy pair, as before)
     if isinstance(pair, str | bytes) or not isinstance(pair, tuple | list) or len(pair) != 2:
         raise InvalidInputError(f"{name} must be a pair (lo, hi); got {pair!r}")
     low = real_number(f"{name}[0]", pair[0], at_least=minimum)

@@ -130,6 +130,8 @@ class Platform:
 def _field(name: str, values: Any, n: int | None, source: str = "") -> np.ndarray:
     """A read-only copy of one per-job field, of its dtype and ``n`` entries."""
     convert = float_array if name in _FLOAT_FIELDS else integer_array
+    if is_real(values) or (isinstance(values, np.ndarray) and values.ndim == 0):
+        values = [values]  # (one job given as a number, as before)
     array = convert(name, values)
     if n is not None and array.shape != (n,):
         raise InvalidInputError(
@@ -161,8 +163,8 @@ class Workload:
     count); integer fields (``ids``, ``tasks``, ``user``, ``queue``, ``preceding``) take
     floats of integer value (``3.0``) but refuse fractions, NaN and strings (never
     truncated); ``submit`` finite and >= 0 and sorted, ``runtime`` finite and > 0,
-    ``tasks`` >= 1, ``cpu`` in (0, 1], ``mem`` in [0, 1], ``requested_time`` NaN or finite
-    and > 0, ``think_time`` NaN or finite and >= 0, ids unique. The constructor accepts a
+    ``tasks`` >= 1, ``cpu`` in (0, 1], ``mem`` in [0, 1], ``requested_time`` NaN or +inf
+    (unknown) or > 0, ``think_time`` NaN or finite and >= 0, ids unique. The constructor accepts a
     ``preceding`` id that is not in the workload (an excerpt, e.g. ``select`` or one
     week of a trace: simulators submit that job at its open-arrival time);
     ``from_jobs`` refuses one. Preceding jobs that form a cycle are not refused here:
@@ -249,9 +251,8 @@ class Workload:
             self.submit,
         )
         bad(
-            ~np.isnan(self.requested_time)
-            & ~(np.isfinite(self.requested_time) & (self.requested_time > 0)),
-            "requested_time must be NaN (unknown) or finite and > 0 (an SWF file's -1 or 0 "
+            ~np.isnan(self.requested_time) & ~(self.requested_time > 0),
+            "requested_time must be NaN or +inf (unknown) or > 0 (an SWF file's -1 or 0 "
             "for unknown is read as NaN)",
             self.requested_time,
         )
@@ -496,7 +497,11 @@ class Workload:
             platform = Platform(**data["platform"])
         except TypeError as exc:
             raise InvalidInputError(f"workload platform is malformed: {exc}") from None
-        values = {n: data[n] for n in _INT_FIELDS + _FLOAT_FIELDS if n in data}
+        # an optional field given as null takes its default, as when it is absent
+        values = {
+            n: data[n] for n in _INT_FIELDS + _FLOAT_FIELDS
+            if n in data and not (data[n] is None and n not in _REQUIRED)
+        }
         for name, value in values.items():
             if not isinstance(value, list | tuple | np.ndarray):
                 raise InvalidInputError(f"workload {name} must be a list; got {value!r}")

@@ -670,6 +670,7 @@ def test_check_takes_numpy_counts_and_refuses_what_is_no_property_list():
     inst = _two_users(10)
     a = check("progressive", ["pareto"], instance=inst, examples=np.int64(1), seed=np.int64(0))
     assert a[0].status in ("held", "violated")
+    assert len(check("progressive", {"pareto", "envy_freeness"}, instance=inst)) == 2
     for bad, named in [(None, "properties must be a property name or a list"),
                        (5, "properties must be a property name or a list"),
                        ([3], "property must be one of")]:
@@ -681,6 +682,7 @@ def test_check_takes_numpy_counts_and_refuses_what_is_no_property_list():
 
 @pytest.mark.parametrize(("allocation", "user", "named"), [
     (np.array([0.4]), 0, "allocation must be two-dimensional"),  # broadcast into 4.0
+    (np.array([0.4, 0.4, 0.4]), 0, "allocation must be two-dimensional"),
     (np.array([[0.4, np.nan]]), 0, r"allocation\[0, 1\] must be finite and >= 0; got nan"),
     (np.array([[-2.0, 0.4]]), 0, r"allocation\[0, 0\] must be finite and >= 0"),
     (np.array([[0.4, 0.4, 0.4]]), 0, "one column per resource"),
@@ -693,6 +695,7 @@ def test_tasks_from_refuses_what_it_cannot_count(allocation, user, named):
     with pytest.raises(InvalidInputError, match=named):
         tasks_from(_two_users(10), allocation, user)
     assert tasks_from(_two_users(10), np.array([[0.4, 0.4]]), np.int64(1)) == pytest.approx(4.0)
+    assert tasks_from(_two_users(10), np.array([0.4, 0.4]), 0) == pytest.approx(4.0)  # a vector
 
 
 @pytest.mark.parametrize(("edit", "named"), [
@@ -713,3 +716,20 @@ def test_replay_names_what_is_wrong_in_a_hand_edited_record(edit, named):
     edit(broken)
     with pytest.raises(InvalidInputError, match=named):
         replay(broken)
+
+
+def test_one_user_s_huge_counts_do_not_hide_another_user_s_envy():
+    # the tolerance used to scale with the largest count of any user: 1e-6 x 9.5e6 hid
+    # 9 tasks of envy (and of sharing incentive) of a user running 0.5 tasks
+    inst = DRFHInstance.from_dict({
+        "resources": ["cpu", "mem"], "servers": [{"capacity": [1, 1]}],
+        "users": [{"name": "big", "demand": [1e-7, 1e-7]},
+                  {"name": "small", "demand": [0.1, 0.1], "tasks": 10}]})
+
+    def mechanism(i):
+        return [[9.5e6], [0.5]] if i.n_users == 2 else [[1e7]]
+
+    envy, sharing = check(mechanism, ["envy_freeness", "sharing_incentive"], instance=inst,
+                          semantics="fractional")
+    assert envy.status == "violated" and envy.evidence["user"] == "small"
+    assert sharing.evidence["worse_users"] >= 1

@@ -283,3 +283,38 @@ def test_the_other_results_refuse_scalars_that_are_no_such_numbers():
         with pytest.raises(InvalidInputError, match=f"{field} must be"):
             replace(result, **{field: value})
     assert replace(bound, lps=np.int64(3)).lps == 3
+
+
+def test_valid_inputs_the_first_checks_refused_are_taken_again():
+    # found by review: each of these worked before the session's checks
+    import math
+    from dataclasses import replace
+
+    from allockit.comparison import compare
+    from allockit.instances.drfh import random_users
+    from allockit.instances.workload import Platform, Workload
+    from allockit.portfolio import solve_best
+    from allockit.results.base import readonly_array
+    from allockit.vcsched import solve
+
+    p = Platform(nodes=2)
+    w = Workload.from_jobs(p, submit=[0, 1], runtime=[5, 5], tasks=[1, 1], cpu=[1, 1],
+                           mem=[0, 0], requested_time=[math.inf, 10])  # inf: unknown
+    assert math.isinf(w.requested_time[0])
+    assert Workload(platform=p, ids=5, submit=0.0, runtime=3.0, tasks=1, cpu=1.0,
+                    mem=0.1).n_jobs == 1
+    assert w.scale_arrivals(np.array(2.0)).submit.tolist() == [0.0, 2.0]
+    data = w.to_dict()
+    data["user"] = None
+    assert Workload.from_dict(data).user.tolist() == [-1, -1]
+    assert len(random_users(3, tasks=np.array([10, 100]), seed=1)) == 3
+    vi = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    rows = compare([vi], ["milp"], options={"milp": {"warm_start": np.True_}}).to_dict()
+    assert rows["rows"][0]["status"] == "optimal"
+    assert str(solve_best(vi, seed=2**64 - 2, exact="none").status) == "optimal"
+    failed = replace(solve(vi, "gr"), status="error", tasks=None, task_hosts=None,
+                     min_yield=None, avg_yield=None, task_cpu=None, job_yield=None,
+                     bound=None, gap=None)
+    assert str(solve(vi, lambda inst, **kw: failed).status) == "error"
+    with pytest.raises(InvalidInputError, match=r"tasks\[0\] must be a whole number; got 1e\+300"):
+        readonly_array([1e300], np.int64, "tasks")

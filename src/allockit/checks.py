@@ -134,6 +134,8 @@ def integer(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGE
     ...
     allockit.errors.InvalidInputError: kicks must be an integer in [0, 4611686018427387904]; got 1.5
     """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()  # (a numpy 0-d array holds one number)
     whole = isinstance(value, numbers.Integral) or (
         isinstance(value, float | np.floating) and float(value).is_integer()
     )
@@ -268,6 +270,8 @@ def real_number(
     """
     if value is None and optional:
         return None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()  # (a numpy 0-d array holds one number)
     number = _as_float(value) if is_real(value) else math.nan
     ok = (
         not math.isnan(number)

@@ -185,8 +185,10 @@ def _checked_result(instance: VCInstance, result: VCResult, method: str) -> VCRe
             f"{method}: the VCResult's job_names must be the instance's ({instance.n_jobs} "
             f"jobs, {list(instance.job_names)[:3]}...); got {list(result.job_names)[:3]}..."
         )
-    tasks = np.asarray(result.tasks)
-    if tasks.shape != instance.tasks.shape or not (tasks == instance.tasks).all():
+    tasks = None if result.tasks is None else np.asarray(result.tasks)
+    if tasks is not None and (
+        tasks.shape != instance.tasks.shape or not (tasks == instance.tasks).all()
+    ):
         raise InvalidInputError(
             f"{method}: the VCResult's tasks must be the instance's task counts; got "
             f"{tasks.tolist()[:5]}"

@@ -126,7 +126,8 @@ def tasks_from(instance: DRFHInstance, allocation: np.ndarray, user: int) -> flo
     ------
     InvalidInputError
         If ``user`` is not a user index, or ``allocation`` is not a two-dimensional
-        array of finite amounts >= 0 with one column per resource.
+        array of finite amounts >= 0 with one column per resource (a vector of one
+        amount per resource is one entry).
 
     Examples
     --------
@@ -136,7 +137,10 @@ def tasks_from(instance: DRFHInstance, allocation: np.ndarray, user: int) -> flo
     2.0
     """
     user = integer("user", user, minimum=0, maximum=instance.n_users - 1)
-    bundle = real_array("allocation", allocation, ndim=2)
+    bundle = np.asarray(allocation)
+    if bundle.ndim == 1 and bundle.size == len(instance.resources):
+        bundle = bundle[None, :]  # (one server entry, given as a vector)
+    bundle = real_array("allocation", bundle, ndim=2)
     if bundle.shape[1] != len(instance.resources):
         raise InvalidInputError(
             f"allocation must have one column per resource ({len(instance.resources)}); "

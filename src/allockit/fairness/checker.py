@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -84,7 +84,7 @@ def _check_arguments(
     properties: Sequence[str], examples: int, seed: int, semantics: str
 ) -> tuple[list[str], int, int]:
     """The property names, ``examples`` and ``seed`` as ints, or an error naming one."""
-    if not isinstance(properties, str | Sequence):
+    if not isinstance(properties, str | Iterable) or isinstance(properties, Mapping):
         raise InvalidInputError(
             f"properties must be a property name or a list of them; got {properties!r}"
         )
@@ -385,7 +385,7 @@ def _part(record: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
 
 
 def _reported_demand(ev: Mapping[str, Any], instance: DRFHInstance, where: str) -> tuple:
-    """The saved lie of a truthfulness record: one finite demand > 0 per resource."""
+    """The saved lie of a truthfulness record: one finite demand >= 0 per resource."""
     from allockit.checks import first_bad_entry, real_array
 
     name = f"{where}.evidence.reported_demand"

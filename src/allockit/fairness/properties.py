@@ -131,31 +131,17 @@ def _semantics(context: Context, allocations: list[Allocation]) -> str:
     return "whole" if all(a.whole for a in allocations) else "fractional"
 
 
-def _reachable_tasks(instance: DRFHInstance) -> np.ndarray:
-    """Per user, the most tasks it could ever hold: its cap, or what the pooled servers fit.
+def _user_tol(instance: DRFHInstance, *values: np.ndarray) -> np.ndarray:
+    """Per user, ``FAIRNESS_TOL`` relative to that user's own counts (at least one task).
 
-    The pool (every server's capacity added up, per resource) fits at least as many of
-    a user's tasks as any real placement, so this bounds every count an allocation can
-    give the user, whatever its cap says.
+    A user's counts are compared with tolerances of their own size: one user running
+    millions of tiny tasks must not make another user's missing tasks look like
+    rounding, nor may a cap the user never comes near.
     """
-    total = (instance.count[:, None] * instance.capacity).sum(axis=0)
-    with np.errstate(divide="ignore"):
-        fit = np.where(instance.demand > 0, total[None, :] / instance.demand, np.inf).min(axis=1)
-    return np.minimum(instance.tasks, fit)
-
-
-def _tol(instance: DRFHInstance, *values: np.ndarray) -> float:
-    """``FAIRNESS_TOL`` relative to the task counts at stake (at least one task).
-
-    The counts at stake are those compared (``values``) and the finite caps, each
-    capped by what the servers could hold: a cap no allocation can reach (say 10**8
-    on a server that fits 20 tasks) would otherwise widen the tolerance until real
-    violations pass as rounding.
-    """
-    reachable = _reachable_tasks(instance)
-    finite = reachable[np.isfinite(instance.tasks) & np.isfinite(reachable)]
-    scale = max([1.0, *finite.tolist(), *(float(np.max(v, initial=0.0)) for v in values)])
-    return FAIRNESS_TOL * scale
+    scale = np.zeros(instance.n_users)
+    for v in values:
+        scale = np.maximum(scale, np.abs(np.asarray(v, dtype=float)))
+    return FAIRNESS_TOL * np.maximum(1.0, scale)
 
 
 def _threshold(semantics: str, tol: float) -> float:
@@ -177,7 +163,7 @@ def _envy(context: Context, instance: DRFHInstance) -> Outcome:
     a = context.mechanism(instance)
     sem = _semantics(context, [a])
     own = a.own(sem)
-    limit = _threshold(sem, _tol(instance, own))
+    tol = _user_tol(instance, own)  # (each user's gap against its own counts' size)
     worst: tuple[float, int, int, float, float] | None = None
     n, w = instance.n_users, instance.weight
     for i in range(n):
@@ -189,6 +175,7 @@ def _envy(context: Context, instance: DRFHInstance) -> Outcome:
             if sem == "whole":
                 entitled = math.floor(entitled + 1e-9 * max(1.0, entitled))
             gap = entitled - own[i]
+            limit = _threshold(sem, max(float(tol[i]), FAIRNESS_TOL * abs(entitled)))
             if gap > limit and (worst is None or gap > worst[0]):
                 worst = (gap, i, j, runs, entitled)
     if worst is None:
@@ -224,8 +211,10 @@ def _pareto(context: Context, instance: DRFHInstance) -> Outcome:
     sem = _semantics(context, [a])
     base = a.own(sem)
     gain, x = improvement(instance, base, whole=sem == "whole")
-    if sem == "fractional" and gain <= _tol(instance, base):
-        x = None  # a gain within the tolerance is the solver's rounding
+    if sem == "fractional" and x is not None:
+        totals = np.asarray(x, dtype=float).sum(axis=1)
+        if not (totals - base > _user_tol(instance, base, totals)).any():
+            x = None  # every user's gain is within its tolerance: the solver's rounding
     if x is None:
         return Outcome("held", semantics=sem, message="no allocation is better for all")
     names = instance.user_names
@@ -350,7 +339,8 @@ def _gain(
     mine = honest.own(semantics)
     got = min(lied.counts(instance.demand[user], user, semantics), float(instance.tasks[user]))
     gain = got - mine[user]
-    if gain > _threshold(semantics, _tol(instance, mine)):
+    tol = max(float(_user_tol(instance, mine)[user]), FAIRNESS_TOL * abs(got))
+    if gain > _threshold(semantics, tol):
         return gain, user, lie, lied, got
     return None
 
@@ -485,7 +475,7 @@ def _max_min(context: Context, instance: DRFHInstance, kind: str) -> Outcome:
             basis = "closed-form weighted max-min fair shares"
         diff = got - ref
         size = float(np.max(np.abs(diff)))
-        if size <= _tol(instance, got, ref):
+        if not (np.abs(diff) > _user_tol(instance, got, ref)).any():
             return Outcome("held", semantics=sem, message="the allocation is the fair one")
         evidence = {
             "semantics": sem,
@@ -585,13 +575,14 @@ def _monotone(context: Context, instance: DRFHInstance) -> Outcome:
     after = [context.mechanism(_without(instance, k)) for k in range(instance.n_users)]
     sem = _semantics(context, [a, *after])
     before = a.own(sem)
-    limit = _threshold(sem, _tol(instance, before))
+    tol = _user_tol(instance, before)
     worst: tuple[float, int, int, float] | None = None
     for k, b in enumerate(after):
         now = b.own(sem)
         keep = [i for i in range(instance.n_users) if i != k]
         for pos, j in enumerate(keep):
             loss = before[j] - now[pos]
+            limit = _threshold(sem, max(float(tol[j]), FAIRNESS_TOL * abs(float(now[pos]))))
             if loss > limit and (worst is None or loss > worst[0]):
                 worst = (loss, k, j, now[pos])
     if worst is None:
@@ -664,7 +655,8 @@ def _sharing(context: Context, instance: DRFHInstance) -> Outcome:
     alone = np.array(
         [dedicated_tasks(instance, i, whole=sem == "whole") for i in range(instance.n_users)]
     )
-    limit = _threshold(sem, _tol(instance, own, alone))
+    tol = _user_tol(instance, own, alone)
+    limit = tol if sem == "fractional" else _threshold(sem, 0.0)
     short = alone - own
     worse = short > limit
     names = instance.user_names

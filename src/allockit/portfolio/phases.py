@@ -238,7 +238,8 @@ def local_search(
     # a largest load of 1 / (bound * (1 - rel_gap)) certifies the incumbent
     stop = 1.0 / (best.bound * (1.0 - run.rel_gap)) if best.bound else 0.0
     improved = improve_placement(
-        run.instance, hosts, stop_load=stop, time_limit=budget, seed=run.seed + offset
+        run.instance, hosts, stop_load=stop, time_limit=budget,
+        seed=(run.seed + offset) % 2**64,  # (the same seeds below 2**64 - offset)
     )
     best.offer(run.instance, improved, f"{name.split('+', 1)[0]}+local-search")
 

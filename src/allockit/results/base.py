@@ -133,7 +133,7 @@ def readonly_array(values: Any, dtype: Any, name: str = "values") -> np.ndarray 
                     f"{name} must be numbers; got an array of {given.dtype}"
                 )
             if target.kind in "iu" and given.dtype.kind == "f":
-                whole = np.isfinite(given) & (given == np.round(given))
+                whole = np.isfinite(given) & (given == np.round(given)) & (np.abs(given) < 2**63)
                 if not whole.all():
                     k = np.unravel_index(int(np.argmin(whole)), given.shape)
                     where = "[" + ", ".join(map(str, k)) + "]" if given.ndim else ""
