@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from allockit.checks import (
+from allockit.checks import (  # (float_array, integer_array: imported by the instances)
     MAX_INTEGER,
-    first_bad_entry,
+    float_array,
     integer,
+    integer_array,
     is_real,
-    real_array,
     real_number,
 )
 from allockit.errors import InvalidInputError
@@ -27,8 +27,6 @@ _INT_FIELDS = ("ids", "tasks", "user", "queue", "preceding")
 _OPTIONAL = {"preceding": -1, "think_time": math.nan}
 # Fields without a default: the constructor, ``from_dict`` and ``from_jobs`` need them.
 _REQUIRED = ("ids", "submit", "runtime", "tasks", "cpu", "mem")
-# Floats with an absolute value below this convert to int64 exactly.
-_INT64_BOUND = 2.0**63
 
 
 def whole_number(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGER) -> int:
@@ -43,61 +41,6 @@ def whole_number(name: str, value: object, *, minimum: int, maximum: int = MAX_I
     except InvalidInputError:
         bound = f">= {minimum}" if maximum == MAX_INTEGER else f"in [{minimum}, {maximum}]"
         raise InvalidInputError(f"{name} must be an integer {bound}; got {value!r}") from None
-
-
-def _entry(shape: tuple[int, ...], flat_index: int) -> str:
-    """``[i]`` or ``[i, j]``: the entry at ``flat_index`` of an array of ``shape``."""
-    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
-
-
-def _numbers(
-    name: str, values: object, ndim: int, *, none_ok: bool = False, noun: str = "a number"
-) -> tuple[np.ndarray, np.ndarray]:
-    """``values`` as given (an array) and as float64 (``checks.real_array``).
-
-    Strings are refused, never parsed; None too, unless ``none_ok`` (it becomes NaN).
-    """
-    try:
-        given = np.asarray(values)
-    except (TypeError, ValueError) as error:
-        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
-    if given.dtype.kind in "OUSV" and given.size:
-        entries = given.reshape(-1).tolist() if given.dtype.kind == "O" else [given.flat[0]]
-        for k, value in enumerate(entries):
-            if not (is_real(value) or (value is None and none_ok)):
-                shown = value.item() if isinstance(value, np.generic) else value
-                if not given.ndim:
-                    raise InvalidInputError(f"{name} must be an array of numbers; got {shown!r}")
-                where = _entry(given.shape, k)
-                raise InvalidInputError(f"{name}{where} must be {noun}; got {shown!r}")
-    return given, real_array(name, given, ndim=ndim)
-
-
-def float_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
-    """A new float64 array of ``values`` (``ndim`` dimensions), or an error naming ``name``.
-
-    Strings are refused (not parsed); None is NaN; NaN and infinities pass (the caller
-    checks ranges).
-    """
-    given, numbers = _numbers(name, values, ndim, none_ok=True)
-    return numbers.copy() if numbers is given else numbers  # never the caller's array
-
-
-def integer_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
-    """A new int64 array of ``values`` (``ndim`` dimensions), or an error naming the entry.
-
-    Integers and floats of integer value are accepted; a fraction, NaN, an infinity, a
-    value outside int64 or a string is refused (``NAME[i] must be an integer; got 2.5``),
-    never truncated. Vectorised: no loop over the entries.
-    """
-    given, numbers = _numbers(name, values, ndim, noun="an integer")
-    if given.dtype.kind == "i":
-        return given.astype(np.int64)
-    ok = (numbers == np.floor(numbers)) & (np.abs(numbers) < _INT64_BOUND)
-    if given.dtype.kind == "u":  # uint64 beyond int64 would wrap
-        ok &= given <= np.iinfo(np.int64).max
-    first_bad_entry(name, numbers, ok, "an integer")
-    return given.astype(np.int64) if given.dtype.kind == "u" else numbers.astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)

@@ -316,5 +316,5 @@ def test_valid_inputs_the_first_checks_refused_are_taken_again():
                      min_yield=None, avg_yield=None, task_cpu=None, job_yield=None,
                      bound=None, gap=None)
     assert str(solve(vi, lambda inst, **kw: failed).status) == "error"
-    with pytest.raises(InvalidInputError, match=r"tasks\[0\] must be a whole number; got 1e\+300"):
+    with pytest.raises(InvalidInputError, match=r"tasks\[0\] must be an integer; got 1e\+300"):
         readonly_array([1e300], np.int64, "tasks")

@@ -16,7 +16,16 @@ import numpy as np
 
 from allockit.errors import InvalidInputError
 
-__all__ = ["first_bad_entry", "integer", "is_finite_real", "is_real", "real_array", "real_number"]
+__all__ = [
+    "first_bad_entry",
+    "float_array",
+    "integer",
+    "integer_array",
+    "is_finite_real",
+    "is_real",
+    "real_array",
+    "real_number",
+]
 
 #: Largest integer option a compiled kernel takes (int64, with room to add a chunk index).
 MAX_INTEGER = 2**62
@@ -289,3 +298,124 @@ def real_number(
             f"{_range_words(above, at_least, below, at_most)}{extra}; got {value!r}"
         )
     return number
+
+
+#: Floats with an absolute value below this convert to int64 exactly.
+_INT64_BOUND = 2.0**63
+
+
+def _entry(shape: tuple[int, ...], flat_index: int) -> str:
+    """``[i]`` or ``[i, j]``: the entry at ``flat_index`` of an array of ``shape``."""
+    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
+
+
+def _numbers(
+    name: str, values: object, ndim: int, *, none_ok: bool = False, noun: str = "a number"
+) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` as given (an array) and as float64 (``checks.real_array``).
+
+    Strings are refused, never parsed; None too, unless ``none_ok`` (it becomes NaN).
+    """
+    try:
+        given = np.asarray(values)
+    except (TypeError, ValueError) as error:
+        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
+    if given.dtype.kind in "OUSV" and given.size:
+        if given.dtype.kind == "O":
+            entries = given.reshape(-1).tolist()
+        elif given.ndim == 1 and isinstance(values, list | tuple):
+            entries = list(values)  # (numpy made every entry text: find the one that was)
+        else:
+            entries = [given.flat[0]]
+        for k, value in enumerate(entries):
+            if not (is_real(value) or (value is None and none_ok)):
+                shown = value.item() if isinstance(value, np.generic) else value
+                if not given.ndim:
+                    raise InvalidInputError(f"{name} must be an array of numbers; got {shown!r}")
+                where = _entry(given.shape, k)
+                raise InvalidInputError(f"{name}{where} must be {noun}; got {shown!r}")
+    return given, real_array(name, given, ndim=ndim)
+
+
+def float_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
+    """A new float64 array of ``values`` (``ndim`` dimensions), or an error naming ``name``.
+
+    Strings are refused (not parsed); None is NaN; NaN and infinities pass (the caller
+    checks ranges).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the error.
+    values : array_like
+        Numbers (None for NaN).
+    ndim : int, default 1
+        The dimensions the array must have.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        A new array (never the caller's).
+
+    Raises
+    ------
+    InvalidInputError
+        For a string or another non-number, naming the entry, or a wrong dimension.
+
+    Examples
+    --------
+    >>> float_array("submit", [0, None]).tolist()
+    [0.0, nan]
+    >>> float_array("submit", [0, "1"])
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: submit[1] must be a number; got '1'
+    """
+    given, numbers = _numbers(name, values, ndim, none_ok=True)
+    return numbers.copy() if numbers is given else numbers  # never the caller's array
+
+
+def integer_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
+    """A new int64 array of ``values`` (``ndim`` dimensions), or an error naming the entry.
+
+    Integers and floats of integer value are accepted; a fraction, NaN, an infinity, a
+    value outside int64 or a string is refused (``NAME[i] must be an integer; got 2.5``),
+    never truncated. Vectorised: no loop over the entries.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the error.
+    values : array_like
+        Integers, or floats of integer value.
+    ndim : int, default 1
+        The dimensions the array must have.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        A new array.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the first entry that is not an integer within int64, or a wrong
+        dimension.
+
+    Examples
+    --------
+    >>> integer_array("tasks", [2.0, 3]).tolist()
+    [2, 3]
+    >>> integer_array("tasks", [2.5, 3])
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: tasks[0] must be an integer; got 2.5
+    """
+    given, numbers = _numbers(name, values, ndim, noun="an integer")
+    if given.dtype.kind == "i":
+        return given.astype(np.int64)
+    ok = (numbers == np.floor(numbers)) & (np.abs(numbers) < _INT64_BOUND)
+    if given.dtype.kind == "u":  # uint64 beyond int64 would wrap
+        ok &= given <= np.iinfo(np.int64).max
+    first_bad_entry(name, numbers, ok, "an integer")
+    return given.astype(np.int64) if given.dtype.kind == "u" else numbers.astype(np.int64)

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from allockit.checks import integer_array
 from allockit.errors import InvalidInputError
 
 __all__ = [
@@ -117,7 +118,7 @@ def readonly_array(values: Any, dtype: Any, name: str = "values") -> np.ndarray 
     >>> readonly_array([1.5], np.int64, "lps")
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: lps[0] must be a whole number; got 1.5
+    allockit.errors.InvalidInputError: lps[0] must be an integer; got 1.5
     """
     if values is None:
         return None
@@ -133,13 +134,7 @@ def readonly_array(values: Any, dtype: Any, name: str = "values") -> np.ndarray 
                     f"{name} must be numbers; got an array of {given.dtype}"
                 )
             if target.kind in "iu" and given.dtype.kind == "f":
-                whole = np.isfinite(given) & (given == np.round(given)) & (np.abs(given) < 2**63)
-                if not whole.all():
-                    k = np.unravel_index(int(np.argmin(whole)), given.shape)
-                    where = "[" + ", ".join(map(str, k)) + "]" if given.ndim else ""
-                    raise InvalidInputError(
-                        f"{name}{where} must be a whole number; got {float(given[k])!r}"
-                    )
+                given = integer_array(name, given, ndim=given.ndim)  # (never truncated)
         values = given
     out = np.array(values, dtype=dtype, copy=True)
     out.setflags(write=False)
