@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from allockit.checks import real_number
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import integer_array, whole_number
+from allockit.instances.workload import integer_array
 from allockit.rng import as_generator
 
 __all__ = [
@@ -399,7 +399,7 @@ def google_servers(
     if n is None:
         counts = mix[:, 0].astype(int)
     else:
-        n = whole_number("n", n, minimum=1)
+        n = integer("n", n, minimum=1)
         rng = as_generator(seed)
         counts = rng.multinomial(n, mix[:, 0] / mix[:, 0].sum())
     return [
@@ -464,7 +464,7 @@ def random_users(
     >>> inst.n_users
     3
     """
-    n = whole_number("n", n, minimum=0)
+    n = integer("n", n, minimum=0)
     rng = as_generator(seed)
     for name, share in (("min_share", min_share), ("max_share", max_share)):
         real_number(name, share, above=0)

@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from allockit.checks import is_real
+from allockit.checks import integer, is_real
 from allockit.errors import InvalidInputError
 from allockit.instances.measy import apply_measy_rules, measy_load_factor
-from allockit.instances.workload import Platform, Workload, check_swf_times, whole_number
+from allockit.instances.workload import Platform, Workload, check_swf_times
 from allockit.rng import as_generator
 
 __all__ = [
@@ -62,7 +62,7 @@ def _positive(name: str, value: Any, *, allow_zero: bool = False) -> float:
 
 
 def _procs(procs: Any) -> int:
-    return whole_number("procs", procs, minimum=1)
+    return integer("procs", procs, minimum=1)
 
 
 def _mem(mem: Any) -> float:
@@ -249,7 +249,7 @@ class Feitelson96Model:
         ``mean_runtime``, ``chained_fraction``, ``offered_load``.
         """
         procs = _procs(procs)
-        jobs = whole_number("jobs", jobs, minimum=1)
+        jobs = integer("jobs", jobs, minimum=1)
         stats = self.expected_statistics(procs)
         design = stats["mean_runs_squared"] / (stats["mean_runs"] * jobs)
         out = {
@@ -353,7 +353,7 @@ def calibrate_feitelson96(
     if not (is_real(serial_fraction) and 0 < serial_fraction < 1):
         raise InvalidInputError(f"serial_fraction must be in (0, 1); got {serial_fraction!r}")
     if digits is not None:
-        digits = whole_number("digits", digits, minimum=1, maximum=17)
+        digits = integer("digits", digits, minimum=1, maximum=17)
 
     def rnd(x: float) -> float:
         return float(f"{x:.{digits}g}") if digits else float(x)
@@ -459,7 +459,7 @@ def feitelson96_workload(
     .. [1] D. G. Feitelson (1996), Packing schemes for gang scheduling, JSSPP, LNCS 1162.
     .. [2] Parallel Workloads Archive, the Feitelson 1996 model (``m_feitelson96``).
     """
-    jobs = whole_number("jobs", jobs, minimum=1)
+    jobs = integer("jobs", jobs, minimum=1)
     procs = _procs(procs)
     model = model or Feitelson96Model()
     if not isinstance(model, Feitelson96Model):

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from allockit.checks import real_number
+from allockit.checks import integer, real_number
 from allockit.constants import MAX_HOSTS, MAX_TASKS
 from allockit.errors import InvalidInputError
 from allockit.instances.lublin_sizes import sample_sizes
 from allockit.instances.vcsched import VCInstance
-from allockit.instances.workload import whole_number
 from allockit.rng import as_generator
 
 __all__ = ["SETS", "SetSpec", "generate_vcsched", "iter_vcsched_set"]
@@ -58,20 +57,20 @@ class SetSpec:
     per_spec: int
 
     def __post_init__(self) -> None:
-        hosts = whole_number("SetSpec.hosts", self.hosts, minimum=1, maximum=MAX_HOSTS)
+        hosts = integer("SetSpec.hosts", self.hosts, minimum=1, maximum=MAX_HOSTS)
         if isinstance(self.jobs, str | bytes) or not isinstance(self.jobs, Iterable):
             raise InvalidInputError(
                 f"SetSpec.jobs must be a tuple of job counts; got {self.jobs!r}"
             )
         jobs = tuple(
-            whole_number(f"SetSpec.jobs[{k}]", count, minimum=1, maximum=MAX_TASKS)
+            integer(f"SetSpec.jobs[{k}]", count, minimum=1, maximum=MAX_TASKS)
             for k, count in enumerate(self.jobs)
         )
         if not jobs:
             raise InvalidInputError("SetSpec.jobs must hold at least one job count; got ()")
         object.__setattr__(self, "hosts", hosts)
         object.__setattr__(self, "jobs", jobs)
-        per_spec = whole_number("SetSpec.per_spec", self.per_spec, minimum=1)
+        per_spec = integer("SetSpec.per_spec", self.per_spec, minimum=1)
         object.__setattr__(self, "per_spec", per_spec)
 
     @property
@@ -163,9 +162,9 @@ def generate_vcsched(
     .. [1] Stillwell, Schanzenbach, Vivien, Casanova (2009), Resource allocation using
        virtual clusters, Sec. 4.1.
     """
-    hosts = whole_number("hosts", hosts, minimum=1)
-    jobs = whole_number("jobs", jobs, minimum=1)
-    max_tasks = whole_number("max_tasks", max_tasks, minimum=1)
+    hosts = integer("hosts", hosts, minimum=1)
+    jobs = integer("jobs", jobs, minimum=1)
+    max_tasks = integer("max_tasks", max_tasks, minimum=1)
     real_number("slack", slack, at_least=0, below=1)
     for name, cov in (("cov_cpu", cov_cpu), ("cov_mem", cov_mem)):
         real_number(name, cov, at_least=0)

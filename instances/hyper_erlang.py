@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import integer
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import whole_number
 from allockit.rng import as_generator
 
 __all__ = [
@@ -342,7 +342,7 @@ def fit_hyper_erlang(
     .. [1] Jann, Pattnaik, Franke, Wang, Skovira, Riordan (1997), Modeling of workload in
        MPPs, JSSPP, LNCS 1291.
     """
-    max_order = whole_number("max_order", max_order, minimum=1, maximum=MAX_ORDER)
+    max_order = integer("max_order", max_order, minimum=1, maximum=MAX_ORDER)
     r2, r3 = _check_moments(m1, m2, m3)
     m1, m2, m3 = float(m1), float(m2), float(m3)
     for n in range(1, int(max_order) + 1):

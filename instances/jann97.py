@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from allockit.checks import is_real
+from allockit.checks import integer, is_real
 from allockit.errors import InvalidInputError
 from allockit.instances.hyper_erlang import (
     DEFAULT_MAX_ORDER,
@@ -46,7 +46,6 @@ from allockit.instances.workload import (
     Workload,
     check_swf_times,
     integer_array,
-    whole_number,
 )
 from allockit.rng import as_generator
 
@@ -195,7 +194,7 @@ def _check_ranges(ranges: Any) -> tuple[tuple[int, int], ...]:
 
 def _size_bound(name: str, value: Any) -> int:
     """An end of a size range: an integer >= 1 (``4.0`` too; ``2.5`` is refused, not cut)."""
-    return whole_number(name, value, minimum=1)
+    return integer(name, value, minimum=1)
 
 
 # ---------------------------------------------------------------------- period selection
@@ -349,7 +348,7 @@ class JannRange:
             raise InvalidInputError("JannRange.counts must be >= 1")
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "counts", counts)
-        object.__setattr__(self, "jobs", whole_number("JannRange.jobs", self.jobs, minimum=0))
+        object.__setattr__(self, "jobs", integer("JannRange.jobs", self.jobs, minimum=0))
 
     def size_pmf(self, procs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Sizes and their probabilities, sizes capped at ``procs`` processors."""
@@ -428,7 +427,7 @@ class JannModel:
     source: str = field(default="")
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "nodes", whole_number("JannModel.nodes", self.nodes, minimum=1))
+        object.__setattr__(self, "nodes", integer("JannModel.nodes", self.nodes, minimum=1))
         ranges = tuple(
             r if isinstance(r, JannRange) else JannRange.from_dict(r) for r in self.ranges
         )
@@ -440,7 +439,7 @@ class JannModel:
     def _procs(self, procs: int | None) -> int:
         if procs is None:
             return self.nodes
-        return whole_number("procs", procs, minimum=1)
+        return integer("procs", procs, minimum=1)
 
     def rates(self) -> np.ndarray:
         """Arrival rate (jobs/s) of each range: one over its mean interarrival time."""
@@ -629,10 +628,10 @@ def fit_jann97(
         )
     if workload.n_jobs == 0:
         raise InvalidInputError("the log has no job with a positive runtime and size")
-    min_jobs = whole_number("min_jobs", min_jobs, minimum=3)
-    max_order = whole_number("max_order", max_order, minimum=1, maximum=MAX_ORDER)
+    min_jobs = integer("min_jobs", min_jobs, minimum=3)
+    max_order = integer("max_order", max_order, minimum=1, maximum=MAX_ORDER)
     largest = int(workload.tasks.max())
-    nodes = largest if nodes is None else whole_number("nodes", nodes, minimum=1)
+    nodes = largest if nodes is None else integer("nodes", nodes, minimum=1)
     if ranges is None:
         ranges = power_of_two_ranges(max(int(nodes), largest))
     elif isinstance(ranges, str):
@@ -880,7 +879,7 @@ def jann97_workload(
     >>> w.n_jobs, w.platform.nodes, int(w.tasks.max()) <= 320
     (1000, 320, True)
     """
-    jobs = whole_number("jobs", jobs, minimum=1)
+    jobs = integer("jobs", jobs, minimum=1)
     model = load_jann_model() if model is None else model
     if not isinstance(model, JannModel):
         raise InvalidInputError(f"model must be a JannModel; got {type(model).__name__}")

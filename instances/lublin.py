@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from allockit.checks import real_number
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Platform, Workload, check_swf_times, whole_number
+from allockit.instances.workload import Platform, Workload, check_swf_times
 from allockit.rng import as_generator
 
 __all__ = [
@@ -198,8 +198,8 @@ class LublinModel:
     adapt_sizes: bool = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "nodes", whole_number("nodes", self.nodes, minimum=1))
-        hour = whole_number("start_hour", self.start_hour, minimum=0, maximum=23)
+        object.__setattr__(self, "nodes", integer("nodes", self.nodes, minimum=1))
+        hour = integer("start_hour", self.start_hour, minimum=0, maximum=23)
         object.__setattr__(self, "start_hour", hour)
 
     def params(self) -> tuple[JobTypeParams, JobTypeParams]:
@@ -408,7 +408,7 @@ def generate_lublin(
     .. [1] U. Lublin, D. G. Feitelson (2003), The workload on parallel supercomputers:
        modeling the characteristics of rigid jobs, JPDC 63(11).
     """
-    n_jobs = whole_number("n_jobs", n_jobs, minimum=0)
+    n_jobs = integer("n_jobs", n_jobs, minimum=0)
     model = LublinModel() if model is None else model
     if not isinstance(model, LublinModel):
         raise InvalidInputError(f"model must be a LublinModel; got {type(model).__name__}")
@@ -492,8 +492,8 @@ def dfrs_synthetic(
     .. [1] H. Casanova, M. Stillwell, F. Vivien (2011), Dynamic fractional resource
        scheduling vs. batch scheduling, Sec. 5.3.2.
     """
-    n_jobs = whole_number("n_jobs", n_jobs, minimum=1)
-    nodes = whole_number("nodes", nodes, minimum=1)
+    n_jobs = integer("n_jobs", n_jobs, minimum=1)
+    nodes = integer("nodes", nodes, minimum=1)
     if load is not None:
         real_number("load", load, above=0)
     rng = as_generator(seed)

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from allockit.checks import real_number
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import whole_number
 from allockit.rng import as_generator
 
 __all__ = ["SizeModel", "sample_sizes"]
@@ -124,8 +123,8 @@ def sample_sizes(
     .. [1] U. Lublin, D. G. Feitelson (2003), The workload on parallel supercomputers:
        modeling the characteristics of rigid jobs, JPDC 63(11).
     """
-    n = whole_number("n", n, minimum=0)
-    max_size = whole_number("max_size", max_size, minimum=1)
+    n = integer("n", n, minimum=0)
+    max_size = integer("max_size", max_size, minimum=1)
     model = SizeModel() if model is None else model
     if not isinstance(model, SizeModel):
         raise InvalidInputError(f"model must be a SizeModel; got {type(model).__name__}")

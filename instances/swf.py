@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from allockit.checks import real_number
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Platform, Workload, whole_number
+from allockit.instances.workload import Platform, Workload
 
 __all__ = [
     "SWF_FIELDS",
@@ -436,7 +436,7 @@ def swf_to_workload(
     if not isinstance(trace, SWFTrace):
         raise InvalidInputError(f"trace must be an SWFTrace; got {type(trace).__name__}")
     nodes, cores, node_memory = (
-        None if value is None else whole_number(name, value, minimum=1)
+        None if value is None else integer(name, value, minimum=1)
         for name, value in (("nodes", nodes), ("cores", cores), ("node_memory", node_memory))
     )
     default_mem = real_number("default_mem", default_mem, at_least=0, at_most=1)

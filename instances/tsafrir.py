@@ -15,8 +15,7 @@ import math
 
 import numpy as np
 
-from allockit.checks import first_bad_entry, real_array
-from allockit.instances.workload import whole_number
+from allockit.checks import first_bad_entry, integer, real_array
 from allockit.rng import as_generator
 
 __all__ = ["estimate_histogram", "tsafrir_estimates"]
@@ -160,8 +159,8 @@ def estimate_histogram(
     .. [1] D. Tsafrir, Y. Etsion, D. G. Feitelson (2005), Modeling user runtime
        estimates, JSSPP.
     """
-    njobs = whole_number("njobs", njobs, minimum=1)
-    max_est = whole_number("max_est", max_est, minimum=3600)
+    njobs = integer("njobs", njobs, minimum=1)
+    max_est = integer("max_est", max_est, minimum=3600)
     rng = as_generator(seed)
     k = _bin_count(njobs)
     a = 1 + 12.1039 * k ** (-0.6026)

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from allockit.checks import real_number
+from allockit.checks import integer, real_number
 from allockit.constants import MAX_HOSTS, MAX_TASKS
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import float_array, integer_array, whole_number
+from allockit.instances.workload import float_array, integer_array
 
 __all__ = ["VCInstance"]
 
@@ -23,7 +23,7 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 
 def _host(value: Any, name: str) -> int:
     """A previous host index of job ``name``: an integer >= 0 (``2.0`` too, not ``2.5``)."""
-    return whole_number(f"previous of job {name!r}", value, minimum=0)
+    return integer(f"previous of job {name!r}", value, minimum=0)
 
 
 def _per_job(what: str, values: Any, n: int) -> list[Any]:
@@ -71,7 +71,7 @@ class VCInstance:
     max_migrations: int | None = None
 
     def __post_init__(self) -> None:
-        hosts = whole_number("VCInstance.hosts", self.hosts, minimum=1, maximum=MAX_HOSTS)
+        hosts = integer("VCInstance.hosts", self.hosts, minimum=1, maximum=MAX_HOSTS)
         object.__setattr__(self, "hosts", hosts)
         names = tuple(self.job_names)
         n = len(names)
@@ -142,7 +142,7 @@ class VCInstance:
             budget = real_number("migration_budget", self.migration_budget, at_least=0)
             object.__setattr__(self, "migration_budget", budget)
         if self.max_migrations is not None:
-            count = whole_number("max_migrations", self.max_migrations, minimum=0)
+            count = integer("max_migrations", self.max_migrations, minimum=0)
             object.__setattr__(self, "max_migrations", count)
 
     def _vector(self, values: Any, field_name: str, n: int) -> np.ndarray:

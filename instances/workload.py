@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from allockit.checks import (  # (float_array, integer_array: imported by the instances)
-    MAX_INTEGER,
     float_array,
     integer,
     integer_array,
@@ -27,20 +26,6 @@ _INT_FIELDS = ("ids", "tasks", "user", "queue", "preceding")
 _OPTIONAL = {"preceding": -1, "think_time": math.nan}
 # Fields without a default: the constructor, ``from_dict`` and ``from_jobs`` need them.
 _REQUIRED = ("ids", "submit", "runtime", "tasks", "cpu", "mem")
-
-
-def whole_number(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGER) -> int:
-    """``value`` as an int (``checks.integer``), with the instance modules' wording.
-
-    The message reads ``NAME must be an integer >= MIN; got VALUE`` (``in [MIN, MAX]``
-    when ``maximum`` is given). Floats of integer value and numpy numbers are accepted;
-    fractions, NaN, infinities, bools and strings are not.
-    """
-    try:
-        return integer(name, value, minimum=minimum, maximum=maximum)
-    except InvalidInputError:
-        bound = f">= {minimum}" if maximum == MAX_INTEGER else f"in [{minimum}, {maximum}]"
-        raise InvalidInputError(f"{name} must be an integer {bound}; got {value!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +47,7 @@ class Platform:
 
     def __post_init__(self) -> None:
         for name in ("nodes", "cores", "node_memory"):
-            value = whole_number(f"Platform.{name}", getattr(self, name), minimum=1)
+            value = integer(f"Platform.{name}", getattr(self, name), minimum=1)
             object.__setattr__(self, name, value)
 
     def to_dict(self) -> dict[str, int]:

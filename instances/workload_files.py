@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from allockit.checks import real_number
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
-from allockit.instances.workload import Workload, whole_number
+from allockit.instances.workload import Workload
 
 __all__ = ["read_workload", "read_workload_report"]
 
@@ -116,7 +116,7 @@ def read_workload_report(
 
     for name, value, top in (("nodes", nodes, MAX_NODES), ("cores", cores, MAX_CORES)):
         if value is not None:
-            whole_number(name, value, minimum=1, maximum=top)
+            integer(name, value, minimum=1, maximum=top)
     if node_memory_gib is not None:
         node_memory_gib = real_number(
             "node_memory_gib", node_memory_gib, above=0, at_most=_MAX_GIB,

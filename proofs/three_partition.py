@@ -126,7 +126,7 @@ def is_yes_instance(s: Sequence[int], bound: int) -> bool:
     >>> is_yes_instance([5.5, 4.5, 5, 5, 5, 5], 15)
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: s[0] must be an integer in [1, 4611686018427387904]; got 5.5
+    allockit.errors.InvalidInputError: s[0] must be an integer >= 1; got 5.5
     """
     items, bound, m = _check(s, bound)
     items = sorted(items)

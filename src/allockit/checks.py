@@ -132,7 +132,8 @@ def integer(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGE
     Raises
     ------
     InvalidInputError
-        ``NAME must be an integer in [MIN, MAX]; got VALUE``.
+        ``NAME must be an integer in [MIN, MAX]; got VALUE`` (``>= MIN`` when
+        ``maximum`` is the default).
 
     Examples
     --------
@@ -141,7 +142,7 @@ def integer(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGE
     >>> integer("kicks", 1.5, minimum=0)
     Traceback (most recent call last):
     ...
-    allockit.errors.InvalidInputError: kicks must be an integer in [0, 4611686018427387904]; got 1.5
+    allockit.errors.InvalidInputError: kicks must be an integer >= 0; got 1.5
     """
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()  # (a numpy 0-d array holds one number)
@@ -149,9 +150,8 @@ def integer(name: str, value: object, *, minimum: int, maximum: int = MAX_INTEGE
         isinstance(value, float | np.floating) and float(value).is_integer()
     )
     if isinstance(value, bool | np.bool_) or not whole or not minimum <= value <= maximum:
-        raise InvalidInputError(
-            f"{name} must be an integer in [{minimum}, {maximum}]; got {value!r}"
-        )
+        bound = f">= {minimum}" if maximum == MAX_INTEGER else f"in [{minimum}, {maximum}]"
+        raise InvalidInputError(f"{name} must be an integer {bound}; got {value!r}")
     return int(value)
 
 

@@ -337,7 +337,7 @@ def test_dynamic_day_slots_use_less_than_drfh():
 @pytest.mark.parametrize(("field", "value", "named"), [
     ("time", float("nan"), r"users\[1\] \('b'\)\.time must be a finite number"),
     ("time", float("inf"), r"users\[1\] \('b'\)\.time must be a finite number"),
-    ("tasks", 2.5, r"users\[1\] \('b'\)\.tasks must be an integer in \[0, "),
+    ("tasks", 2.5, r"users\[1\] \('b'\)\.tasks must be an integer >= 0; got"),
     ("tasks", -1, r"users\[1\] \('b'\)\.tasks must be an integer"),
     ("duration", float("nan"), r"users\[1\] \('b'\)\.duration must be a finite number > 0"),
     ("duration", 0.0, r"users\[1\] \('b'\)\.duration must be a finite number > 0"),
@@ -358,7 +358,7 @@ def test_dynamic_drfh_refuses_slots_that_are_no_count(slots):
     from allockit.simulation.drfh_dynamic import simulate_drfh
 
     users = [UserArrival("a", 0.0, (0.2, 0.1), 3, 10.0)]
-    with pytest.raises(InvalidInputError, match=r"slots must be an integer in \[1, "):
+    with pytest.raises(InvalidInputError, match=r"slots must be an integer >= 1; got"):
         simulate_drfh(google_servers(4, seed=1), ["cpu", "mem"], users, slots=slots)
 
 

@@ -19,8 +19,8 @@ SIX = [5, 5, 5, 5, 5, 5]
 @pytest.mark.parametrize(
     ("s", "bound", "message"),
     [
-        ([5.5, 4.5, 5, 5, 5, 5], 15, r"s\[0\] must be an integer in \[1, \d+\]; got 5.5"),
-        (SIX, 15.5, r"bound must be an integer in \[1, \d+\]; got 15.5"),
+        ([5.5, 4.5, 5, 5, 5, 5], 15, r"s\[0\] must be an integer >= 1; got 5.5"),
+        (SIX, 15.5, r"bound must be an integer >= 1; got 15.5"),
         ([True] * 3, 3, r"s\[0\] must be an integer .*; got True"),
         (np.array([True] * 3), 3, r"s\[0\] must be an integer .*; got np.True_"),
         (SIX, True, r"bound must be an integer .*; got True"),
@@ -62,7 +62,7 @@ def test_numpy_arrays_and_whole_floats_are_the_same_integers():
         (-1, 10, r"m must be .*; got -1"),
         (0, 10, r"m must be .*; got 0"),
         (None, 10, r"m must be .*; got None"),
-        (1, math.nan, r"bound must be an integer in \[1, \d+\]; got nan"),
+        (1, math.nan, r"bound must be an integer >= 1; got nan"),
         (1, 2.5, r"bound must be .*; got 2.5"),
         (1, -1, r"bound must be .*; got -1"),
         (1, None, r"bound must be .*; got None"),
