@@ -95,8 +95,8 @@ class Workload:
     (unknown) or > 0, ``think_time`` NaN or finite and >= 0, ids unique. The constructor accepts a
     ``preceding`` id that is not in the workload (an excerpt, e.g. ``select`` or one
     week of a trace: simulators submit that job at its open-arrival time);
-    ``from_jobs`` refuses one. Preceding jobs that form a cycle are not refused here:
-    a simulator honouring feedback refuses them.
+    ``from_jobs`` refuses one. Preceding jobs that form a cycle are refused (none of
+    them could ever be submitted).
 
     Examples
     --------
@@ -195,11 +195,38 @@ class Workload:
             "preceding must be -1 or the id of another job",
             self.preceding,
         )
+        self._refuse_feedback_cycles()
         bad(
             ~np.isnan(self.think_time) & (~np.isfinite(self.think_time) | (self.think_time < 0)),
             "think_time must be NaN (none) or finite and >= 0",
             self.think_time,
         )
+
+    def _refuse_feedback_cycles(self) -> None:
+        """Refuse preceding jobs that form a cycle (no job of it could ever be submitted).
+
+        Each job has at most one preceding job, so following ``preceding`` from any job
+        either leaves the workload (-1, or an id outside it) or enters a cycle. Pointer
+        doubling finds the jobs on a cycle in O(n log n) numpy steps.
+        """
+        if not (self.preceding >= 0).any():
+            return
+        order = np.argsort(self.ids, kind="stable")
+        at = np.searchsorted(self.ids, self.preceding, sorter=order)
+        at = np.minimum(at, self.ids.size - 1)
+        found = (self.preceding >= 0) & (self.ids[order[at]] == self.preceding)
+        ahead = np.where(found, order[at], -1)  # index of the preceding job, or -1
+        steps = 1
+        while steps < ahead.size:  # ahead[k]: the 2^i-th job before k (or -1)
+            ahead = np.where(ahead >= 0, ahead[ahead], -1)
+            steps *= 2
+        on_cycle = np.flatnonzero(ahead >= 0)  # still inside after n steps: a cycle
+        if on_cycle.size:
+            k = int(ahead[on_cycle[0]])  # n steps in: on the cycle itself
+            raise InvalidInputError(
+                f"preceding jobs form a cycle (job {int(self.ids[k])} is on it, preceded "
+                f"by job {int(self.preceding[k])}): none of its jobs could ever be submitted"
+            )
 
     # ------------------------------------------------------------------ derived data
     @property

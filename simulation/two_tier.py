@@ -195,7 +195,7 @@ class _Driver:
             self.timeline.extend((now, busy_fg, state.unfinished_processes))
             self.tiers.extend((now, busy_fg, state.busy_bg))
         left = [j for j in range(state.n) if state.tier[j] != DONE]
-        if left and all(state.tier[j] == FUTURE for j in left):
+        if left and all(state.tier[j] == FUTURE for j in left):  # (Workload refuses cycles)
             raise InvalidInputError(
                 f"{len(left)} jobs were never submitted: their preceding jobs form a cycle "
                 f"(first: job index {left[0]})"

@@ -318,3 +318,39 @@ def test_valid_inputs_the_first_checks_refused_are_taken_again():
     assert str(solve(vi, lambda inst, **kw: failed).status) == "error"
     with pytest.raises(InvalidInputError, match=r"tasks\[0\] must be an integer; got 1e\+300"):
         readonly_array([1e300], np.int64, "tasks")
+
+
+@pytest.mark.parametrize(("field", "value", "named"), [
+    ("seconds", float("nan"), "seconds must be"), ("seconds", "1", "seconds must be"),
+    ("underutilization", float("inf"), "underutilization must be"),
+    ("preemptions", 2.5, "preemptions must be"), ("migrations", -1, "migrations must be"),
+    ("migration_bytes", "0", "migration_bytes must be"),
+    ("algorithm", 5, "algorithm must be"),
+    ("end", [1.0], r"end must have one entry per job \(25\)"),
+    ("start", [float("nan")] * 25, r"start\[0\] must be a finite number"),
+    ("timeline", [0.0, 1.0], "timeline must have rows of 3"),
+])
+def test_a_simulation_result_refuses_fields_that_are_no_such_values(field, value, named):
+    # these were kept as they came (NaN seconds, "1" parsed, 2.5 preemptions truncated)
+    data = json.loads(json.dumps(simulate(WORKLOAD, "EASY").to_dict()))
+    assert SimulationResult.from_dict(data).to_dict() == data
+    with pytest.raises(InvalidInputError, match=f"result object is malformed: {named}"):
+        SimulationResult.from_dict({**data, field: value})
+
+
+@pytest.mark.parametrize(("field", "value", "named"), [
+    ("seconds", -1.0, "seconds must be"), ("messages", 2.5, "messages must be"),
+    ("bytes", "50", "bytes must be"), ("live_nodes", float("inf"), "live_nodes must be"),
+    ("seed", -3, "seed must be"),
+    ("message_counts", {"report": 1.5}, r"message_counts\['report'\] must be"),
+    ("events", [{"kind": "crash", "entity": 0, "time": 1.0, "repair_time": None,
+                 "recovery_time": None}], r"event_kind\[0\] must be 'failure' or 'restart'"),
+])
+def test_a_cluster_result_refuses_fields_that_are_no_such_values(field, value, named):
+    from allockit.simulation.cluster import ClusterSimConfig, simulate_cluster
+
+    result = simulate_cluster(ClusterSimConfig(n_nodes=4, duration=30.0, warmup=3.0), seed=1)
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert ClusterSimResult.from_dict(data).to_dict() == data
+    with pytest.raises(InvalidInputError, match=f"result object is malformed: {named}"):
+        ClusterSimResult.from_dict({**data, field: value})

@@ -83,12 +83,29 @@ def test_from_jobs_still_sorts_and_numbers_jobs_in_input_order():
     assert w.preceding.tolist() == [1, -1]
 
 
-def test_preceding_jobs_outside_an_excerpt_and_cycles_are_kept():
-    w = Workload.from_jobs(P, **_jobs(preceding=[2, 1]))  # a cycle: the simulators refuse it
-    assert w.preceding.tolist() == [2, 1]
+def test_preceding_jobs_outside_an_excerpt_are_kept():
+    w = Workload.from_jobs(P, **_jobs(preceding=[-1, 1]))
     part = w.select(np.array([False, True]))  # its preceding job is not in the excerpt
     assert part.preceding.tolist() == [1]
     assert Workload.from_dict(part.to_dict()) == part
+
+
+@pytest.mark.parametrize(("preceding", "on_cycle"), [
+    ([2, 1], (1, 2)),                    # two jobs waiting for each other
+    ([-1, 3, 4, 2, 1], (2, 3, 4)),       # a cycle of three, job 5 waiting on it
+    ([5, 1, 2, 3, 4], (1, 2, 3, 4, 5)),  # every job, in a ring
+])
+def test_preceding_jobs_that_form_a_cycle_are_refused(preceding, on_cycle):
+    # they used to be kept, and only a simulator honouring feedback refused them
+    n = len(preceding)
+    jobs = dict(submit=list(range(n)), runtime=[5] * n, tasks=[1] * n, cpu=[1] * n,
+                mem=[0.1] * n)
+    with pytest.raises(InvalidInputError, match=r"preceding jobs form a cycle") as err:
+        Workload.from_jobs(P, preceding=preceding, **jobs)
+    named = int(str(err.value).split("(job ")[1].split()[0])
+    assert named in on_cycle
+    chain = [-1, 1, 2, 3, 4][:n]  # the same jobs in a chain: taken
+    assert Workload.from_jobs(P, preceding=chain, **jobs).preceding.tolist() == chain
 
 
 def test_constructor_refuses_two_dimensional_fields():

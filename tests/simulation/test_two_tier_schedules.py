@@ -327,16 +327,10 @@ def test_feedback_submits_a_repeat_when_its_preceding_job_ends(fixed_draws, alg)
 
 
 def test_feedback_cycle_is_refused():
-    w = Workload.from_jobs(
-        Platform(nodes=1),
-        submit=[0, 1],
-        runtime=[10, 10],
-        tasks=[1, 1],
-        cpu=[1.0, 1.0],
-        mem=[0.1, 0.1],
-        preceding=[2, 1],
-    )
-    with pytest.raises(InvalidInputError, match="never submitted: their preceding jobs form"):
-        simulate_two_tier(w, "MEASY", feedback=True)
+    jobs = dict(submit=[0, 1], runtime=[10, 10], tasks=[1, 1], cpu=[1.0, 1.0],
+                mem=[0.1, 0.1])
+    with pytest.raises(InvalidInputError, match=r"preceding jobs form a cycle \(job 1 is on"):
+        Workload.from_jobs(Platform(nodes=1), preceding=[2, 1], **jobs)
+    w = Workload.from_jobs(Platform(nodes=1), preceding=[-1, 1], **jobs)
     with pytest.raises(InvalidInputError, match="feedback must be True or False; got 1"):
         simulate_two_tier(w, "MEASY", feedback=1)

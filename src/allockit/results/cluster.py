@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
 from allockit.results.base import Status, finite_or_none, readonly_array, readonly_mapping
 
@@ -96,15 +97,32 @@ class ClusterSimResult:
         for name in (*_ROLE_INTS, "event_entity"):
             object.__setattr__(self, name, readonly_array(getattr(self, name), np.int64, name))
         object.__setattr__(self, "event_kind", tuple(self.event_kind))
+        self._check_events()
         object.__setattr__(self, "config", readonly_mapping(self.config))
-        object.__setattr__(
-            self, "message_counts", readonly_mapping({k: int(v) for k, v in
-                                                      self.message_counts.items()})
-        )
+        counts = {k: integer(f"message_counts[{k!r}]", v, minimum=0)
+                  for k, v in dict(self.message_counts).items()}
+        object.__setattr__(self, "message_counts", readonly_mapping(counts))
         object.__setattr__(self, "extra", readonly_mapping(self.extra))
         for name in ("messages", "bytes", "live_nodes", "reachable_nodes", "n_events"):
-            object.__setattr__(self, name, int(getattr(self, name)))
-        object.__setattr__(self, "seconds", float(self.seconds))
+            object.__setattr__(self, name, integer(name, getattr(self, name), minimum=0))
+        object.__setattr__(self, "seconds", real_number("seconds", self.seconds, at_least=0))
+        if self.seed is not None:
+            object.__setattr__(self, "seed", integer("seed", self.seed, minimum=0))
+
+    def _check_events(self) -> None:
+        """One entry per disruption in every event field; kinds are failure or restart."""
+        n = len(self.event_kind)
+        for name in ("event_entity", *_EVENT_FLOATS):
+            size = getattr(self, name).size
+            if size != n:
+                raise InvalidInputError(
+                    f"{name} must have one entry per event ({n}); got {size}"
+                )
+        for k, kind in enumerate(self.event_kind):
+            if kind not in ("failure", "restart"):
+                raise InvalidInputError(
+                    f"event_kind[{k}] must be 'failure' or 'restart'; got {kind!r}"
+                )
 
     def summary(self) -> dict[str, Any]:
         """What ``allockit cluster-sim`` prints: per class target, mean and s.d. of the

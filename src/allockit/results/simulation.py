@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from allockit.checks import integer, real_number
 from allockit.constants import TAU
 from allockit.errors import InvalidInputError
 from allockit.results.base import Status, readonly_array, readonly_mapping
@@ -118,11 +119,42 @@ class SimulationResult:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
+        if not isinstance(self.algorithm, str):
+            raise InvalidInputError(f"algorithm must be a string; got {self.algorithm!r}")
         for name, dtype in _ARRAYS.items():
             object.__setattr__(self, name, readonly_array(getattr(self, name), dtype, name))
+        self._check_jobs()
         if self.timeline is not None:
+            if self.timeline.size % 3:
+                raise InvalidInputError(
+                    f"timeline must have rows of 3 (time, allocated, demand); got "
+                    f"{self.timeline.size} numbers"
+                )
             object.__setattr__(self, "timeline", self.timeline.reshape(-1, 3))
         object.__setattr__(self, "extra", readonly_mapping(self.extra))
+        # numbers, never parsed from strings; NaN is no measurement
+        for name in ("underutilization", "normalized_underutilization"):
+            object.__setattr__(self, name, real_number(name, getattr(self, name)))
+        for name in ("seconds", "preemption_bytes", "migration_bytes"):
+            object.__setattr__(self, name, real_number(name, getattr(self, name), at_least=0))
+        for name in ("preemptions", "migrations"):
+            object.__setattr__(self, name, integer(name, getattr(self, name), minimum=0))
+
+    def _check_jobs(self) -> None:
+        """The per-job arrays: one entry per job each, and finite times."""
+        n = self.ids.size
+        for name in ("ids", "submit", "start", "end", "runtime", "stretch",
+                     "job_preemptions", "job_migrations"):
+            values = getattr(self, name)
+            if values is None:
+                continue
+            if values.ndim != 1 or values.size != n:
+                raise InvalidInputError(
+                    f"{name} must have one entry per job ({n}); got shape {values.shape}"
+                )
+            if values.dtype.kind == "f" and not np.isfinite(values).all():
+                k = int(np.flatnonzero(~np.isfinite(values))[0])
+                raise InvalidInputError(f"{name}[{k}] must be a finite number; got {values[k]}")
 
     @classmethod
     def from_schedule(
@@ -335,13 +367,13 @@ class SimulationResult:
             kwargs = {name: data[name] for name in _ARRAYS}
             return cls(
                 algorithm=data["algorithm"],
-                underutilization=float(data["underutilization"]),
-                normalized_underutilization=float(data["normalized_underutilization"]),
-                preemptions=int(data["preemptions"]),
-                migrations=int(data["migrations"]),
-                seconds=float(data["seconds"]),
-                preemption_bytes=float(data["preemption_bytes"]),
-                migration_bytes=float(data["migration_bytes"]),
+                underutilization=data["underutilization"],
+                normalized_underutilization=data["normalized_underutilization"],
+                preemptions=data["preemptions"],
+                migrations=data["migrations"],
+                seconds=data["seconds"],
+                preemption_bytes=data["preemption_bytes"],
+                migration_bytes=data["migration_bytes"],
                 extra=dict(data.get("extra", {})),
                 status=data.get("status", "completed"),
                 **kwargs,
