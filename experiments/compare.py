@@ -23,6 +23,10 @@ __all__ = [
 
 #: Methods that give a bound rather than a placement; excluded from "best".
 BOUND_METHODS = ("lp",)
+
+#: Relative slack before a bound below another method's achieved yield is a contradiction
+#: (solvers' bounds hold within their feasibility tolerances, about 1e-9..1e-7).
+CONTRADICTION_TOL = 1e-6
 _STEM = re.compile(
     r"h(?P<hosts>\d+)-j(?P<jobs>\d+)-s(?P<slack>[0-9.]+)-cc(?P<cc>[0-9.]+)"
     r"-cm(?P<cm>[0-9.]+)"
@@ -130,6 +134,28 @@ def _outcome(row: dict[str, Any], solved: bool) -> str:
     return "no_solution"
 
 
+def _contradiction(outputs: dict[str, Any], outcome: str, best: float | None) -> str:
+    """Why a row's proof is contradicted by another method's placement ('' if it is not).
+
+    Every solved row's minimum yield is rescored from its placement, so it is achieved:
+    an infeasibility proof, or an upper bound below it, is false.
+    """
+    if best is None:
+        return ""
+    if outcome == "infeasible":
+        return (
+            f"contradicted: it claims the instance infeasible, but another method's "
+            f"placement reaches min yield {best:.6g}"
+        )
+    bound = outputs.get("bound")
+    if isinstance(bound, int | float) and bound < best - CONTRADICTION_TOL * max(1.0, best):
+        return (
+            f"contradicted: its bound {bound:.6g} is below the min yield {best:.6g} another "
+            "method's placement reaches"
+        )
+    return ""
+
+
 def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One flat row per (instance, method) with its % degradation from the best.
 
@@ -139,7 +165,11 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     the two coefficients of variation.
 
     A row counts as solved when its task succeeded and it reports a minimum yield with
-    status ``optimal``, ``feasible`` or ``time_limit``.
+    status ``optimal``, ``feasible`` or ``time_limit``. A row whose proof another
+    method's placement refutes (it claims the instance infeasible, or its bound is below
+    a minimum yield another method reached, beyond ``CONTRADICTION_TOL``) is an
+    ``error``, its ``error`` saying so: a user's method may claim anything, and a
+    comparison must not count a false proof.
 
     Parameters
     ----------
@@ -186,11 +216,13 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if solved and row["method"] not in BOUND_METHODS and b:
             degradation = 100.0 * (b - o["min_yield"]) / b
         seconds = (o.get("build_seconds") or 0.0) + (o.get("solve_seconds") or 0.0)
+        outcome = _outcome(row, solved)
+        contradiction = _contradiction(o, outcome, b)
         flat = {
             "instance": row["instance"],
             "method": row["method"],
             "status": o.get("status", row.get("status")),
-            "outcome": _outcome(row, solved),
+            "outcome": "error" if contradiction else outcome,
             "min_yield": o.get("min_yield") if solved else None,
             "avg_yield": o.get("avg_yield") if solved else None,
             "bound": o.get("bound"),
@@ -200,7 +232,7 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "degradation": degradation,
             "failed": not solved,
             "task_failed": not row["ok"],
-            "error": row.get("error") or o.get("message") or "",
+            "error": contradiction or row.get("error") or o.get("message") or "",
             "incumbent_source": o.get("incumbent_source", ""),
             "bound_source": o.get("bound_source", ""),
         }

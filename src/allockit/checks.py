@@ -36,6 +36,9 @@ _DIMENSIONS = {1: "one-dimensional", 2: "two-dimensional"}
 def real_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
     """``values`` as a float array of ``ndim`` dimensions, or an error naming ``name``.
 
+    Strings, booleans, complex numbers and None are refused, naming the entry (never
+    parsed or cast); NaN and infinities pass (the caller checks ranges).
+
     Parameters
     ----------
     name : str
@@ -63,15 +66,12 @@ def real_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:
     Traceback (most recent call last):
     ...
     allockit.errors.InvalidInputError: sizes must be one-dimensional; got shape (1, 1)
+    >>> real_array("sizes", [True, False])
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: sizes[0] must be a number; got True
     """
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
-    if arr.ndim != ndim:
-        shape = _DIMENSIONS.get(ndim, f"{ndim}-dimensional")
-        raise InvalidInputError(f"{name} must be {shape}; got shape {arr.shape}")
-    return arr
+    return _numbers(name, values, ndim)[1]
 
 
 def first_bad_entry(name: str, arr: np.ndarray, ok: np.ndarray, wanted: str) -> None:
@@ -314,13 +314,14 @@ def _numbers(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``values`` as given (an array) and as float64 (``checks.real_array``).
 
-    Strings are refused, never parsed; None too, unless ``none_ok`` (it becomes NaN).
+    Strings, booleans and complex numbers are refused, never parsed or cast; None too,
+    unless ``none_ok`` (it becomes NaN).
     """
     try:
         given = np.asarray(values)
     except (TypeError, ValueError) as error:
         raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
-    if given.dtype.kind in "OUSV" and given.size:
+    if given.dtype.kind not in "iuf" and given.size:
         if given.dtype.kind == "O":
             entries = given.reshape(-1).tolist()
         elif given.ndim == 1 and isinstance(values, list | tuple):
@@ -334,7 +335,14 @@ def _numbers(
                     raise InvalidInputError(f"{name} must be an array of numbers; got {shown!r}")
                 where = _entry(given.shape, k)
                 raise InvalidInputError(f"{name}{where} must be {noun}; got {shown!r}")
-    return given, real_array(name, given, ndim=ndim)
+    try:
+        arr = given if given.dtype == np.float64 else given.astype(np.float64)
+    except (TypeError, ValueError) as error:  # (None without none_ok is refused above)
+        raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
+    if arr.ndim != ndim:
+        shape = _DIMENSIONS.get(ndim, f"{ndim}-dimensional")
+        raise InvalidInputError(f"{name} must be {shape}; got shape {arr.shape}")
+    return given, arr
 
 
 def float_array(name: str, values: object, *, ndim: int = 1) -> np.ndarray:

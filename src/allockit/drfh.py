@@ -218,5 +218,6 @@ def _allocate_user(
         threads=threads,
         seed=seed,
         options=options,
+        name=resolved.name,
     )
     return result_from_output(instance, output, method=resolved.name, seconds=seconds)

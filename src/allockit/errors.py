@@ -4,6 +4,7 @@ __all__ = [
     "AllocKitError",
     "InfeasibleError",
     "InvalidInputError",
+    "MethodFailedError",
     "SolverFailedError",
     "SolverUnavailableError",
 ]
@@ -15,6 +16,14 @@ class AllocKitError(Exception):
 
 class InvalidInputError(AllocKitError, ValueError):
     """Input that breaks the documented format; the message names the field and value."""
+
+
+class MethodFailedError(AllocKitError, RuntimeError):
+    """A user's method (heuristic, mechanism, scheduler) raised an exception.
+
+    The message names the method and the exception; the exception itself is the
+    ``__cause__``. Errors of allockit's own raised inside the method pass unchanged.
+    """
 
 
 class SolverUnavailableError(AllocKitError, ImportError):

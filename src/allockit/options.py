@@ -36,7 +36,7 @@ import numpy as np
 from allockit.checks import is_finite_real
 from allockit.constants import MAX_SECONDS, THREADS_PER_CORE
 from allockit.constants import MAX_SEED as _MAX_SEED
-from allockit.errors import InvalidInputError
+from allockit.errors import AllocKitError, InvalidInputError, MethodFailedError
 
 __all__ = [
     "COMMON_OPTIONS",
@@ -352,6 +352,7 @@ def run_user_method(
     threads: int | None = None,
     seed: int | None = None,
     options: Mapping[str, Any] | None = None,
+    name: str | None = None,
 ) -> tuple[Any, float]:
     """Call a user's method with its options checked, and time the call.
 
@@ -372,6 +373,9 @@ def run_user_method(
         The common options (None: not given, not passed).
     options : Mapping[str, Any], optional
         The method's own options, passed as they are.
+    name : str, optional
+        The method's name in messages (the spec the user gave; default: the
+        function's qualified name).
 
     Returns
     -------
@@ -382,6 +386,10 @@ def run_user_method(
     ------
     InvalidInputError
         For a bad common option, or an option the declared ``method_spec`` refuses.
+    MethodFailedError
+        If the method raised an exception other than allockit's own: one line naming
+        the method, the exception and where it was raised (the exception is the
+        ``__cause__``).
 
     Examples
     --------
@@ -397,6 +405,13 @@ def run_user_method(
     ...
     allockit.errors.InvalidInputError: toy method 'twice' does not accept option 'j'; \
 accepted: k, seed, threads, time_limit
+    >>> def broken(instance, **options):
+    ...     return 1 / 0
+    >>> run_user_method("toy method", broken, [1], name="mine:broken")
+    Traceback (most recent call last):
+    ...
+    allockit.errors.MethodFailedError: toy method 'mine:broken' raised ZeroDivisionError: \
+division by zero (at ...)
     """
     import time
 
@@ -408,8 +423,31 @@ accepted: k, seed, threads, time_limit
     if isinstance(declared, MethodSpec):
         check_options(family, declared, {**own, **given})
     started = time.perf_counter()
-    output = function(instance, **given, **own)
+    try:
+        output = function(instance, **given, **own)
+    except AllocKitError:
+        raise  # (allockit's own errors are one clear line already)
+    except Exception as exc:
+        raise MethodFailedError(
+            f"{family} {name or _method_name(function)!r} raised {type(exc).__name__}: {exc}"
+            f"{_where(exc)}"
+        ) from exc
     return output, time.perf_counter() - started
+
+
+def _method_name(function: Callable[..., Any]) -> str:
+    """The method's name for a message: its qualified name."""
+    return str(getattr(function, "__qualname__", None) or type(function).__name__)
+
+
+def _where(exc: BaseException) -> str:
+    """`` (at FILE:LINE)``: where the exception was raised (its innermost frame)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
 
 
 def method_table(specs: Mapping[str, MethodSpec]) -> str:

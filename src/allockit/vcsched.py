@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from allockit.checks import real_number
 from allockit.clock import Deadline
+from allockit.constants import DEFAULT_REL_GAP
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
 from allockit.options import MethodSpec, Range, check_options, run_user_method
@@ -459,6 +461,7 @@ def _solve_user(
 
     The common options that are not None are passed on; a method that declares a
     ``method_spec`` (an ``allockit.options.MethodSpec``) has its options checked first.
+    A ``rel_gap`` option, if given, is also the gap within which its ``optimal`` stands.
     """
     from allockit.evaluation.user_methods import score_method_output
 
@@ -470,5 +473,12 @@ def _solve_user(
         threads=threads,
         seed=seed,
         options=options,
+        name=resolved.name,
     )
-    return score_method_output(instance, output, method=resolved.name, seconds=seconds)
+    rel_gap = (options or {}).get("rel_gap")
+    rel_gap = DEFAULT_REL_GAP if rel_gap is None else real_number(
+        "rel_gap", rel_gap, at_least=0, below=1
+    )
+    return score_method_output(
+        instance, output, method=resolved.name, seconds=seconds, rel_gap=rel_gap
+    )

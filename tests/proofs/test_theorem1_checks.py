@@ -109,7 +109,7 @@ def test_two_jobs_cannot_share_one_node_through_a_fractional_node():
         (np.array([0.0, 50.0]), np.array([[1.0, 0.0]]),
          r"alpha must have shape \(n_jobs, n_intervals\) = \(1, 1\); got \(1, 2\)"),
         (np.array([0.0, 50.0]), np.array([1.0]), r"alpha must be two-dimensional"),
-        (np.array([0.0, 50.0]), [["a"]], r"alpha must be an array of numbers"),
+        (np.array([0.0, 50.0]), [["a"]], r"alpha\[0, 0\] must be a number; got 'a'"),
         (np.array([0.0, 1e-300]), np.array([[1.0]]),
          r"alpha\[:, 0\] puts 50 node-seconds of work in interval 0 .* more than"),
     ],

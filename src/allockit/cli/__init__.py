@@ -28,7 +28,12 @@ from allockit.cli import (
     workloads,
 )
 from allockit.cli.common import EXIT_DEPENDENCY, EXIT_INVALID
-from allockit.errors import InvalidInputError, SolverFailedError, SolverUnavailableError
+from allockit.errors import (
+    InvalidInputError,
+    MethodFailedError,
+    SolverFailedError,
+    SolverUnavailableError,
+)
 from allockit.version import __version__
 
 __all__ = ["build_parser", "main"]
@@ -86,8 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every input is checked before any work runs: argparse reads each option's syntax,
     ``common.check_ranges`` their ranges, ``common.check_outputs`` that every output
     path and store can be written. Then the command runs. A usage error, an
-    ``InvalidInputError`` and an OS, SQLite, connection or memory error each print one
-    line on stderr and exit 2; a missing optional dependency exits 1; anything else is
+    ``InvalidInputError``, a user's method that raised (``MethodFailedError``) and an
+    OS, SQLite, connection or memory error each print one line on stderr and exit 2; a
+    missing optional dependency exits 1; anything else is
     a bug and keeps its traceback.
 
     Parameters
@@ -156,7 +162,7 @@ or directory: '/nonexistent.json'
         check_ranges(args)
         check_outputs(args)
         return int(args.func(args))
-    except InvalidInputError as exc:
+    except (InvalidInputError, MethodFailedError) as exc:
         _one_line(f"allockit: error: {exc}")
         return EXIT_INVALID
     except SolverUnavailableError as exc:

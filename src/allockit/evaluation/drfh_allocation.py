@@ -35,6 +35,11 @@ __all__ = ["check_result", "result_from_output", "result_from_tasks"]
 #: Relative tolerance of the capacity and cap checks.
 TOL = 1e-9
 
+#: The statuses a mechanism's own result may have with a nonzero allocation, and at all
+#: (``completed`` and ``failed_tasks`` are a sweep's, never an allocation's).
+_WITH_ALLOCATION = (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
+_STATUSES = (*_WITH_ALLOCATION, Status.INFEASIBLE, Status.NO_SOLUTION, Status.ERROR)
+
 
 def _check_fit(
     instance: DRFHInstance,
@@ -201,8 +206,11 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
     The users and resources must be the instance's, the allocation per class entry
     within each class's capacity, each user's tasks within its cap and no more than its
     bundle can run (``N_i(A_i) = sum_l min_r A_ilr / D_ir``), each user's
-    ``dominant_share`` in ``[0, max_r sum_l A_ilr / total_r]`` and each resource's
-    ``utilization`` in ``[0, sum_il A_ilr / total_r]`` (relative tolerance ``TOL``).
+    ``dominant_share`` in ``[N_i d_i, max_r sum_l A_ilr / total_r]`` (``d_i`` the
+    user's dominant share per task: no less than its tasks take), each resource's
+    ``utilization`` in ``[0, sum_il A_ilr / total_r]`` (relative tolerance ``TOL``),
+    and a status that fits the allocation (resources allocated: ``optimal``,
+    ``feasible`` or ``time_limit``).
 
     Parameters
     ----------
@@ -226,7 +234,10 @@ def check_result(instance: DRFHInstance, result: DRFHResult, *, method: str) -> 
         allocation not finite and >= 0, a class over capacity, a user over its cap
         or claiming more tasks than its resources run, a dominant share or a
         utilisation not finite and >= 0 or above what the allocation holds (the message
-        names the field, the user or resource index and the value).
+        names the field, the user or resource index and the value), a dominant share
+        below what its tasks take (``N_i d_i``), or a status that contradicts the allocation
+        (``error``, ``infeasible`` or ``no_solution`` with resources allocated; a
+        sweep's ``completed`` or ``failed_tasks``).
 
     Examples
     --------
@@ -253,10 +264,13 @@ is 5.0; it must be finite, >= 0 and at most 0.6, what the allocation holds
             f"{method}: the result's resources {list(result.resources)} are not the "
             f"instance's {list(instance.resources)}"
         )
+    if tuple(result.server_names) != tuple(instance.server_names):
+        raise InvalidInputError(
+            f"{method}: the result's server classes {list(result.server_names)} are not "
+            f"the instance's {list(instance.server_names)} (in that order)"
+        )
     n, k, m = instance.n_users, instance.n_classes, len(instance.resources)
-    if result.allocation.shape != (n, k, m) or tuple(result.server_names) != tuple(
-        instance.server_names
-    ):
+    if result.allocation.shape != (n, k, m):
         raise InvalidInputError(
             f"{method}: the result's allocation must be per server class, shape "
             f"({n}, {k}, {m}); got {result.allocation.shape}"
@@ -289,7 +303,34 @@ is 5.0; it must be finite, >= 0 and at most 0.6, what the allocation holds
             f"its resources run {runnable[i]:.6g}"
         )
     _check_reported(instance, result, used, method)
+    _check_consistent(instance, result, method)
     return replace(result, method=method)
+
+
+def _check_consistent(instance: DRFHInstance, result: DRFHResult, method: str) -> None:
+    """The status fits the allocation; no dominant share is below what its tasks take.
+
+    A user's tasks take ``N_i`` times its dominant share per task; its allocation may
+    hold more (a wasteful one), never less.
+    """
+    if result.status not in _STATUSES or (
+        result.allocation.any() and result.status not in _WITH_ALLOCATION
+    ):
+        allowed = _WITH_ALLOCATION if result.allocation.any() else _STATUSES
+        raise InvalidInputError(
+            f"{method}: a result with {'an' if result.allocation.any() else 'no'} "
+            f"allocation cannot have status {result.status}; allowed: "
+            f"{', '.join(map(str, allowed))}"
+        )
+    held = result.tasks * instance.dominant  # what its tasks alone take of the pool
+    short = ~(result.dominant_share >= held * (1 - TOL) - TOL)
+    if short.any():
+        i = int(np.flatnonzero(short)[0])
+        raise InvalidInputError(
+            f"{method}: the result's dominant_share[{i}] (user {instance.user_names[i]!r}) "
+            f"is {float(result.dominant_share[i]):.6g}, but its {float(result.tasks[i]):.6g} "
+            f"tasks alone take a dominant share of {float(held[i]):.6g}"
+        )
 
 
 def result_from_output(

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import real_array, real_number
 from allockit.errors import InvalidInputError
 from allockit.instances.reserves import NODE_TOL, ReservesInstance
 from allockit.results import ReservesResult, Status
@@ -70,13 +71,17 @@ def check_allocation(instance: ReservesInstance, allocation: Any, *, method: str
 be finite numbers >= 0
     """
     shape = (instance.n_nodes, instance.n_classes)
-    try:
-        values = np.array(allocation, dtype=float)
-    except (TypeError, ValueError):
+    if allocation is None or isinstance(allocation, str | bytes | dict):
         raise InvalidInputError(
             f"{method}: must return a ReservesResult or an allocation of shape {shape} "
             f"(nodes x classes, percent); got a {type(allocation).__name__}"
-        ) from None
+        )
+    try:  # numbers only: "50", True and 1+2j are no shares (never parsed or cast)
+        values = real_array(f"{method}: the allocation", allocation, ndim=2).copy()
+    except InvalidInputError as exc:
+        if "must be two-dimensional" not in str(exc):
+            raise
+        values = np.empty(0)
     if values.shape != shape:
         raise InvalidInputError(
             f"{method}: the allocation must have shape {shape} (nodes x classes); "
@@ -97,6 +102,46 @@ be finite numbers >= 0
             f"{method}: node {node} is allocated {totals[node]:.6g} % (> 100)"
         )
     return values
+
+
+#: The statuses a method's own result may have (it always carries an allocation).
+_STATUSES = (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
+
+
+def _checked_result(
+    instance: ReservesInstance, result: ReservesResult, method: str, seconds: float
+) -> ReservesResult:
+    """A method's own ``ReservesResult``: every reported number checked against its
+    allocation and the targets."""
+    values = check_allocation(instance, result.allocation, method=method)
+    if result.status not in _STATUSES:
+        raise InvalidInputError(
+            f"{method}: a result with an allocation cannot have status {result.status}; "
+            f"allowed: {', '.join(map(str, _STATUSES))}"
+        )
+    totals = values.mean(axis=0)
+    for name, expected in (("class_totals", totals),
+                           ("deviation", totals - instance.targets)):
+        given = getattr(result, name)
+        if given.shape != expected.shape or not np.allclose(
+            given, expected, rtol=1e-9, atol=1e-9
+        ):
+            raise InvalidInputError(
+                f"{method}: {name} {given.tolist()} do not match the allocation's "
+                f"{np.round(expected, 9).tolist()}"
+            )
+    for name in ("V", "qp_objective"):
+        real_number(f"{method}: the result's {name}", getattr(result, name), at_least=0,
+                    optional=True)
+    if result.balances is not None and (
+        result.balances.shape != (instance.n_classes,)
+        or not np.isfinite(result.balances).all()
+    ):
+        raise InvalidInputError(
+            f"{method}: the result's balances must be {instance.n_classes} finite numbers "
+            f"(one per class); got {result.balances.tolist()}"
+        )
+    return replace(result, method=method, seconds=max(result.seconds, float(seconds)))
 
 
 def result_from_output(
@@ -124,7 +169,10 @@ def result_from_output(
     ------
     InvalidInputError
         For an allocation that ``check_allocation`` refuses, or a result whose
-        ``class_totals`` do not match its allocation.
+        ``class_totals`` or ``deviation`` do not match its allocation and the targets,
+        whose ``V``, ``qp_objective`` or ``balances`` are negative, not finite or of
+        the wrong shape, or whose status contradicts its allocation (``error``,
+        ``infeasible`` or ``no_solution``; a sweep's ``completed``).
 
     Examples
     --------
@@ -135,14 +183,7 @@ def result_from_output(
     0.5
     """
     if isinstance(output, ReservesResult):
-        values = check_allocation(instance, output.allocation, method=method)
-        totals = values.mean(axis=0)
-        if not np.allclose(output.class_totals, totals, rtol=1e-9, atol=1e-9):
-            raise InvalidInputError(
-                f"{method}: class_totals {output.class_totals.tolist()} do not match the "
-                f"allocation's mean shares {totals.tolist()}"
-            )
-        return replace(output, method=method, seconds=max(output.seconds, float(seconds)))
+        return _checked_result(instance, output, method, seconds)
     values = check_allocation(instance, output, method=method)
     totals = values.mean(axis=0)
     return ReservesResult(

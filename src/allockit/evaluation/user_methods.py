@@ -7,8 +7,11 @@ A user method ``f(instance, **options)`` returns one of:
 - ``None``: it found no placement (status ``no_solution``: nothing is proved);
 - a ``VCResult``: its status, bound, timings and notes are kept after they are
   checked (a bound is a number not below what its own placement achieves; its jobs and
-  task counts are the instance's); every yield, the CPU split, the gap and the
-  migrations are recomputed from its placement, never taken from the result.
+  task counts are the instance's; a placement comes with status ``optimal``,
+  ``feasible`` or ``time_limit`` only, and ``optimal`` stands only within the relative
+  gap of the best proven bound, else it is reported ``feasible``); every yield, the
+  CPU split, the gap and the migrations are recomputed from its placement, never taken
+  from the result.
 
 A placement is scored exactly as allockit scores its own heuristics
 (``result_from_placement``: the memory check, the CPU split that maximises the minimum
@@ -37,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from allockit.checks import is_finite_real, real_number
+from allockit.constants import DEFAULT_REL_GAP
 from allockit.errors import InvalidInputError
 from allockit.evaluation.placement import (
     empty_result,
@@ -52,6 +56,10 @@ __all__ = ["placement_to_task_hosts", "score_method_output"]
 
 #: How far a user's VCResult may claim a better minimum yield than its placement gives.
 CLAIM_TOL = 1e-9
+
+#: The statuses a user's VCResult may have with a placement, and without one.
+_WITH_PLACEMENT = (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
+_WITHOUT_PLACEMENT = (Status.INFEASIBLE, Status.NO_SOLUTION, Status.ERROR, Status.TIME_LIMIT)
 
 
 def _host(method: str, instance: VCInstance, job: int, value: Any) -> int:
@@ -178,7 +186,9 @@ def _checked_hosts(instance: VCInstance, task_hosts: np.ndarray, method: str) ->
     return task_hosts
 
 
-def _checked_result(instance: VCInstance, result: VCResult, method: str) -> VCResult:
+def _checked_result(
+    instance: VCInstance, result: VCResult, method: str, rel_gap: float
+) -> VCResult:
     """A user's own VCResult: checked claims, and every number rescored from its placement."""
     if tuple(result.job_names) != tuple(instance.job_names):
         raise InvalidInputError(
@@ -197,7 +207,7 @@ def _checked_result(instance: VCInstance, result: VCResult, method: str) -> VCRe
         f"{method}: the VCResult's bound", result.bound, at_least=0, finite=False
     )
     if result.task_hosts is None:
-        if result.status in (Status.OPTIMAL, Status.FEASIBLE):
+        if result.status not in _WITHOUT_PLACEMENT:
             raise InvalidInputError(
                 f"{method}: a VCResult with status {result.status} must have a placement"
             )
@@ -208,6 +218,17 @@ def _checked_result(instance: VCInstance, result: VCResult, method: str) -> VCRe
                 f"{method}: a VCResult without a placement cannot report {', '.join(claimed)}"
             )
         return replace(result, method=method, gap=None)
+    if result.status not in _WITH_PLACEMENT:
+        raise InvalidInputError(
+            f"{method}: a VCResult with status {result.status} cannot carry a placement "
+            "(a valid placement contradicts it; statuses with a placement: "
+            f"{', '.join(map(str, _WITH_PLACEMENT))})"
+        )
+    if result.task_hosts.shape != instance.task_job.shape:
+        raise InvalidInputError(
+            f"{method}: the VCResult's task_hosts must hold one host per task "
+            f"({instance.task_job.size} tasks); got shape {result.task_hosts.shape}"
+        )
     task_hosts = placement_to_task_hosts(
         instance,
         [result.task_hosts[instance.task_job == j].tolist() for j in range(instance.n_jobs)],
@@ -242,7 +263,25 @@ def _checked_result(instance: VCInstance, result: VCResult, method: str) -> VCRe
         incumbent_source=result.incumbent_source or None,
         bound_source=result.bound_source,
     )
-    return replace(rescored, proof=result.proof)
+    rescored = replace(rescored, proof=result.proof)
+    if rescored.status is Status.OPTIMAL and not (
+        rescored.gap is not None and rescored.gap <= rel_gap
+    ):
+        gap = "no bound" if rescored.gap is None else f"a gap of {rescored.gap:.3g}"
+        rescored = replace(
+            rescored,
+            status=Status.FEASIBLE,
+            message=_joined(
+                rescored.message,
+                f"{method} claimed optimal, but its placement is at {gap} from the best "
+                f"proven bound (rel_gap {rel_gap:g}): reported feasible",
+            ),
+        )
+    return rescored
+
+
+def _joined(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
 
 
 def score_method_output(
@@ -251,6 +290,7 @@ def score_method_output(
     *,
     method: str,
     seconds: float,
+    rel_gap: float = DEFAULT_REL_GAP,
 ) -> VCResult:
     """A ``VCResult`` from whatever a user's VCSched method returned.
 
@@ -264,14 +304,19 @@ def score_method_output(
         The name the result records (the spec as the user gave it).
     seconds : float
         Wall time of the call, recorded as ``solve_seconds``.
+    rel_gap : float, default DEFAULT_REL_GAP
+        The relative gap within which a user's VCResult may say ``optimal``: one whose
+        placement is farther from the best proven bound (its own, the LP bound) is
+        reported ``feasible``, with a note in its message.
 
     Returns
     -------
     VCResult
         ``optimal`` (the placement meets a proven bound), ``feasible``, or
         ``no_solution`` for None; a user's VCResult keeps its status, bound, timings and
-        notes (``method`` set to ``method``), and its yields, CPU split, gap and
-        migrations are recomputed from its placement.
+        notes (``method`` set to ``method``; ``optimal`` only within ``rel_gap`` of
+        the best proven bound), and its yields, CPU split, gap and migrations are
+        recomputed from its placement.
 
     Raises
     ------
@@ -279,8 +324,9 @@ def score_method_output(
         For an invalid placement (see ``placement_to_task_hosts``), a VCResult whose
         placement is invalid, whose ``min_yield`` is NaN or better than its placement
         gives, whose bound is below it or not a number, whose jobs or task counts are not
-        the instance's, or that reports yields without a placement; or an output of
-        another type.
+        the instance's, that reports yields without a placement, that has a placement
+        with a status that contradicts it (``infeasible``, ``no_solution``, ``error``)
+        or a ``task_hosts`` without one host per task; or an output of another type.
 
     Examples
     --------
@@ -291,7 +337,7 @@ def score_method_output(
     ('optimal', 1.0, 1.0, 'user')
     """
     if isinstance(output, VCResult):
-        return _checked_result(instance, output, method)
+        return _checked_result(instance, output, method, rel_gap)
     if output is None:
         return empty_result(
             instance,

@@ -1,0 +1,171 @@
+"""What a user's method claims is checked against what it returns (found by a fuzz round).
+
+A method of a user may return anything: a status its own placement contradicts, a bound
+below what another method reached, numbers that are not its allocation's, or it may
+raise. None of it may become a false "optimal", "infeasible" or a raw traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from allockit.cli import main
+from allockit.comparison import compare
+from allockit.drfh import allocate
+from allockit.errors import InvalidInputError, MethodFailedError
+from allockit.instances.drfh import DRFHInstance
+from allockit.instances.reserves import ReservesInstance
+from allockit.instances.vcsched import VCInstance
+from allockit.reserves import allocate_reserves
+from allockit.results import VCResult
+from allockit.vcsched import solve
+
+VC = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+DRFH = DRFHInstance.from_dict({
+    "resources": ["cpu", "mem"],
+    "servers": [{"name": "a", "capacity": [1, 1]}, {"name": "b", "capacity": [2, 1]}],
+    "users": [{"demand": [0.2, 0.1], "tasks": 4}, {"demand": [0.1, 0.2], "tasks": 3}],
+})
+RES = ReservesInstance.from_dict({"targets": [60, 30, 10], "allocation": [[60, 30, 10]] * 2,
+                                  "usage": [[60, 30, 10]] * 2})
+
+
+def _claim(status, task_hosts=None, **more):
+    def method(instance, **options):
+        return VCResult(method="x", status=status, job_names=instance.job_names,
+                        tasks=instance.tasks, task_hosts=task_hosts, **more)
+    method.__qualname__ = f"claim_{status}_{more.get('bound')}"
+    return method
+
+
+# ------------------------------------------------------------------ VCSched
+def test_an_optimal_claim_the_bound_does_not_prove_is_reported_feasible():
+    r = solve(VC, _claim("optimal", [0, 0, 0]))  # 0.556; the LP bound is 1
+    assert str(r.status) == "feasible" and r.gap == pytest.approx(4 / 9)
+    assert "claimed optimal" in r.message
+    proved = solve(VC, _claim("optimal", [0, 0, 1], bound=5 / 6))  # its own bound proves it
+    assert str(proved.status) == "optimal" and proved.gap == pytest.approx(0.0, abs=1e-12)
+    near = solve(VC, _claim("optimal", [0, 0, 1], bound=0.84), rel_gap=0.01)
+    assert str(near.status) == "optimal"  # within the rel_gap it was given
+    assert str(solve(VC, _claim("optimal", [0, 0, 1], bound=0.84)).status) == "feasible"
+
+
+@pytest.mark.parametrize("status", ["infeasible", "no_solution", "error", "completed"])
+def test_a_placement_with_a_status_it_contradicts_is_refused(status):
+    with pytest.raises(InvalidInputError, match=f"status {status} cannot carry a placement"):
+        solve(VC, _claim(status, [0, 0, 1]))
+
+
+@pytest.mark.parametrize("hosts", [[0, 1], [[0, 1, 0]], [0, 1, 0, 1]])
+def test_task_hosts_without_one_host_per_task_are_named(hosts):
+    with pytest.raises(InvalidInputError, match=r"one host per task \(3 tasks\); got shape"):
+        solve(VC, _claim("feasible", np.array(hosts)))
+
+
+def test_compare_refuses_proofs_another_method_refutes():
+    c = compare({"vc": VC}, ["mcb8", _claim("infeasible"), _claim("no_solution", bound=0.5),
+                             _claim("no_solution", bound=0.9)])
+    by = {row["method"]: row for row in c.rows}
+    infeasible, low, fine = (by[m] for m in list(by)[1:])
+    assert infeasible["outcome"] == "error" and "claims the instance infeasible" in (
+        infeasible["error"])
+    assert low["outcome"] == "error" and "bound 0.5 is below the min yield 0.833333" in (
+        low["error"])
+    assert fine["outcome"] == "no_solution"  # 0.9 >= 0.8333: a bound nothing refutes
+    summary = {s.method: s for s in c.summary()}
+    assert summary[infeasible["method"]].infeasible == 0
+
+
+# ------------------------------------------------------------------ raising methods
+def _boom(instance, **options):
+    raise RuntimeError("boom")
+
+
+def _own_error(instance, **options):
+    raise InvalidInputError("my own check")
+
+
+@pytest.mark.parametrize("run", [lambda m: solve(VC, m), lambda m: allocate(DRFH, m),
+                                 lambda m: allocate_reserves(RES, m)])
+def test_a_method_that_raises_is_one_error_naming_it(run):
+    with pytest.raises(MethodFailedError, match=r"'[^']*_boom' raised RuntimeError: boom "
+                                                r"\(at .*test_user_method_claims.py:\d+\)"):
+        run(_boom)
+    with pytest.raises(InvalidInputError, match="^my own check$"):  # allockit's: unchanged
+        run(_own_error)
+
+
+def test_the_cli_exits_2_with_one_line_for_a_method_that_raises(tmp_path, capsys):
+    (tmp_path / "mine.py").write_text("def boom(instance, **o):\n    raise KeyError('k')\n")
+    (tmp_path / "vc.json").write_text(json.dumps(VC.to_dict()))
+    code = main(["solve", str(tmp_path / "vc.json"), "--method", f"{tmp_path}/mine.py:boom"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert f"VCSched method '{tmp_path}/mine.py:boom' raised KeyError: 'k' (at " in err
+
+
+# ------------------------------------------------------------------ DRFH
+def _drfh(**change):
+    base = allocate(DRFH, "progressive")
+    return lambda instance, **options: replace(base, **change)
+
+
+@pytest.mark.parametrize("status", ["error", "infeasible", "no_solution", "completed"])
+def test_a_drfh_allocation_with_a_status_it_contradicts_is_refused(status):
+    with pytest.raises(InvalidInputError, match=f"cannot have status {status}"):
+        allocate(DRFH, _drfh(status=status))
+    empty = allocate(DRFH, "progressive")
+    nothing = replace(empty, status="error", tasks=np.zeros(2), dominant_share=np.zeros(2),
+                      allocation=np.zeros_like(empty.allocation), utilization=np.zeros(2))
+    if status != "completed":  # a failure that allocated nothing stays what it says
+        assert str(allocate(DRFH, lambda i, **o: replace(nothing, status=status)).status) == (
+            status)
+
+
+def test_a_dominant_share_below_what_the_tasks_take_is_refused():
+    base = allocate(DRFH, "progressive")
+    with pytest.raises(InvalidInputError, match=r"dominant_share\[0\] .* tasks alone take"):
+        allocate(DRFH, _drfh(dominant_share=np.zeros(2)))
+    assert allocate(DRFH, _drfh()).tasks.tolist() == base.tasks.tolist()
+
+
+def test_server_classes_in_another_order_are_named():
+    base = allocate(DRFH, "progressive")
+    with pytest.raises(InvalidInputError, match=r"server classes \['b', 'a'\] are not"):
+        allocate(DRFH, _drfh(server_names=base.server_names[::-1]))
+
+
+# ------------------------------------------------------------------ reserves
+@pytest.mark.parametrize(("output", "named"), [
+    ([["50", "30", "10"]] * 2, r"allocation\[0, 0\] must be a number; got '50'"),
+    ([[True, False, True]] * 2, r"allocation\[0, 0\] must be a number; got True"),
+    (np.ones((2, 3), complex), r"allocation\[0, 0\] must be a number; got \(1\+0j\)"),
+])
+def test_reserves_shares_that_are_no_numbers_are_refused(output, named):
+    # "50" was parsed, True read as 1 %, and 1+2j lost its imaginary part
+    with pytest.raises(InvalidInputError, match=named):
+        allocate_reserves(RES, lambda instance, **options: output)
+
+
+def _reserves(**change):
+    base = allocate_reserves(RES, "cluster-reserves")
+    return lambda instance, **options: replace(base, **change)
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    ({"allocation": np.zeros((2, 3)), "class_totals": np.zeros(3), "deviation": np.zeros(3)},
+     r"deviation \[0.0, 0.0, 0.0\] do not match the allocation's \[-60.0, -30.0, -10.0\]"),
+    ({"deviation": np.zeros(7)}, "deviation"),
+    ({"status": "error"}, "cannot have status error"),
+    ({"V": -1.0}, "V must be"),
+    ({"qp_objective": -2.0}, "qp_objective must be"),
+    ({"balances": np.array([np.nan])}, "balances must be 3 finite numbers"),
+])
+def test_a_reserves_result_whose_numbers_are_not_its_allocations_is_refused(change, named):
+    with pytest.raises(InvalidInputError, match=named):
+        allocate_reserves(RES, _reserves(**change))
+    assert str(allocate_reserves(RES, _reserves()).status) == "optimal"
