@@ -95,7 +95,7 @@ def test_a_method_that_raises_is_one_error_naming_it(run):
     with pytest.raises(MethodFailedError, match=r"'[^']*_boom' raised RuntimeError: boom "
                                                 r"\(at .*test_user_method_claims.py:\d+\)"):
         run(_boom)
-    with pytest.raises(InvalidInputError, match="^my own check$"):  # allockit's: unchanged
+    with pytest.raises(InvalidInputError, match=r"^my own check$"):  # allockit's: unchanged
         run(_own_error)
 
 
