@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -216,10 +216,14 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
     Returns
     -------
     dict
-        ``{"experiment", "failed_tasks", "rows": {label: {"runs", "mean", "std",
-        "claim_held", "messages", "repair_time", "recovery_time", "seconds"}}}``: per
-        class mean share and s.d. averaged over the seeds; ``claim_held`` true when
-        every run is within 2 points of every target with an s.d. under 1.
+        ``{"experiment", "failed_tasks", "rows": {label: {"runs", "planned_runs",
+        "mean", "std", "claim_held", "messages", "repair_time", "recovery_time",
+        "seconds"}}}``: per class mean share and s.d. averaged over the seeds that
+        completed; ``claim_held`` True when every planned run completed within 2 points
+        of every target with an s.d. under 1, False when a run broke it, None
+        (undecided) when runs are missing (failed, or not completed) and none broke
+        it. A task that failed or whose run did not complete counts in
+        ``failed_tasks``, never as a run.
 
     Examples
     --------
@@ -238,12 +242,14 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
         task = wanted.get(row["key"])
         if task is None:
             continue
-        if not row["ok"]:
-            failed += 1
+        outputs = row.get("outputs") or {}
+        if not row["ok"] or outputs.get("status", "completed") != "completed":
+            failed += 1  # (a run that did not complete measured nothing)
             continue
-        runs[task.instance_id.split("/", 1)[1]].append(row["outputs"])
+        runs[task.instance_id.split("/", 1)[1]].append(outputs)
+    expected = Counter(t.instance_id.split("/", 1)[1] for t in tasks)
     table: dict[str, Any] = {"experiment": experiment, "failed_tasks": failed, "rows": {}}
-    for label in dict.fromkeys(t.instance_id.split("/", 1)[1] for t in tasks):
+    for label, wanted_runs in expected.items():
         outs = runs.get(label, [])
         if not outs:
             continue
@@ -253,16 +259,20 @@ def aggregate(experiment: str, rows: Iterable[dict[str, Any]], tasks: list[Task]
             finite = [v for v in values if v is not None and math.isfinite(v)]
             return statistics.fmean(finite) if finite else math.nan
 
-        held = all(
+        within = all(
             all(
                 m is not None and abs(m - t) <= CLAIM_PP and s is not None and s < CLAIM_SD
                 for m, s, t in zip(o["mean"], o["std"], o["targets"], strict=True)
             )
             for o in outs
         )
+        # held only when every seed ran and every run kept it; one run that broke it
+        # settles "no"; missing runs with none broken leave it undecided (None)
+        held = (True if len(outs) == wanted_runs else None) if within else False
         events = [e for o in outs for e in o.get("events", [])]
         table["rows"][label] = {
             "runs": len(outs),
+            "planned_runs": wanted_runs,
             "mean": [avg([o["mean"][j] for o in outs]) for j in range(classes)],
             "std": [avg([o["std"][j] for o in outs]) for j in range(classes)],
             "claim_held": held,
@@ -308,12 +318,25 @@ def to_markdown(table: dict[str, Any]) -> str:
     ]
     for label, r in table["rows"].items():
         shares = " / ".join(_f(m) for m in r["mean"])
+        held = {True: "yes", False: "no", None: "undecided"}[r["claim_held"]]
+        planned = r.get("planned_runs", r["runs"])
+        runs = str(r["runs"]) if r["runs"] == planned else f"{r['runs']} of {planned}"
         lines.append(
-            f"| {label} | {shares} | {_f(r['std'][-1])} | {'yes' if r['claim_held'] else 'no'} "
+            f"| {label} | {shares} | {_f(r['std'][-1])} | {held} "
             f"| {_f(r['messages'], 0)} | {_f(r['repair_time'])} | {_f(r['recovery_time'])} "
-            f"| {r['runs']} |"
+            f"| {runs} |"
         )
+    if table.get("failed_tasks"):
+        lines += ["", f"{table['failed_tasks']} runs failed or did not complete: their rows "
+                  "measured nothing, and a claim with runs missing is undecided."]
     paper = PAPER.get(table["experiment"])
     if paper:
-        lines += ["", f"The paper: {paper}; headline: {PAPER['claim']}."]
+        lines += ["", f"The paper: {_words(paper)}; headline: every class within "
+                  f"{PAPER['claim']['within_pp']:g} points of its target with an s.d. "
+                  f"under {PAPER['claim']['std_below']:g}."]
     return "\n".join(lines) + "\n"
+
+
+def _words(paper: dict[str, Any]) -> str:
+    """``{"class3_mean": 10.5}`` as ``class3 mean 10.5``."""
+    return ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in paper.items())
