@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from allockit.cli import main
 from allockit.comparison import Comparison, compare
+from allockit.drfh import allocate
 from allockit.errors import InvalidInputError
 from allockit.instances import sample_dir
+from allockit.instances.drfh import DRFHInstance
 from allockit.instances.reserves import ReservesInstance, random_reserves
 from allockit.instances.vcsched import VCInstance
 from allockit.plugins import load_spec, provide_sources, resolve
@@ -274,6 +276,8 @@ def plugins(tmp_path, monkeypatch):
             tasks = np.zeros((instance.n_users, instance.n_classes))
             tasks[:, 0] = 1.0
             return tasks
+
+        LIMIT = 3
         '''))
     info = tmp_path / "allockit_toolkit_plugin-2.0.dist-info"
     info.mkdir()
@@ -286,6 +290,8 @@ def plugins(tmp_path, monkeypatch):
         "reserves.even = allockit_toolkit_plugin:even\n"
         "drfh.one-each = allockit_toolkit_plugin:one_each\n"
         "drfh.gone = allockit_toolkit_plugin:missing\n"
+        "drfh.limit = allockit_toolkit_plugin:LIMIT\n"
+        "vcsched.mcb8 = allockit_toolkit_plugin:rr\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     yield
@@ -320,6 +326,12 @@ def test_registered_plugins_are_listed_and_used_everywhere(plugins, tmp_path, ca
     assert main(["fairness", "--method", "gone", "--properties", "pareto"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "'gone'" in err and "loading plug-in" in err
+    # a plug-in that is no callable, or that a built-in shadows, is named as such
+    assert by[("drfh", "limit")]["error"] == (
+        "plug-in 'allockit_toolkit_plugin:LIMIT' is not callable (a int)")
+    assert "named like the built-in 'mcb8'" in by[("vcsched", "mcb8")]["error"]
+    with pytest.raises(InvalidInputError, match=r"'limit': plug-in .* is not callable"):
+        allocate(DRFHInstance.from_dict(json.loads(files["drfh"].read_text())), "limit")
 
 
 # ---------------------------------------------------------------- shipping user files

@@ -465,6 +465,11 @@ registered plug-ins), MODULE:FUNCTION or PATH/TO/FILE.py:FUNCTION; got 'nope'
                     f"{option} {method!r}: loading plug-in {ep.value!r} failed: "
                     f"{_import_message(exc)}"
                 ) from None
+            if not callable(function):
+                raise InvalidInputError(
+                    f"{option} {method!r}: plug-in {ep.value!r} is not callable (a "
+                    f"{type(function).__name__})"
+                )
             dist = getattr(getattr(ep, "dist", None), "name", None) or ep.value
             return ResolvedMethod(method, function, f"entry point {dist!r}", False, method)
         if is_spec(method):

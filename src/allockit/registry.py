@@ -177,10 +177,19 @@ def _plugin_entry(family: str, key: str, ep: Any) -> dict[str, Any]:
         "origin": f"entry point {dist!r}" if dist else "entry point",
         "target": ep.value,
     }
+    if name in builtin_specs(family):
+        entry["error"] = (
+            f"plug-in {ep.value!r} is named like the built-in {name!r}, which takes "
+            "precedence: it can never be called by that name"
+        )
+        return entry
     try:
         function = ep.load()
     except (Exception, SystemExit) as exc:
         entry["error"] = f"loading plug-in {ep.value!r} failed: {type(exc).__name__}: {exc}"
+        return entry
+    if not callable(function):
+        entry["error"] = f"plug-in {ep.value!r} is not callable (a {type(function).__name__})"
         return entry
     spec = getattr(function, "method_spec", None)
     spec = spec if isinstance(spec, MethodSpec) else None
@@ -207,7 +216,8 @@ def method_list(family: str | None = None) -> list[dict[str, Any]]:
         ``name``, ``range``, ``default``, ``meaning``; a plug-in lists the options of
         its ``method_spec`` attribute when it declares one) and ``common`` (what the
         method does with ``time_limit``, ``threads`` and ``seed``). A plug-in that fails
-        to load is listed with its ``error``.
+        to load, is not callable, or is named like a built-in (which takes precedence)
+        is listed with its ``error``.
 
     Raises
     ------

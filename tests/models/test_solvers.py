@@ -131,6 +131,15 @@ def tiny_file(tmp_path):
     return path
 
 
+@pytest.mark.parametrize("name", ["mindtpy", "gdpopt", "multistart", "trustregion"])
+@pytest.mark.parametrize("method", ["milp", "lp"])
+def test_a_pyomo_meta_solver_is_refused_by_name(name, method):
+    # milp raised AttributeError ('warm_start_capable') from inside; lp reported "error"
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6, 0.6, 0.6], mem=[0.1, 0.1, 0.1])
+    with pytest.raises(InvalidInputError, match=f"solver '{name}' is a Pyomo .*drives other"):
+        solve(inst, method, solver=name)
+
+
 def test_cli_solver_option_rel_gap_and_errors(tiny_file):
     out = _cli("solve", str(tiny_file), "--method", "milp", "--solver", "scip")
     assert out.returncode == 0, out.stderr

@@ -234,8 +234,9 @@ def resolve_solver(name: str, *, check_installed: bool = True) -> PyomoSolver:
     Raises
     ------
     InvalidInputError
-        If ``name`` is not a non-empty string, or neither allockit nor Pyomo knows it
-        (the message lists the known names).
+        If ``name`` is not a non-empty string, neither allockit nor Pyomo knows it
+        (the message lists the known names), or Pyomo's plug-in of that name is a
+        meta-solver that drives other solvers (``mindtpy``, ``gdpopt``, ...).
     SolverUnavailableError
         If the solver is known but not installed (the message says what to install).
 
@@ -282,6 +283,12 @@ def _pyomo_only(name: str) -> PyomoSolver:
         plugin = pyo.SolverFactory(name)
     if plugin is None or isinstance(plugin, UnknownSolver):
         raise refusal
+    if not all(hasattr(plugin, a) for a in ("warm_start_capable", "available", "solve")):
+        raise InvalidInputError(  # mindtpy, gdpopt, multistart, trustregion, ...
+            f"solver {name!r} is a Pyomo {type(plugin).__name__}, which drives other "
+            "solvers (a meta-solver for nonlinear or disjunctive models), not an LP/MIP "
+            f"solver allockit can call; name one: {known} or another Pyomo LP/MIP solver"
+        )
     return PyomoSolver(
         name,
         name,
