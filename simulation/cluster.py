@@ -113,6 +113,11 @@ def message_bytes(n_classes: int) -> int:
     int
         ``9 + 8 S`` bytes.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``n_classes`` is not an integer >= 1.
+
     Examples
     --------
     >>> message_bytes(3)
@@ -122,7 +127,7 @@ def message_bytes(n_classes: int) -> int:
     ----------
     .. [1] N. Li and J. Parker, Cluster Resource Management: A Scalable Approach, Sec. 4.
     """
-    return 9 + 8 * int(n_classes)
+    return 9 + 8 * integer("n_classes", n_classes, minimum=1)
 
 
 #: Most ticks, samples or periods one run may take (``duration`` over each period).
@@ -348,6 +353,17 @@ class ClusterSimConfig:
             raise InvalidInputError(
                 f"ClusterSimConfig.warmup must be below duration ({self.duration}); got "
                 f"{self.warmup}"
+            )
+        if self.sample_period > self.duration - self.warmup:
+            raise InvalidInputError(
+                f"ClusterSimConfig.sample_period must be at most duration - warmup "
+                f"({self.duration - self.warmup:g} s: no sample would be measured after "
+                f"the warm-up); got {self.sample_period!r}"
+            )
+        if self.tick > self.duration:
+            raise InvalidInputError(
+                f"ClusterSimConfig.tick must be at most duration ({self.duration:g} s); got "
+                f"{self.tick!r}"
             )
         set_(self, "hold", _int(self.hold, "hold", 1))
         if not isinstance(self.skew, bool):

@@ -347,3 +347,23 @@ def test_repair_refuses_a_role_the_hierarchy_does_not_have(role):
     h = Hierarchy.build(100, (10,))  # 11 roles
     with pytest.raises(InvalidInputError, match=r"role must be an integer in \[0, 10\]"):
         h.repair(role)  # -1 used to repair the last role
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    ({"sample_period": 1e18}, r"sample_period must be at most duration - warmup \(5 s"),
+    ({"sample_period": 5.5}, r"sample_period must be at most duration - warmup"),
+    ({"tick": 1e18}, r"tick must be at most duration \(6 s\)"),
+])
+def test_a_config_that_could_measure_nothing_is_refused(change, named):
+    # sample_period 1e18 gave NaN shares; tick 1e18 a raw "lam value too large"
+    base = {"duration": 6.0, "warmup": 1.0}
+    with pytest.raises(InvalidInputError, match=named):
+        ClusterSimConfig(4, **base, **change)
+    assert ClusterSimConfig(4, **base, sample_period=5.0).sample_period == 5.0
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.5, "3", True])
+def test_message_bytes_takes_a_count_of_classes(value):
+    with pytest.raises(InvalidInputError, match="n_classes must be an integer >= 1"):
+        message_bytes(value)  # -1 gave 1 and 2.5 gave 25
+    assert message_bytes(np.int64(3)) == 33
