@@ -6,13 +6,59 @@ Wang, Li, Liang (2014), Sec. VI. Both run the dynamic simulator
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from allockit.checks import integer, real_number
+from allockit.errors import InvalidInputError
 from allockit.instances.drfh import UserArrival
 from allockit.results import DynamicTrace
 from allockit.simulation.drfh_dynamic import simulate_drfh
 
-__all__ = ["fig4_scenario", "fig5_comparison"]
+__all__ = ["check_scenario", "fig4_scenario", "fig5_comparison"]
+
+#: Most servers or users a synthetic scenario draws (the Google mix has 12,583 servers).
+MAX_DRAWN = 10**7
+
+
+def check_scenario(**arguments: Any) -> None:
+    """Check the arguments the DRFH scenarios share, by name, before any work.
+
+    ``servers`` and ``users`` are integers in [1, ``MAX_DRAWN``] (``servers`` may be
+    None: the whole Google mix), ``slots`` and ``per_largest`` integers >= 1, ``seed``
+    and ``server_seed`` integers in [0, 2**63 - 1], ``hours`` a finite number > 0,
+    ``best`` a bool; other names are not checked here.
+
+    Parameters
+    ----------
+    **arguments
+        The arguments as given.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the first argument that breaks its rule, and its value.
+
+    Examples
+    --------
+    >>> check_scenario(servers=10, users=5, hours=1.0, seed=0)
+    >>> check_scenario(users=2.5)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: users must be an integer in [1, 10000000]; got 2.5
+    """
+    for name, value in arguments.items():
+        if name in ("servers", "users") and not (name == "servers" and value is None):
+            integer(name, value, minimum=1, maximum=MAX_DRAWN)
+        elif name in ("slots", "per_largest"):
+            integer(name, value, minimum=1)
+        elif name in ("seed", "server_seed"):
+            integer(name, value, minimum=0, maximum=2**63 - 1)
+        elif name == "hours":
+            real_number(name, value, above=0)
+        elif name == "best" and not isinstance(value, bool | np.bool_):
+            raise InvalidInputError(f"best must be True or False; got {value!r}")
 
 
 def fig4_scenario(*, seed: int = 0, servers: int = 100, best: bool = True) -> DynamicTrace:
@@ -38,6 +84,11 @@ def fig4_scenario(*, seed: int = 0, servers: int = 100, best: bool = True) -> Dy
         Each user's global dominant share and the CPU/memory utilisation after every
         event (times in seconds), and when each user's last task finished.
 
+    Raises
+    ------
+    InvalidInputError
+        For an argument ``check_scenario`` refuses.
+
     Examples
     --------
     A small pool (10 servers) keeps the run to milliseconds:
@@ -55,7 +106,8 @@ def fig4_scenario(*, seed: int = 0, servers: int = 100, best: bool = True) -> Dy
     """
     from allockit.instances.drfh import google_servers
 
-    pool = google_servers(servers, seed=seed)
+    check_scenario(seed=seed, servers=servers, best=best)
+    pool = google_servers(int(servers), seed=int(seed))
     users = [
         UserArrival("user1", 0.0, (0.2, 0.3), 600, 100.0),
         UserArrival("user2", 200.0, (0.5, 0.1), 1200, 100.0),
@@ -95,6 +147,11 @@ def fig5_comparison(
         ``"best-fit"``, ``"first-fit"`` and ``"slots-<slots>"``; compare them with
         ``allockit.simulation.drfh_dynamic.mean_utilization``.
 
+    Raises
+    ------
+    InvalidInputError
+        For an argument ``check_scenario`` refuses.
+
     Examples
     --------
     >>> from allockit.simulation.drfh_dynamic import mean_utilization
@@ -110,7 +167,9 @@ def fig5_comparison(
     from allockit.instances.drfh import google_servers, random_users
     from allockit.rng import as_generator
 
-    rng = as_generator(seed)
+    check_scenario(servers=servers, users=users, hours=hours, seed=seed, slots=slots)
+    servers, users, hours, slots = int(servers), int(users), float(hours), int(slots)
+    rng = as_generator(int(seed))
     pool = google_servers(servers, seed=rng)
     people = random_users(users, seed=rng, max_share=0.2, tasks=(10, 2000))
     arrivals = np.sort(rng.uniform(0, hours * 3600, users))

@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
+from allockit.experiments.drfh import check_scenario
 
 __all__ = ["PAPER_TABLE2", "heavy_day", "slot_coverage", "table2_snapshot"]
 
@@ -56,7 +58,8 @@ def slot_coverage(servers: Sequence[dict[str, Any]], per_largest: int) -> tuple[
     Raises
     ------
     InvalidInputError
-        If ``per_largest < 1``.
+        If ``per_largest`` is not an integer >= 1 (a fraction made fractional slots),
+        or ``servers`` is empty.
 
     Examples
     --------
@@ -64,8 +67,9 @@ def slot_coverage(servers: Sequence[dict[str, Any]], per_largest: int) -> tuple[
     >>> [round(x, 3) for x in slot_coverage(servers, 14)]
     [0.81, 0.971]
     """
-    if isinstance(per_largest, bool) or int(per_largest) < 1:
-        raise InvalidInputError(f"per_largest must be >= 1; got {per_largest!r}")
+    check_scenario(per_largest=per_largest)
+    if not servers:
+        raise InvalidInputError("servers must list at least one server class; got none")
     cap = np.array([s["capacity"] for s in servers], dtype=float)
     count = np.array([s.get("count", 1) for s in servers], dtype=float)
     size = cap.max(axis=0) / per_largest
@@ -110,8 +114,9 @@ def table2_snapshot(
 
     Parameters
     ----------
-    servers : int, default 2000
-        Servers drawn from the Google mix.
+    servers : int or None, default 2000
+        Servers drawn from the Google mix (None: the whole mix, 12,583 servers; about
+        20 s).
     users : int, default 200
         Synthetic users (``instances.drfh.random_users``).
     server_seed, seed : int, defaults 3 and 5
@@ -134,7 +139,8 @@ def table2_snapshot(
     Raises
     ------
     InvalidInputError
-        For ``mem_scale <= 0`` or invalid user or server parameters.
+        For ``mem_scale <= 0``, a slot count that is not an integer >= 1, or invalid
+        user or server parameters (``experiments.drfh.check_scenario``).
 
     Examples
     --------
@@ -147,10 +153,13 @@ def table2_snapshot(
     from allockit.heuristics.drfh_tasks import best_fit, first_fit, slots
     from allockit.instances.drfh import DRFHInstance, google_servers
 
-    pool = google_servers(servers, seed=server_seed)
+    check_scenario(servers=servers, users=users, server_seed=server_seed, seed=seed)
+    for k, count in enumerate(slot_counts):
+        integer(f"slot_counts[{k}]", count, minimum=1)
+    pool = google_servers(servers if servers is None else int(servers), seed=int(server_seed))
     people = _users(
-        users,
-        np.random.default_rng(seed),
+        int(users),
+        np.random.default_rng(int(seed)),
         min_share=min_share,
         max_share=max_share,
         mem_scale=mem_scale,
@@ -235,8 +244,8 @@ def heavy_day(
     Raises
     ------
     InvalidInputError
-        For an empty or reversed window, ``points < 2``, ``mem_scale <= 0`` or
-        invalid user or server parameters.
+        For an empty or reversed window, ``points`` not an integer >= 2, ``mem_scale
+        <= 0`` or invalid user or server parameters (``experiments.drfh.check_scenario``).
 
     Examples
     --------
@@ -247,12 +256,15 @@ def heavy_day(
     from allockit.instances.drfh import UserArrival, google_servers
     from allockit.simulation.drfh_dynamic import mean_utilization, simulate_drfh
 
-    a, b = window
-    if not 0.0 <= a < b:
+    check_scenario(servers=servers, users=users, hours=hours, seed=seed, slots=slots)
+    servers, users, hours, slots = int(servers), int(users), float(hours), int(slots)
+    if isinstance(window, str) or not isinstance(window, Sequence) or len(window) != 2:
+        raise InvalidInputError(f"window must be a pair (start, end); got {window!r}")
+    a, b = (real_number("window", v, at_least=0) for v in window)
+    if not a < b:
         raise InvalidInputError(f"window must satisfy 0 <= start < end; got {window!r}")
-    if points < 2:
-        raise InvalidInputError(f"points must be >= 2; got {points}")
-    rng = np.random.default_rng(seed)
+    points = integer("points", points, minimum=2, maximum=10**7)
+    rng = np.random.default_rng(int(seed))
     pool = google_servers(servers, seed=rng)
     people = _users(
         users, rng, min_share=min_share, max_share=max_share, mem_scale=mem_scale, tasks=tasks

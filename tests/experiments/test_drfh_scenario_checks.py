@@ -1,0 +1,44 @@
+"""The DRFH scenario functions refuse bad arguments by name, before any work (fuzz round 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from allockit.errors import InvalidInputError
+from allockit.experiments.drfh import fig4_scenario, fig5_comparison
+from allockit.experiments.drfh_table2 import heavy_day, slot_coverage, table2_snapshot
+from allockit.instances.drfh import google_servers
+
+SMALL = {"servers": 5, "users": 3, "hours": 0.1}
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    # a fraction of slots per server computed fractional slots; the others were raw errors
+    (lambda: slot_coverage(google_servers(5, seed=0), 2.5), "per_largest must be an integer"),
+    (lambda: slot_coverage([], 3), "servers must list at least one server class"),
+    (lambda: heavy_day(**SMALL | {"hours": 0}), "hours must be a finite number > 0"),
+    (lambda: heavy_day(**SMALL | {"hours": -1}), "hours must be"),
+    (lambda: heavy_day(**SMALL, seed=2.5), "seed must be an integer"),
+    (lambda: heavy_day(**SMALL, window=3), r"window must be a pair \(start, end\)"),
+    (lambda: heavy_day(**SMALL, window=(0.5, float("nan"))), "window must be"),
+    (lambda: heavy_day(**SMALL, points=2.5), "points must be an integer"),
+    (lambda: fig5_comparison(**SMALL, slots=None), "slots must be an integer >= 1; got None"),
+    (lambda: fig4_scenario(best=10**30), "best must be True or False"),
+    (lambda: fig4_scenario(servers=10**30), r"servers must be an integer in \[1, 10000000\]"),
+    (lambda: table2_snapshot(seed=-1), "seed must be an integer"),
+    (lambda: table2_snapshot(servers=5, users=3, slot_counts=(2.5,)),
+     r"slot_counts\[0\] must be an integer >= 1"),
+])
+def test_bad_arguments_are_named(call, named):
+    with pytest.raises(InvalidInputError, match=named):
+        call()
+
+
+def test_numpy_numbers_work_like_python_ones():
+    a = heavy_day(servers=np.int64(5), users=np.int64(3), hours=np.float64(0.1), points=5,
+                  seed=np.int64(1))
+    b = heavy_day(servers=5, users=3, hours=0.1, points=5, seed=1)
+    assert a["offered_load"] == b["offered_load"]
+    assert fig4_scenario(servers=np.int64(10), seed=np.int64(0)).departures == (
+        fig4_scenario(servers=10).departures)
