@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from allockit.checks import integer
 from allockit.errors import InvalidInputError
 
 __all__ = [
@@ -223,7 +224,7 @@ def trace_sets(
     sets = TraceSets.quick(hpc2n) if quick else TraceSets(hpc2n=hpc2n)
     changes: dict[str, Any] = {}
     if seeds is not None:
-        changes["seeds"] = tuple(range(seeds))
+        changes["seeds"] = tuple(range(integer("seeds", seeds, minimum=1, maximum=10**6)))
     if loads is not None:
         changes["loads"] = loads
     if weeks is not None:

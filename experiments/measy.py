@@ -44,6 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
 from allockit.tasks import Task, register_task_kind
 
@@ -159,7 +162,12 @@ class MeasySets:
                     f"MeasySets.models must be fwload, jwload or lublin; got {model!r}"
                 )
         for name in ("loads", "costs"):
-            values = tuple(float(x) for x in getattr(self, name))
+            given = getattr(self, name)
+            if isinstance(given, str) or not isinstance(given, Sequence | np.ndarray):
+                raise InvalidInputError(
+                    f"MeasySets.{name} must be a sequence of numbers; got {given!r}"
+                )
+            values = tuple(real_number(f"MeasySets.{name}", x, finite=False) for x in given)
             low = 0.0 if name == "costs" else 1e-12
             if not values or any(not (math.isfinite(x) and x >= low) for x in values):
                 what = ">= 0" if name == "costs" else "> 0"
@@ -167,11 +175,13 @@ class MeasySets:
                     f"MeasySets.{name} must be finite and {what}; got {values}"
                 )
             object.__setattr__(self, name, values)
-        if isinstance(self.processors, bool) or self.processors < 1:
-            raise InvalidInputError(f"MeasySets.processors must be >= 1; got {self.processors}")
-        bad = {k: v for k, v in self.jobs.items() if isinstance(v, bool) or int(v) < 1}
-        if bad:
-            raise InvalidInputError(f"MeasySets.jobs must be >= 1; got {bad}")
+        object.__setattr__(self, "processors",
+                           integer("MeasySets.processors", self.processors, minimum=1))
+        object.__setattr__(self, "jobs", {
+            k: integer(f"MeasySets.jobs[{k!r}]", v, minimum=1) for k, v in self.jobs.items()
+        })
+        object.__setattr__(self, "seed",
+                           integer("MeasySets.seed", self.seed, minimum=0, maximum=2**63 - 1))
         if self.reasy_extra not in ("idle", "line17"):
             raise InvalidInputError(
                 f"MeasySets.reasy_extra must be idle or line17; got {self.reasy_extra!r}"

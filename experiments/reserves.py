@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from allockit.checks import integer
 from allockit.errors import InvalidInputError
 from allockit.tasks import Task, register_task_kind
 
@@ -177,8 +178,7 @@ def experiment_tasks(
     >>> [t.instance_id for t in experiment_tasks("fig3", seeds=1)]
     ['fig3/static', 'fig3/ideal allocation']
     """
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise InvalidInputError(f"seeds must be an integer >= 1; got {seeds!r}")
+    seeds = integer("seeds", seeds, minimum=1, maximum=10**6)  # (10**30 ran unbounded)
     tasks = []
     for label, name, overrides in _cases(experiment, quick):
         overrides = dict(overrides)

@@ -130,6 +130,9 @@ def message_bytes(n_classes: int) -> int:
     return 9 + 8 * integer("n_classes", n_classes, minimum=1)
 
 
+#: Most nodes a cluster simulation takes (its per-node state is held in memory).
+MAX_NODES = 10**7
+
 #: Most ticks, samples or periods one run may take (``duration`` over each period).
 MAX_STEPS = 10_000_000
 
@@ -273,6 +276,10 @@ class ClusterSimConfig:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         n = _int(self.n_nodes, "n_nodes", 1)
+        if n > MAX_NODES:
+            raise InvalidInputError(
+                f"ClusterSimConfig.n_nodes must be at most {MAX_NODES:,}; got {n}"
+            )
         targets = tuple(
             real_number(f"ClusterSimConfig.targets[{k}]", t)
             for k, t in enumerate(_tuple(self.targets, "targets"))

@@ -123,8 +123,20 @@ class Hierarchy:
     @classmethod
     def build(cls, n_nodes: int, fanout: Sequence[int] = ()) -> Hierarchy:
         """Build the tree (see the class docstring)."""
-        if isinstance(n_nodes, bool) or not isinstance(n_nodes, int | np.integer) or n_nodes < 1:
-            raise InvalidInputError(f"n_nodes must be an integer >= 1; got {n_nodes!r}")
+        if (
+            isinstance(n_nodes, bool)
+            or not isinstance(n_nodes, int | np.integer)
+            or not 1 <= n_nodes <= 10**7
+        ):
+            raise InvalidInputError(
+                f"n_nodes must be an integer in [1, 10000000]; got {n_nodes!r}"
+            )
+        if isinstance(fanout, int | np.integer) and not isinstance(fanout, bool):
+            fanout = (fanout,)  # (one level's fanout given as a number)
+        if isinstance(fanout, str) or not isinstance(fanout, Sequence | np.ndarray):
+            raise InvalidInputError(
+                f"fanout must be a sequence of integers >= 2; got {fanout!r}"
+            )
         fanout = tuple(fanout)
         for f in fanout:
             if isinstance(f, bool) or not isinstance(f, int | np.integer) or f < 2:

@@ -1,4 +1,4 @@
-"""The DRFH scenario functions refuse bad arguments by name, before any work (fuzz round 6)."""
+"""Experiment functions refuse bad arguments by name, before any work (fuzz round 6)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,14 @@ import numpy as np
 import pytest
 
 from allockit.errors import InvalidInputError
+from allockit.experiments.dfrs_traces import trace_sets
 from allockit.experiments.drfh import fig4_scenario, fig5_comparison
 from allockit.experiments.drfh_table2 import heavy_day, slot_coverage, table2_snapshot
+from allockit.experiments.measy import MeasySets
+from allockit.experiments.reserves import experiment_tasks
 from allockit.instances.drfh import google_servers
+from allockit.simulation.cluster import ClusterSimConfig
+from allockit.simulation.hierarchy import Hierarchy
 
 SMALL = {"servers": 5, "users": 3, "hours": 0.1}
 
@@ -42,3 +47,26 @@ def test_numpy_numbers_work_like_python_ones():
     assert a["offered_load"] == b["offered_load"]
     assert fig4_scenario(servers=np.int64(10), seed=np.int64(0)).departures == (
         fig4_scenario(servers=10).departures)
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda: MeasySets(loads=0.5), "MeasySets.loads must be a sequence of numbers"),
+    (lambda: MeasySets(loads=("0.5",)), "MeasySets.loads must be a number; got '0.5'"),
+    (lambda: MeasySets(processors=2.5), "MeasySets.processors must be an integer"),
+    (lambda: MeasySets(jobs={"fwload": 2.5}), r"MeasySets.jobs\['fwload'\] must be"),
+    (lambda: MeasySets(seed=-1), "MeasySets.seed must be an integer"),
+    (lambda: trace_sets(seeds=2.5), r"seeds must be an integer in \[1, 1000000\]"),
+    (lambda: experiment_tasks("fig3", seeds=10**30), "seeds must be an integer"),  # (ran on)
+    (lambda: Hierarchy.build(10**30), r"n_nodes must be an integer in \[1, 10000000\]"),
+    (lambda: Hierarchy.build(10, "3"), "fanout must be a sequence of integers"),
+    (lambda: ClusterSimConfig(n_nodes=10**30), "n_nodes must be at most 10,000,000"),
+])
+def test_other_experiment_arguments_are_named(call, named):
+    with pytest.raises(InvalidInputError, match=named):
+        call()
+
+
+def test_numpy_seeds_and_a_fanout_number_are_taken():
+    # a numpy seed made the task's JSON fail; a fanout of one level as a number raised
+    assert MeasySets(seed=np.int64(1)).seed == 1 and type(MeasySets(seed=np.int64(1)).seed) is int
+    assert Hierarchy.build(10, np.int64(3)).level == Hierarchy.build(10, (3,)).level
