@@ -205,11 +205,20 @@ def grid(params: Mapping[str, Any]) -> list[dict[str, Any]]:
     list of dict
         One dict per combination (one empty dict for no params).
 
+    Raises
+    ------
+    InvalidInputError
+        If ``params`` is not a mapping.
+
     Examples
     --------
     >>> grid({"b": [1, 2], "a": 0})
     [{'a': 0, 'b': 1}, {'a': 0, 'b': 2}]
     """
+    if not isinstance(params, Mapping):
+        raise InvalidInputError(
+            f"params must map option names to a value or a list of values; got {params!r}"
+        )
     names = sorted(params)
     values = [params[n] if isinstance(params[n], list) else [params[n]] for n in names]
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*values)]

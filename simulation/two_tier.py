@@ -88,6 +88,11 @@ def _validate(
     background: bool,
     draws: str,
 ) -> str:
+    if not isinstance(workload, Workload):
+        raise InvalidInputError(
+            f"workload must be an allockit.instances.workload.Workload; got a "
+            f"{type(workload).__name__}"
+        )
     name = two_tier_name(algorithm)
     if name is None:
         raise InvalidInputError(

@@ -70,3 +70,13 @@ def test_numpy_seeds_and_a_fanout_number_are_taken():
     # a numpy seed made the task's JSON fail; a fanout of one level as a number raised
     assert MeasySets(seed=np.int64(1)).seed == 1 and type(MeasySets(seed=np.int64(1)).seed) is int
     assert Hierarchy.build(10, np.int64(3)).level == Hierarchy.build(10, (3,)).level
+
+
+def test_a_grid_of_no_mapping_and_a_two_tier_run_of_no_workload_are_named():
+    from allockit.experiments.sweep_kinds import grid
+    from allockit.simulation.two_tier import simulate_two_tier
+
+    with pytest.raises(InvalidInputError, match="params must map option names"):
+        grid([1, 2, 3])  # an IndexError before
+    with pytest.raises(InvalidInputError, match="workload must be an allockit"):
+        simulate_two_tier([1, 2])  # an AttributeError before
