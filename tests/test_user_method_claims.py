@@ -169,3 +169,18 @@ def test_a_reserves_result_whose_numbers_are_not_its_allocations_is_refused(chan
     with pytest.raises(InvalidInputError, match=named):
         allocate_reserves(RES, _reserves(**change))
     assert str(allocate_reserves(RES, _reserves()).status) == "optimal"
+
+
+# ------------------------------------------------------------------ helpers of the wrong type
+def test_helpers_name_an_argument_of_the_wrong_kind():
+    # each raised a raw KeyError / TypeError before
+    from allockit.fairness.explain import paragraph
+    from allockit.options import MethodSpec, check_options
+    from allockit.portfolio.state import Incumbent
+
+    with pytest.raises(InvalidInputError, match="record must be a property report's record"):
+        paragraph({})
+    with pytest.raises(InvalidInputError, match="options must map option names to values"):
+        check_options("DRFH method", MethodSpec("lp", "linear program", ()), None)
+    with pytest.raises(InvalidInputError, match=r"rel_gap must be a number in \[0, 1\)"):
+        Incumbent().certified(None)

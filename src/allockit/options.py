@@ -315,9 +315,9 @@ def check_options(family: str, spec: MethodSpec, options: Mapping[str, Any]) -> 
     Raises
     ------
     InvalidInputError
-        For an unknown option (the message lists the accepted ones), a common option
-        with a bad value (see ``check_common``) or an own option outside its
-        ``spec.ranges``.
+        For ``options`` that are no mapping, an unknown option (the message lists the
+        accepted ones), a common option with a bad value (see ``check_common``) or an
+        own option outside its ``spec.ranges``.
 
     Examples
     --------
@@ -329,6 +329,10 @@ def check_options(family: str, spec: MethodSpec, options: Mapping[str, Any]) -> 
     allockit.errors.InvalidInputError: DRFH method 'lp' does not accept options 'gap', 'tol'; \
 accepted: seed, split, threads, time_limit
     """
+    if not isinstance(options, Mapping):
+        raise InvalidInputError(
+            f"options must map option names to values; got {options!r}"
+        )
     unknown = sorted(set(options) - set(spec.accepted))
     if unknown:
         plural = "s" if len(unknown) > 1 else ""

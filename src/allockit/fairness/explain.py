@@ -10,7 +10,10 @@ resources cpu; servers s0 [1] x1; users a demand [0.5] weight 1 tasks unbounded
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from allockit.errors import InvalidInputError
 
 __all__ = ["describe_instance", "paragraph"]
 
@@ -151,6 +154,11 @@ def paragraph(record: dict[str, Any]) -> str:
     str
         Empty for a property that held.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``record`` is not a mapping with ``property`` and ``status``.
+
     Examples
     --------
     >>> print(paragraph({"property": "pareto", "status": "error", "method": "m",
@@ -161,6 +169,11 @@ def paragraph(record: dict[str, Any]) -> str:
 ValueError: no. Instance: resources r0; servers s [1] x1; users u demand [1] weight 1 \
 tasks unbounded.
     """
+    if not isinstance(record, Mapping) or not all(k in record for k in ("property", "status")):
+        raise InvalidInputError(
+            "record must be a property report's record (a mapping with 'property' and "
+            f"'status', as PropertyReport.to_dict() gives); got {record!r}"
+        )
     name, status, method = record["property"], record["status"], record.get("method", "")
     if status == "error" and record.get("error"):
         err = record["error"]

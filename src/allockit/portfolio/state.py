@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from allockit.checks import real_number
 from allockit.clock import Deadline
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus, VCResult
@@ -68,7 +69,14 @@ class Incumbent:
             self.bound, self.bound_source = float(bound), source
 
     def certified(self, rel_gap: float) -> bool:
-        """Whether the incumbent is within ``rel_gap`` of the bound."""
+        """Whether the incumbent is within ``rel_gap`` of the bound.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``rel_gap`` is not a number in [0, 1).
+        """
+        real_number("rel_gap", rel_gap, at_least=0, below=1)
         return (
             self.task_hosts is not None
             and self.bound is not None
