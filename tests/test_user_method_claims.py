@@ -182,5 +182,5 @@ def test_helpers_name_an_argument_of_the_wrong_kind():
         paragraph({})
     with pytest.raises(InvalidInputError, match="options must map option names to values"):
         check_options("DRFH method", MethodSpec("lp", "linear program", ()), None)
-    with pytest.raises(InvalidInputError, match=r"rel_gap must be a number in \[0, 1\)"):
+    with pytest.raises(InvalidInputError, match=r"rel_gap must be a finite number in \[0, 1\)"):
         Incumbent().certified(None)
