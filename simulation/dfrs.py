@@ -18,7 +18,10 @@ policy's ``schedule`` hook runs and the yields are recomputed for the current ma
 (``opt=min``, ``opt=avg``; for ``/stretch-per`` ``opt=max`` or
 ``opt=avg`` on the stretch estimates up to the next tick) and each running job's
 completion is predicted again; the earliest one is the completion event on the queue.
-Times are exact floating-point event times (no time step).
+Times are exact floating-point event times (no time step). A policy of your own is held
+to the platform: its mapping and yields are checked whenever they change
+(``check_mapping``: memory, whole placements, each node's CPU); the built-in algorithms
+are not re-checked (``debug=True`` checks every invariant after every event).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from allockit.constants import MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SECONDS
+from allockit.constants import CAPACITY_TOL, MAX_PERIODS, MEM_EPS, PENALTY_SECONDS, PERIOD_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.instances.workload import Workload
 from allockit.results import SimulationResult
@@ -44,7 +47,7 @@ from allockit.simulation.dfrs_state import (
 from allockit.simulation.events import Event, EventQueue
 from allockit.simulation.names import AlgorithmName, parse_algorithm
 
-__all__ = ["SimulationInvariantError", "simulate_dfrs"]
+__all__ = ["SimulationInvariantError", "check_mapping", "simulate_dfrs"]
 
 _DONE, _SUBMIT, _TICK = 0, 1, 2
 
@@ -80,6 +83,12 @@ class _Driver:
             and type(policy).yields is DfrsAlgorithm.yields
             and type(policy)._rows_yields is DfrsAlgorithm._rows_yields
             and not {"yields", "_rows_yields"} & vars(policy).keys()  # (nor an instance's)
+        )
+        # a built-in algorithm (DfrsAlgorithm itself, its hooks not replaced) places jobs
+        # within memory and gives yields within each node's CPU; any other policy's
+        # mapping and yields are checked whenever they change (``check_mapping``)
+        self.checked = not (
+            type(policy) is DfrsAlgorithm and not _HOOKS & vars(policy).keys()
         )
         from allockit.simulation.dfrs_event_kernels import completion_kernel
 
@@ -208,6 +217,10 @@ class _Driver:
         jobs = state.running_jobs()
         horizon = self.next_tick - now if self.tick_pending else (self.period or 0.0)
         horizon = max(horizon, 1e-9)  # seconds to the next tick (stretch estimates)
+        counts = None
+        if self.checked:  # (a user's policy: its mapping, then its yields, checked)
+            counts = state.counts(jobs)
+            check_mapping(self.policy, state, jobs, counts, None, now)
         if self.trusted and self.yields_from_rows:  # the same bits, from the state's rows
             try:
                 y = self.policy._rows_yields(state, jobs, now, horizon)
@@ -218,9 +231,11 @@ class _Driver:
                     ) from None
                 raise  # (any other: as it came)
         else:
-            y = self.policy.yields(state, jobs, state.counts(jobs), now, horizon)
+            given = state.counts(jobs) if counts is None else counts.copy()
+            y = self.policy.yields(state, jobs, given, now, horizon)
             if not self.trusted:
                 y = _checked_yields(self.policy, y, jobs.size, now)
+                check_mapping(self.policy, state, jobs, counts, y, now)
         self._yields_for, self._jobs, self._yields = state.layout, jobs, y
         return jobs, y
 
@@ -286,6 +301,109 @@ def _checked_yields(policy: Any, y: Any, n: int, now: float) -> np.ndarray:
             f" is {float(out[bad[0]])!r} at time {now:g} s"
         )
     return np.ascontiguousarray(out)
+
+
+#: The hooks of a policy; a DfrsAlgorithm whose instance replaces one is a user's policy.
+_HOOKS = frozenset(
+    {"start", "on_submit", "on_complete", "on_tick", "schedule", "yields", "_rows_yields"}
+)
+
+
+def check_mapping(
+    policy: Any,
+    state: DfrsState,
+    jobs: np.ndarray,
+    counts: np.ndarray,
+    y: np.ndarray | None,
+    now: float,
+) -> None:
+    """Refuse a policy's mapping that over-commits a node's memory, or yields its CPU.
+
+    The simulator checks a user's policy (not a built-in algorithm) with it whenever the
+    mapping or the yields change: each running job has all its tasks placed (whole
+    numbers of tasks, one row per node), no node's memory is over-committed and, given
+    the yields ``y``, no node's CPU is over 100 % (both within ``CAPACITY_TOL``, as the
+    debug checks). The sums are computed from the placements, not from the state's
+    bookkeeping (which a policy could have skipped).
+
+    Parameters
+    ----------
+    policy : Policy
+        The policy, for the message.
+    state : DfrsState
+        The simulation state.
+    jobs : numpy.ndarray
+        The running jobs, by index.
+    counts : numpy.ndarray, shape (len(jobs), nodes)
+        Their tasks per node.
+    y : numpy.ndarray or None
+        Their yields (None: the memory and placements only).
+    now : float
+        The time (s), for the message.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the policy, the time, and the job or node (with its memory or CPU sum and
+        the jobs on it).
+
+    Examples
+    --------
+    >>> from allockit.instances.workload import Platform
+    >>> from allockit.simulation.dfrs_algorithm import FractionalPolicy
+    >>> w = Workload.from_jobs(Platform(nodes=2), submit=[0, 0], runtime=[10, 10],
+    ...                        tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.6, 0.6])
+    >>> s = DfrsState(w, penalty=0.0)
+    >>> s.submit(0); s.submit(1)
+    >>> s.start_job(0, np.array([0]), 0.0); s.start_job(1, np.array([1]), 0.0)
+    >>> jobs = s.running_jobs()
+    >>> check_mapping(FractionalPolicy(), s, jobs, s.counts(jobs), np.ones(2), 0.0)
+    >>> s.pause_job(1); s.release(1); s.start_job(1, np.array([0]), 0.0)
+    >>> check_mapping(FractionalPolicy(), s, jobs, s.counts(jobs), None, 5.0)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: policy 'FractionalPolicy' over-committed the memory \
+of node 0 at time 5 s: 1.2 (jobs 0, 1 there); a node holds 1
+    """
+    from allockit.simulation.policy import policy_name
+
+    who = f"policy {policy_name(policy)!r}"
+    if not jobs.size:
+        return
+    whole = ((counts >= 0) & (counts == np.round(counts))).all(axis=1)
+    whole &= counts.sum(axis=1) == state.tasks[jobs]
+    if not whole.all():
+        k = int(np.argmin(whole))
+        j = int(jobs[k])
+        raise InvalidInputError(
+            f"{who} placed job {j} (id {int(state.w.ids[j])}) with {counts[k].tolist()} tasks "
+            f"per node at time {now:g} s; it has {int(state.tasks[j])} task(s), each on a node"
+        )
+
+    def on(node: int) -> str:
+        there = jobs[counts[:, node] > 0].tolist()
+        shown = ", ".join(map(str, there[:5])) + (", ..." if len(there) > 5 else "")
+        return f"(job{'s' if len(there) > 1 else ''} {shown} there)"
+
+    mem = state.mem[jobs] @ counts
+    over = np.flatnonzero(~(mem <= 1.0 + CAPACITY_TOL))
+    if over.size:
+        node = int(over[0])
+        raise InvalidInputError(
+            f"{who} over-committed the memory of node {node} at time {now:g} s: "
+            f"{float(mem[node]):.6g} {on(node)}; a node holds 1"
+        )
+    if y is None:
+        return
+    cpu = (state.cpu[jobs] * y) @ counts
+    over = np.flatnonzero(~(cpu <= 1.0 + CAPACITY_TOL))
+    if over.size:
+        node = int(over[0])
+        raise InvalidInputError(
+            f"{who}: the yields give node {node} a CPU load of {float(cpu[node]):.6g} at time "
+            f"{now:g} s {on(node)}; a node has 1 (yield times CPU need, summed over its "
+            "tasks)"
+        )
 
 
 def _busy_seconds(workload: Workload) -> float:
@@ -413,7 +531,10 @@ def simulate_dfrs(
         For a bad name or policy, penalty, period or hold, a job that cannot fit the empty
         cluster, or a period that needs more than ``MAX_PERIODS`` (10 million) remaps:
         refused before the run when the time jobs surely spend in the system already
-        needs more, and the run stops if a backlog makes it reach the cap.
+        needs more, and the run stops if a backlog makes it reach the cap. For a policy
+        of your own (not a built-in algorithm), whenever its mapping or yields change:
+        a node's memory over-committed, a job not fully placed, or yields that load a
+        node's CPU over 100 % (``check_mapping``, always on, without ``debug``).
     SimulationInvariantError
         In debug mode, if an invariant breaks (a bug).
 

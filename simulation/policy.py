@@ -40,6 +40,13 @@ and what it can do: ``start(job)``, plus the helpers ``fits(job)`` and
 ``reservation(job)`` (EASY's shadow time and extra units). Job indices are positions in
 ``workload`` (``workload.ids[job]`` is the SWF id).
 
+The simulator keeps its own record and holds a policy to the platform: ``free`` and the
+start and end times cannot be written, ``start`` takes integer job indices of waiting
+jobs that fit the free units, ``queue`` and ``running`` changed other than through
+``start`` stop the run, and the finished schedule is checked
+(``batch.check_schedule``); each error names the policy and the job. A ``period`` is
+capped at ``MAX_PERIODS`` ticks per run.
+
 Examples
 --------
 The worked example: shortest job first, with EASY's reservation for the shortest
@@ -77,6 +84,7 @@ waiting job so that long jobs cannot starve behind a stream of short ones.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -184,7 +192,22 @@ class BatchCluster:
 
     Units are whole nodes (``unit="nodes"``, a job takes one per task) or cores
     (``unit="cores"``, a job takes ``tasks * cpu * cores``). The simulator builds one per
-    run; a policy reads it and calls ``start``.
+    run; a policy reads it and calls ``start``. The simulator keeps its own record of
+    each job (waiting, running, finished) and of the units in use: ``free`` cannot be
+    assigned, ``start`` checks the job against that record, the start and end times are
+    read-only, and a policy that changes ``queue`` or ``running`` (other than through
+    ``start``) is stopped with an error naming it and the job.
+
+    Parameters
+    ----------
+    workload : Workload
+        The jobs and the platform.
+    unit : {"nodes", "cores"}
+        What a job holds.
+    estimates : bool
+        The policy sees the requested run times (True) or the true ones.
+    name : str, optional
+        The policy's name, for the errors (``run_batch`` gives it).
 
     Attributes
     ----------
@@ -193,7 +216,7 @@ class BatchCluster:
     capacity : int
         Units of the platform.
     free : int
-        Units not held by a running job.
+        Units not held by a running job (read-only: the simulator counts them).
     width : numpy.ndarray of int64 (read-only)
         Units each job holds while it runs.
     estimate : numpy.ndarray of float (read-only)
@@ -204,9 +227,17 @@ class BatchCluster:
     queue : list of int
         Waiting jobs in submission order (read it; ``start`` takes a job out).
     running : dict of int to float
-        Running job -> the end the scheduler expects (its start plus its estimate).
+        Running job -> the end the scheduler expects (its start plus its estimate; read
+        it, the simulator keeps it).
+    start_time, end_time : numpy.ndarray of float (read-only)
+        Each job's start and end (NaN until it starts).
     now : float
         The simulation time.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown unit or a job needing more units than the platform has.
 
     Examples
     --------
@@ -222,13 +253,26 @@ class BatchCluster:
     ...
     allockit.errors.InvalidInputError: policy started job 1 (id 2), which needs 2 nodes; \
 1 free
+    >>> c.start(0.9)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: policy started job 0.9: a job must be an integer in \
+[0, 1]
+    >>> c.free = 5
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: policy set BatchCluster.free to 5: it is read-only \
+(the simulator counts the free units; start jobs with start(job))
     """
 
-    def __init__(self, workload: Workload, unit: str, *, estimates: bool) -> None:
+    def __init__(
+        self, workload: Workload, unit: str, *, estimates: bool, name: str | None = None
+    ) -> None:
         if unit not in ("cores", "nodes"):
             raise InvalidInputError(f"unit must be 'cores' or 'nodes'; got {unit!r}")
         self.workload = workload
         self.unit = unit
+        self._who = "policy" if name is None else f"policy {name!r}"
         if unit == "nodes":
             self.capacity = int(workload.platform.nodes)
             width = workload.tasks.astype(np.int64)
@@ -250,24 +294,51 @@ class BatchCluster:
         self.width = _readonly(width)
         self.estimate = _readonly(np.asarray(guess, dtype=float))
         self.submit = workload.submit
-        self.free = self.capacity
         self.queue: list[int] = []
         self.running: dict[int, float] = {}
         self.now = float(workload.submit[0]) if workload.n_jobs else 0.0
         n = workload.n_jobs
-        self.start_time = np.full(n, np.nan)
-        self.end_time = np.full(n, np.nan)
-        self.waiting = np.zeros(n, dtype=bool)  # in the queue (kept by the simulator)
+        # the simulator's own record, which the policy reads through views
+        self._used = 0  # units held by running jobs
+        self._state = np.full(n, _FUTURE, dtype=np.int8)
+        self._n_waiting = 0
+        self._n_running = 0
+        self._start = np.full(n, np.nan)
+        self._end = np.full(n, np.nan)
+        self.start_time = _Times.of(self._start, f"{self._who}: BatchCluster.start_time")
+        self.end_time = _Times.of(self._end, f"{self._who}: BatchCluster.end_time")
         self._starts: list[int] = []  # jobs started since the simulator last looked
+
+    @property
+    def free(self) -> int:
+        """Units not held by a running job (the simulator's count; read-only)."""
+        return self.capacity - self._used
+
+    @free.setter
+    def free(self, value: object) -> None:
+        raise InvalidInputError(
+            f"{self._who} set BatchCluster.free to {value!r}: it is read-only (the simulator "
+            "counts the free units; start jobs with start(job))"
+        )
+
+    def _job(self, job: int) -> str:
+        return f"job {job} (id {int(self.workload.ids[job])})"
 
     def enqueue(self, job: int) -> None:
         """The simulator's: ``job`` was submitted and now waits (at the queue's end)."""
-        self.queue.append(int(job))
-        self.waiting[job] = True
+        job = int(job)
+        if self._state[job] != _FUTURE:
+            raise InvalidInputError(
+                f"{self._who} enqueued {self._job(job)}, which was submitted already "
+                "(enqueue is the simulator's)"
+            )
+        self._state[job] = _WAITING
+        self._n_waiting += 1
+        self.queue.append(job)
 
     def fits(self, job: int) -> bool:
         """Whether ``job`` fits in the free units now."""
-        return bool(self.width[job] <= self.free)
+        return bool(self.width[job] <= self.capacity - self._used)
 
     def start(self, job: int) -> None:
         """Start a waiting job now: it holds ``width[job]`` units until it ends.
@@ -275,32 +346,105 @@ class BatchCluster:
         Parameters
         ----------
         job : int
-            A job in ``queue``.
+            A job in ``queue`` (an integer; a float of integer value is taken, never
+            truncated).
 
         Raises
         ------
         InvalidInputError
-            If the job is not waiting or does not fit (a policy's bug, named).
+            If the job is not an integer index, is not waiting or does not fit, or the
+            policy took it out of ``queue`` itself (a policy's bug, named).
         """
-        job = int(job)
-        if not 0 <= job < self.waiting.size or not self.waiting[job]:
-            state = "running" if job in self.running else "not waiting"
-            ident = f" (id {int(self.workload.ids[job])})" if 0 <= job < self.waiting.size else ""
-            raise InvalidInputError(f"policy started job {job}{ident}, which is {state}")
+        if not (type(job) is int and 0 <= job < self._state.size):  # (the usual case)
+            job = self._index(job)
+        if self._state[job] != _WAITING:
+            if job in self.queue:  # (put there by the policy)
+                raise self._corrupted(self.now)
+            state = _STATES[int(self._state[job])]
+            raise InvalidInputError(f"{self._who} started {self._job(job)}, which is {state}")
         size = int(self.width[job])
-        if size > self.free:
+        free = self.capacity - self._used
+        if size > free:
             raise InvalidInputError(
-                f"policy started job {job} (id {int(self.workload.ids[job])}), which needs "
-                f"{size} {self.unit}; {self.free} free"
+                f"{self._who} started {self._job(job)}, which needs {size} {self.unit}; "
+                f"{free} free"
             )
-        self.queue.remove(job)
-        self.waiting[job] = False
+        try:
+            self.queue.remove(job)
+        except ValueError:
+            raise self._corrupted(self.now) from None
+        self._state[job] = _RUNNING
+        self._n_waiting -= 1
+        self._n_running += 1
         now = self.now
-        self.free -= size
-        self.start_time[job] = now
-        self.end_time[job] = now + self.workload.runtime[job]
+        self._used += size
+        self._start[job] = now
+        self._end[job] = now + self.workload.runtime[job]
         self.running[job] = float(max(now + self.estimate[job], now))
         self._starts.append(job)
+
+    def _index(self, job: object) -> int:
+        """``job`` as a job index, or an error naming the policy and the value."""
+        n = self._state.size
+        if isinstance(job, np.ndarray) and job.ndim == 0:
+            job = job.item()
+        whole = isinstance(job, numbers.Integral) or (
+            isinstance(job, float | np.floating) and float(job).is_integer()
+        )
+        if isinstance(job, bool | np.bool_) or not whole or not 0 <= job < n:
+            raise InvalidInputError(
+                f"{self._who} started job {job!r}: a job must be an integer in [0, {n - 1}]"
+            )
+        return int(job)
+
+    def _finish(self, job: int, now: float) -> None:
+        """The simulator's: running ``job`` ends at ``now`` and frees its units."""
+        if self.running.pop(job, _GONE) is _GONE:
+            raise self._corrupted(now)
+        self._state[job] = _DONE
+        self._n_running -= 1
+        self._used -= int(self.width[job])
+
+    def _check(self, now: float) -> None:
+        """The simulator's, after each instant: ``queue`` and ``running`` hold its jobs.
+
+        Compares their lengths with its own counts (the full comparison only to name
+        the difference).
+        """
+        if len(self.queue) != self._n_waiting or len(self.running) != self._n_running:
+            raise self._corrupted(now)
+
+    def _corrupted(self, now: float) -> InvalidInputError:
+        """The error for a ``queue`` or ``running`` the policy changed, naming a job."""
+        for attr, held, status in (
+            ("queue", self.queue, _WAITING),
+            ("running", self.running, _RUNNING),
+        ):
+            want = np.flatnonzero(self._state == status).tolist()
+            try:
+                have = list(held)
+            except TypeError:  # (replaced by something else)
+                have = None
+            if have is not None and sorted(have, key=repr) == sorted(want, key=repr):
+                continue
+            what = f"{self._who} changed BatchCluster.{attr} (read it; the simulator keeps it)"
+            if have is None or not isinstance(held, list | dict):
+                return InvalidInputError(f"{what}: it is a {type(held).__name__} at {now:g} s")
+            missing = sorted(set(want) - set(have))
+            if missing:
+                state = _STATES[status]
+                return InvalidInputError(
+                    f"{what}: {self._job(missing[0])} is {state} but not in it at {now:g} s"
+                )
+            wanted = set(want)
+            extra = next(k for k in have if k not in wanted or have.count(k) > 1)
+            return InvalidInputError(
+                f"{what}: it holds {extra!r} at {now:g} s, which is not a {_STATES[status]} "
+                "job (or is there twice)"
+            )
+        return InvalidInputError(  # pragma: no cover - the counts and states agree
+            f"{self._who} changed the simulator's record of the jobs at {now:g} s"
+        )
 
     def reservation(self, job: int) -> tuple[float, int]:
         """EASY's reservation for ``job``: when enough units are expected, and the spare.
@@ -321,7 +465,7 @@ class BatchCluster:
             job has its units (a job that does not end by then may use them).
         """
         need = int(self.width[job])
-        avail = self.free
+        avail = self.capacity - self._used
         shadow = math.inf
         now = self.now
         for k, expected in sorted(self.running.items(), key=lambda kv: (max(kv[1], now), kv[0])):
@@ -330,6 +474,30 @@ class BatchCluster:
                 shadow = float(max(expected, now))
                 break
         return shadow, avail - need
+
+
+_FUTURE, _WAITING, _RUNNING, _DONE = 0, 1, 2, 3
+_STATES = ("not submitted yet", "waiting", "running", "finished")
+_GONE = object()
+
+
+class _Times(np.ndarray):
+    """A read-only view of the simulator's start or end times whose writes name the policy."""
+
+    _what = "times"
+
+    @classmethod
+    def of(cls, values: np.ndarray, what: str) -> _Times:
+        view = values.view(cls)
+        view._what = what
+        view.setflags(write=False)
+        return view
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise InvalidInputError(
+            f"{self._what}[{key!r}] = {value!r}: the start and end times are read-only "
+            "(the simulator sets them: a job ends its run time after it starts)"
+        )
 
 
 def _readonly(values: np.ndarray) -> np.ndarray:
