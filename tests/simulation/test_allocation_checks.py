@@ -40,7 +40,7 @@ def test_valid_mappings_keep_their_answers():
     (-C, U, r"counts\[0, 0\] must be finite and >= 0; got -1.0"),
     (C, np.array([1.0, math.nan, 0.4, 0.8]), r"cpu\[1\] must be in \(0, 1\]; got nan"),
     (C, np.array([1.0, 0.5, 0.0, 0.8]), r"cpu\[2\] must be in \(0, 1\]; got 0.0"),
-    (C, [1, 0.5, "x", 0.8], "cpu must be an array of numbers"),
+    (C, [1, 0.5, "x", 0.8], r"cpu\[2\] must be a number; got 'x'"),
 ])
 def test_a_mapping_that_is_none_is_refused(fn, counts, cpu, named):
     with pytest.raises(InvalidInputError, match=named):
