@@ -27,6 +27,7 @@ import numbers
 import time
 from dataclasses import dataclass, field
 
+from allockit.checks import real_number
 from allockit.errors import InvalidInputError
 
 __all__ = ["BuildTimeLimit", "Deadline"]
@@ -141,11 +142,18 @@ class Deadline:
         -------
         bool
 
+        Raises
+        ------
+        InvalidInputError
+            If ``need`` is not a number (NaN included).
+
         Examples
         --------
         >>> Deadline.of(None).expired(need=1e9), Deadline.of(1).expired(need=2)
         (False, True)
         """
+        if type(need) is not float or need != need:  # (floats, the usual case, go fast)
+            need = real_number("need", need, finite=False)
         return self.at is not None and self.at - _now() <= need
 
     def seconds(self, floor: float = 1e-3) -> float | None:
@@ -160,11 +168,21 @@ class Deadline:
         -------
         float or None
 
+        Raises
+        ------
+        InvalidInputError
+            If ``floor`` is not a finite number >= 0.
+
         Examples
         --------
         >>> Deadline.of(None).seconds() is None, 0 < Deadline.of(2).seconds() <= 2
         (True, True)
+        >>> Deadline.of(2).seconds(floor=float("nan"))
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: floor must be a finite number >= 0; got nan
         """
+        floor = real_number("floor", floor, at_least=0)
         left = self.left()
         return None if left is None else max(floor, left)
 
@@ -214,7 +232,8 @@ class Deadline:
         Raises
         ------
         InvalidInputError
-            If ``share`` is not in (0, 1] or ``keep`` or ``floor`` is negative.
+            If ``share`` is not a number in (0, 1], or ``keep`` or ``floor`` not a
+            finite number >= 0 (bools, strings, None and NaN are refused).
 
         Examples
         --------
@@ -225,11 +244,14 @@ class Deadline:
         5
         >>> Deadline.of(None).part(0.5).at is None
         True
+        >>> run.part(0.5, keep=float("nan"))
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: keep must be a finite number >= 0; got nan
         """
-        if not 0 < share <= 1:
-            raise InvalidInputError(f"share must be in (0, 1]; got {share!r}")
-        if keep < 0 or floor < 0:
-            raise InvalidInputError(f"keep and floor must be >= 0; got {keep!r}, {floor!r}")
+        share = real_number("share", share, above=0, at_most=1)
+        keep = real_number("keep", keep, at_least=0)
+        floor = real_number("floor", floor, at_least=0)
         start = _now()
         if self.at is None:
             return Deadline(start, None)
