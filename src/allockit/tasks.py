@@ -19,12 +19,18 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import numbers
+import reprlib
 import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from allockit.checks import integer, real_number
+from allockit.constants import MAX_SEED
 from allockit.errors import InvalidInputError
 
 __all__ = [
@@ -33,6 +39,7 @@ __all__ = [
     "TaskRow",
     "execute_task",
     "failed_row",
+    "json_data",
     "overrun_row",
     "register_task_kind",
 ]
@@ -84,6 +91,112 @@ def _resolve(target: str) -> Callable[[Task], dict[str, Any]]:
     return getattr(importlib.import_module(module), name)
 
 
+_JSON_WORDS = "JSON data (str, number, bool, None, list, dict)"
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+
+
+def json_data(name: str, value: Any) -> Any:
+    """``value`` as JSON data: numpy numbers as Python's, arrays as lists; else an error.
+
+    Data that ``json`` writes as it is (Python's str, int, float, bool, None, lists,
+    tuples, dicts) is returned unchanged, so its JSON text, and the key of a task that
+    holds it, are what they always were. Numpy scalars become Python numbers, arrays
+    lists of them (exact: never abbreviated), other real numbers floats. Anything else
+    (a set, an object, a complex number, a loop) is refused, naming where it is.
+
+    Parameters
+    ----------
+    name : str
+        The field's name, for the error (``"params"``).
+    value : object
+        The value.
+
+    Returns
+    -------
+    object
+        The value, with its numpy parts as Python values.
+
+    Raises
+    ------
+    InvalidInputError
+        ``NAME[...] must be JSON data (...); got VALUE`` for a part that is not.
+
+    Examples
+    --------
+    >>> json_data("params", {"tol": np.float32(0.5), "hosts": np.arange(3)})
+    {'tol': 0.5, 'hosts': [0, 1, 2]}
+    >>> json_data("params", {"tags": {1, 2}})
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: params['tags'] must be JSON data (str, number, \
+bool, None, list, dict); got set {1, 2}
+    """
+    try:
+        json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        pass  # numpy values or worse: rebuilt below, or refused
+    else:
+        return value
+    plain = _plain(name, value, set())
+    try:
+        json.dumps(plain, sort_keys=True)
+    except TypeError as exc:  # keys of several types cannot be sorted
+        raise InvalidInputError(f"{name} must be {_JSON_WORDS}: {exc}") from None
+    return plain
+
+
+def _plain(name: str, value: Any, path: set[int]) -> Any:
+    """``value`` with numpy values as Python's (``json_data``); ``path``: ids above it."""
+    if value is None or isinstance(value, str | bool):
+        return value
+    if isinstance(value, np.generic | np.ndarray):
+        value = value.tolist()  # Python scalars (or nested lists), exact
+        if value is None or isinstance(value, str | bool):
+            return value
+    if isinstance(value, numbers.Integral):
+        return value if type(value) is int else int(value)
+    if isinstance(value, numbers.Real):
+        return value if type(value) is float else float(value)
+    if isinstance(value, Mapping | list | tuple):
+        if id(value) in path:
+            raise InvalidInputError(f"{name} must be {_JSON_WORDS}; got a loop (it holds itself)")
+        path.add(id(value))
+        if isinstance(value, Mapping):
+            out: Any = {_plain_key(name, k): _plain(f"{name}[{k!r}]", v, path)
+                        for k, v in value.items()}
+        else:
+            items = [_plain(f"{name}[{i}]", v, path) for i, v in enumerate(value)]
+            out = items if isinstance(value, list) else tuple(items)
+        path.discard(id(value))
+        return out
+    shown = _SHORT.repr(value)
+    raise InvalidInputError(f"{name} must be {_JSON_WORDS}; got {type(value).__name__} {shown}")
+
+
+def _plain_key(name: str, key: Any) -> Any:
+    """A dict key JSON takes (str, int, float, bool, None); numpy's as Python's."""
+    if isinstance(key, np.generic):
+        key = key.item()
+    if key is None or isinstance(key, str | int | float):
+        return key
+    raise InvalidInputError(
+        f"{name} keys must be str, int, float, bool or None; got {type(key).__name__} {key!r}"
+    )
+
+
+def _text(name: str, value: Any) -> str:
+    """``value`` if it is a str, else an error naming ``name``."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name} must be a str; got {_SHORT.repr(value)}")
+    return value
+
+
+def _time_limit(value: Any) -> float | None:
+    """A task's time limit as a float (> 0; infinite: no limit), or None."""
+    return real_number("time_limit", value, above=0, finite=False, optional=True)
+
+
 @dataclass(frozen=True, slots=True)
 class Task:
     """One unit of a sweep.
@@ -101,15 +214,32 @@ class Task:
     ``function`` carries a callable that has no name another process could import (a
     lambda): such a task runs only in this process (the ``serial`` backend).
 
+    The fields are checked when the task is made: ``kind``, ``instance_id`` and
+    ``method`` are strings, ``seed`` is None or an integer in [0, ``MAX_SEED``] (a numpy
+    integer becomes an int), ``time_limit`` is None or a number of seconds > 0 (a float;
+    an infinite limit is no limit), and ``instance`` and ``params`` are JSON data, numpy
+    numbers and arrays becoming Python numbers and lists (``json_data``). A task made
+    of numpy values thus has the key of the same task made of Python values.
+
+    Raises
+    ------
+    InvalidInputError
+        For an unknown kind or a field that breaks the rules above (the message names
+        the field and the value).
+
     Examples
     --------
     >>> t = Task(kind="sleep", instance_id="none", instance={}, method="-",
     ...          params={"seconds": 0})
     >>> len(t.key), t.key == Task(kind="sleep", instance_id="none", instance={},
-    ...                           method="-", params={"seconds": 0}).key
+    ...                           method="-", params={"seconds": np.int64(0)}).key
     (24, True)
     >>> t.algorithm
     '-'
+    >>> Task(kind="sleep", instance_id="none", instance={}, method="-", seed=2.5)
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: seed must be an integer in [0, 9223372036854775807]; got 2.5
     """
 
     kind: str
@@ -125,15 +255,27 @@ class Task:
     function: Callable[..., Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if self.kind not in TASK_KINDS:
+        if not isinstance(self.kind, str) or self.kind not in TASK_KINDS:
             raise InvalidInputError(
                 f"task kind must be one of {sorted(TASK_KINDS)}; got {self.kind!r}"
             )
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise InvalidInputError(f"time_limit must be > 0; got {self.time_limit!r}")
-        if not self.target:
-            object.__setattr__(self, "target", TASK_KINDS[self.kind])
-        object.__setattr__(self, "sources", dict(self.sources))
+        for name in ("instance_id", "method", "target", "spec"):
+            _text(name, getattr(self, name))
+        if not isinstance(self.params, Mapping):
+            raise InvalidInputError(f"params must be a dict; got {_SHORT.repr(self.params)}")
+        seed = None if self.seed is None else integer(
+            "seed", self.seed, minimum=0, maximum=MAX_SEED
+        )
+        fixed = {
+            "instance": json_data("instance", self.instance),
+            "params": json_data("params", self.params),
+            "seed": seed,
+            "time_limit": _time_limit(self.time_limit),
+            "target": self.target or TASK_KINDS[self.kind],
+            "sources": _sources(self.sources),
+        }
+        for name, value in fixed.items():
+            object.__setattr__(self, name, value)
 
     @property
     def algorithm(self) -> Any:
@@ -158,8 +300,24 @@ class Task:
                 for path, text in sorted(self.sources.items())
             }
             fields.append([self.spec, digests])
-        blob = json.dumps(fields, sort_keys=True, default=str)
+        blob = json.dumps(fields, sort_keys=True)  # (exact: checked JSON data, no str())
         return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _sources(sources: Any) -> dict[str, str]:
+    """A task's ``sources`` as a dict of file path -> text, or an error."""
+    if not isinstance(sources, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in sources.items()
+    ):
+        raise InvalidInputError(
+            f"sources must map file paths (str) to their text (str); got {_SHORT.repr(sources)}"
+        )
+    return dict(sources)
+
+
+#: Fields ``TaskRow.from_dict`` takes as they are (``ok`` checked).
+_ROW_FIELDS = ("key", "kind", "instance", "method", "params", "seed", "ok", "status",
+               "outputs", "error")
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,24 +369,54 @@ class TaskRow:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaskRow:
-        """Rebuild a row from ``to_dict``'s output (or a row read from a store)."""
+        """Rebuild a row from ``to_dict``'s output (or a row read from a store).
+
+        Parameters
+        ----------
+        data : mapping
+            The row's fields; ``seconds`` or, without it, ``wall_seconds``.
+
+        Returns
+        -------
+        TaskRow
+
+        Raises
+        ------
+        InvalidInputError
+            If a field is missing, ``ok`` is not a bool, ``seed`` not None or an
+            integer >= 0, ``seconds`` not a finite number >= 0, or ``params`` or
+            ``outputs`` not a dict (never converted: ``"false"`` is not False).
+
+        Examples
+        --------
+        >>> TaskRow.from_dict({"key": "k", "kind": "sleep", "instance": "i", "method": "-",
+        ...                    "params": {}, "seed": None, "ok": "false", "status": "done",
+        ...                    "outputs": {}, "error": None, "seconds": 0.5})
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: task row: ok must be a bool; got 'false'
+        """
         try:
-            return cls(
-                key=data["key"],
-                kind=data["kind"],
-                instance=data["instance"],
-                method=data["method"],
-                params=dict(data["params"]),
-                seed=data["seed"],
-                ok=bool(data["ok"]),
-                status=data["status"],
-                outputs=dict(data["outputs"]),
-                error=data["error"],
-                seconds=float(data.get("seconds", data.get("wall_seconds"))),
-                sweep=data.get("sweep", ""),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidInputError(f"task row is malformed: {exc}") from exc
+            fields = {name: data[name] for name in _ROW_FIELDS}
+            seconds = data["seconds"] if "seconds" in data else data["wall_seconds"]
+        except (KeyError, TypeError) as exc:
+            raise InvalidInputError(f"task row is malformed: missing {exc}") from None
+        if not isinstance(fields["ok"], bool | np.bool_):
+            raise InvalidInputError(f"task row: ok must be a bool; got {fields['ok']!r}")
+        for name in ("params", "outputs"):
+            if not isinstance(fields[name], Mapping):
+                raise InvalidInputError(f"task row: {name} must be a dict; got {fields[name]!r}")
+        seed = fields["seed"]
+        fields.update(
+            params=dict(fields["params"]),
+            outputs=dict(fields["outputs"]),
+            ok=bool(fields["ok"]),
+            seed=None if seed is None else integer(
+                "task row: seed", seed, minimum=0, maximum=MAX_SEED
+            ),
+        )
+        seconds = real_number("task row: seconds", seconds, at_least=0)
+        return cls(**fields, seconds=seconds, sweep=data.get("sweep", ""))
 
     def with_sweep(self, sweep: str) -> TaskRow:
         """The same row labelled with the sweep's name."""
@@ -306,11 +494,12 @@ def overrun_row(task: Task, wall: float) -> TaskRow:
     >>> row.ok, row.status, row.error
     (False, 'time_limit', 'exceeded its time limit of 2 s (stopped after 2.2 s)')
     """
+    limit = "no" if task.time_limit is None else f"{task.time_limit:g}"
     return _row(
         task,
         ok=False,
         outputs={"status": "time_limit"},
-        error=f"exceeded its time limit of {task.time_limit} s (stopped after {wall:.1f} s)",
+        error=f"exceeded its time limit of {limit} s (stopped after {wall:.1f} s)",
         wall=wall,
     )
 
@@ -351,7 +540,11 @@ def execute_task(task: Task) -> TaskRow:
         tb = traceback.format_exception(exc)
         text = "".join(tb[-3:]).strip() if len(tb) > 3 else "".join(tb).strip()
         return _row(task, ok=False, outputs={}, error=text, wall=time.perf_counter() - start)
-    return _row(task, ok=True, outputs=outputs, error=None, wall=time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    if not isinstance(outputs, Mapping):
+        error = f"task kind {task.kind!r} returned {_SHORT.repr(outputs)}, not a dict of outputs"
+        return _row(task, ok=False, outputs={}, error=error, wall=wall)
+    return _row(task, ok=True, outputs=dict(outputs), error=None, wall=wall)
 
 
 def _kind_sleep(task: Task) -> dict[str, Any]:

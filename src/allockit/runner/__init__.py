@@ -25,10 +25,11 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from allockit.checks import integer, real_number
 from allockit.constants import RUNNER_BACKENDS, RUNNER_GRACE_SECONDS, STALE_CLAIM_SECONDS
 from allockit.errors import InvalidInputError
 from allockit.results.base import Status
@@ -108,19 +109,46 @@ class SweepSummary:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SweepSummary:
-        """Rebuild a summary from ``to_dict``'s output."""
+        """Rebuild a summary from ``to_dict``'s output.
+
+        Parameters
+        ----------
+        data : mapping
+            ``total``, ``skipped``, ``ran``, ``failed`` (and optionally ``others``):
+            integers >= 0; ``seconds``: a finite number >= 0; ``store``: a str.
+
+        Returns
+        -------
+        SweepSummary
+
+        Raises
+        ------
+        InvalidInputError
+            If a field is missing or not of its kind (never truncated or converted:
+            ``failed=0.9`` is refused, not read as 0).
+
+        Examples
+        --------
+        >>> SweepSummary.from_dict({"total": 2.5, "skipped": 0, "ran": 2, "failed": 0,
+        ...                         "seconds": 1.0, "store": "s.db"})
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: sweep summary: total must be an integer >= 0; got 2.5
+        """
+        where = "sweep summary: "
         try:
-            return cls(
-                total=int(data["total"]),
-                skipped=int(data["skipped"]),
-                ran=int(data["ran"]),
-                failed=int(data["failed"]),
-                seconds=float(data["seconds"]),
-                store=str(data["store"]),
-                others=int(data.get("others", 0)),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidInputError(f"sweep summary is malformed: {exc}") from exc
+            counts = {name: data[name] for name in ("total", "skipped", "ran", "failed")}
+            seconds, store = data["seconds"], data["store"]
+        except (KeyError, TypeError) as exc:
+            raise InvalidInputError(f"sweep summary is malformed: missing {exc}") from None
+        counts["others"] = data.get("others", 0)
+        if not isinstance(store, str):
+            raise InvalidInputError(f"{where}store must be a str; got {store!r}")
+        return cls(
+            **{name: integer(where + name, value, minimum=0) for name, value in counts.items()},
+            seconds=real_number(where + "seconds", seconds, at_least=0),
+            store=store,
+        )
 
 
 class _Claims:
@@ -199,6 +227,25 @@ class _Claims:
 
 #: Seconds between two looks at tasks other writers hold.
 _LOOK = 1.0
+
+
+def _store_row(results: ResultStore, row: TaskRow) -> TaskRow:
+    """Write ``row``; one the store refuses (outputs that are not JSON data...) is
+    written as a failed row naming the problem, so that the sweep goes on."""
+    try:
+        results.write(row.to_dict())
+    except InvalidInputError as exc:
+        why = f"the task's row could not be stored: {exc}"
+        log.warning("task %s (%s): %s", row.key, row.instance, why)
+        row = replace(
+            row,
+            ok=False,
+            status="failed",
+            outputs={},
+            error=why if row.error is None else f"{why}\n{row.error}",
+        )
+        results.write(row.to_dict())
+    return row
 
 
 def run_sweep(
@@ -298,7 +345,7 @@ def run_sweep(
 
         def emit(row: TaskRow) -> None:
             nonlocal failed
-            results.write(row.with_sweep(sweep).to_dict())
+            row = _store_row(results, row.with_sweep(sweep))
             failed += 0 if row.ok else 1
             bar.update(row.ok)
 

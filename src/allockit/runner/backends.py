@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError, SolverUnavailableError
 from allockit.tasks import Task, TaskRow, execute_task, failed_row, overrun_row
 
@@ -161,8 +162,29 @@ def _take_for(source: TaskSource, mine: str | None, pool: list[_Worker]) -> Task
     return pick(rank)
 
 
+#: A time limit (plus grace) beyond this many seconds (about 31 years), or an infinite
+#: one, is no limit: the clocks that enforce limits cannot count that far.
+_NO_LIMIT_BEYOND = 1e9
+#: Longest single wait of ``execute_task_guarded`` (``wait`` refuses more than ~24 days).
+_LONGEST_WAIT = 86_400.0
+
+
 def _hard_limit(task: Task, grace: float) -> float | None:
-    return None if task.time_limit is None else task.time_limit + grace
+    """Seconds after which ``task`` is stopped, or None (no limit, or beyond any clock)."""
+    if task.time_limit is None:
+        return None
+    limit = task.time_limit + grace
+    return limit if limit <= _NO_LIMIT_BEYOND else None
+
+
+def _grace(grace: Any) -> float:
+    """``grace`` as a finite number of seconds >= 0, or an error naming it."""
+    return real_number("grace", grace, at_least=0)
+
+
+class _TimeLimitAlarm(BaseException):
+    """Raised by the serial backend's SIGALRM handler (a BaseException: the task's own
+    ``except Exception`` and ``execute_task`` let it through)."""
 
 
 def run_serial(
@@ -186,10 +208,11 @@ def run_serial(
 
     Raises
     ------
+    InvalidInputError
+        If ``grace`` is not a finite number >= 0.
     ValueError
         From ``signal.signal`` if a task has a time limit and this is not the main
-        thread. (The ``TimeoutError`` raised by the alarm handler is caught: it
-        becomes the task's ``time_limit`` row.)
+        thread.
 
     Examples
     --------
@@ -200,6 +223,7 @@ def run_serial(
     >>> [(r.instance, r.ok, r.status) for r in rows]
     [('a', True, 'done'), ('b', False, 'failed')]
     """
+    grace = _grace(grace)
     source = as_source(tasks)
     while True:
         task = source.take()
@@ -211,27 +235,30 @@ def run_serial(
         emit(_run_one_serially(task, grace))
 
 
+def _alarm(signum: int, frame: Any) -> None:
+    raise _TimeLimitAlarm
+
+
 def _run_one_serially(task: Task, grace: float) -> TaskRow:
+    """``execute_task`` under SIGALRM; the alarm itself (never an error's text) makes the
+    ``time_limit`` row, wherever it fires (even before the task starts)."""
     limit = _hard_limit(task, grace)
-
-    def _alarm(signum: int, frame: Any) -> None:
-        raise TimeoutError
-
+    if limit is None:
+        return execute_task(task)
+    row = None
     start = time.perf_counter()
-    previous = signal.signal(signal.SIGALRM, _alarm) if limit else None
+    previous = signal.signal(signal.SIGALRM, _alarm)
     try:
-        if limit:
-            signal.setitimer(signal.ITIMER_REAL, limit)
         try:
+            signal.setitimer(signal.ITIMER_REAL, limit)
             row = execute_task(task)
-        except TimeoutError:
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _TimeLimitAlarm:
+        if row is None:  # (the alarm fired once the row was made: the row stands)
             row = overrun_row(task, time.perf_counter() - start)
     finally:
-        if limit:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-    if row.error and "TimeoutError" in row.error:
-        row = overrun_row(task, row.seconds)
+        signal.signal(signal.SIGALRM, previous)
     return row
 
 
@@ -324,6 +351,12 @@ def run_local(
     grace : float
         Seconds allowed past a task's ``time_limit`` before its worker is killed.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``workers`` is not an integer >= 1 or ``grace`` not a finite number >= 0
+        (checked before any worker starts).
+
     Examples
     --------
     >>> rows = []
@@ -335,6 +368,8 @@ def run_local(
     """
     from multiprocessing.connection import wait
 
+    workers = integer("workers", workers, minimum=1)
+    grace = _grace(grace)
     source = as_source(tasks)
     pool: list[_Worker] = []
     try:
@@ -345,7 +380,7 @@ def run_local(
                     if task is None:
                         break
                     w.give(task)
-            while len(pool) < max(1, workers) and not source.exhausted:
+            while len(pool) < workers and not source.exhausted:
                 task = _take_for(source, None, pool)  # (a new worker: no instance yet)
                 if task is None:
                     break
@@ -408,6 +443,11 @@ def execute_task_guarded(task: Task, grace: float = 5.0) -> TaskRow:
         The task's own row; a ``time_limit`` row if it overran; a failed row if the
         child process died.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``grace`` is not a finite number >= 0.
+
     Examples
     --------
     >>> row = execute_task_guarded(Task(kind="sleep", instance_id="a", instance={},
@@ -415,25 +455,37 @@ def execute_task_guarded(task: Task, grace: float = 5.0) -> TaskRow:
     >>> row.ok, row.status
     (True, 'done')
     """
-    if task.time_limit is None:
+    limit = _hard_limit(task, _grace(grace))
+    if limit is None:  # (no limit, or one no clock counts to)
         return execute_task(task)
-    from multiprocessing.connection import wait
-
     worker = _Worker()
     try:
         worker.give(task)
-        if wait([worker], timeout=task.time_limit + grace):
-            try:
-                return worker.receive()
-            except (EOFError, OSError):
-                return failed_row(
-                    task,
-                    f"task process died (exit code {worker.process.poll()})",
-                    time.perf_counter() - worker.started,
-                )
-        return overrun_row(task, time.perf_counter() - worker.started)
+        if not _wait_for(worker, limit):
+            return overrun_row(task, time.perf_counter() - worker.started)
+        try:
+            return worker.receive()
+        except (EOFError, OSError, pickle.UnpicklingError):
+            return failed_row(
+                task,
+                f"task process died (exit code {worker.process.poll()})",
+                time.perf_counter() - worker.started,
+            )
     finally:
         worker.kill()
+
+
+def _wait_for(worker: _Worker, limit: float) -> bool:
+    """Whether ``worker`` answers within ``limit`` seconds of its start (waits in
+    pieces: ``wait`` refuses a timeout of more than about 24 days)."""
+    from multiprocessing.connection import wait
+
+    while True:
+        left = worker.started + limit - time.perf_counter()
+        if left <= 0:
+            return False
+        if wait([worker], timeout=min(left, _LONGEST_WAIT)):
+            return True
 
 
 def run_dask(
@@ -470,8 +522,8 @@ def run_dask(
     SolverUnavailableError
         If ``dask.distributed`` is not installed (``pip install 'allockit[dask]'``).
     InvalidInputError
-        If ``scheduler`` is empty, or does not answer within ``connect_timeout``
-        seconds (the message names the address).
+        If ``grace`` is not a finite number >= 0, ``scheduler`` is empty, or it does
+        not answer within ``connect_timeout`` seconds (the message names the address).
     ConnectionError
         If the scheduler goes away during the sweep: the tasks it held are not
         recorded (no failed row), so that a rerun of the sweep runs them. A worker
@@ -494,6 +546,7 @@ def run_dask(
     """
     import importlib.util
 
+    grace = _grace(grace)
     if not scheduler:
         raise InvalidInputError("the dask backend needs a scheduler address (--scheduler)")
     if importlib.util.find_spec("distributed") is None:

@@ -16,19 +16,26 @@ import json
 import os
 import socket
 import sqlite3
+import sys
 import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from allockit.checks import integer, is_finite_real, is_real, real_number
+from allockit.constants import MAX_SEED
 from allockit.errors import InvalidInputError, SolverUnavailableError
+from allockit.tasks import json_data
 
 __all__ = [
     "STORE_APPLICATION_ID",
     "STORE_VERSION",
     "Heartbeat",
     "ResultStore",
+    "check_row",
     "check_store",
     "flat_rows",
     "read_dataframe",
@@ -465,12 +472,21 @@ class ResultStore:
     def write(self, row: dict[str, Any]) -> None:
         """Insert or replace one task's row and drop its claim, in one commit.
 
+        The row is checked first (``check_row``): nothing is written unless every field
+        can be stored and read back. Numpy numbers and arrays in ``params`` and
+        ``outputs`` are stored as Python numbers and lists.
+
         Parameters
         ----------
         row : dict
             ``TaskRow.to_dict()``'s fields; ``setup_seconds`` is taken from the row or,
             if absent, from ``outputs["setup_seconds"]`` (one-time costs of the task's
             process, reported apart from its time).
+
+        Raises
+        ------
+        InvalidInputError
+            If a field cannot be stored (``check_row``); the store is unchanged.
 
         Examples
         --------
@@ -481,22 +497,26 @@ class ResultStore:
         ...                  "method": "m", "params": {}, "seed": None, "ok": True,
         ...                  "status": "done", "outputs": {"setup_seconds": 1.5},
         ...                  "error": None, "wall_seconds": 2.0})
+        ...     store.write({"key": "k", "sweep": "s", "kind": "demo", "instance": "i",
+        ...                  "method": "m", "params": {}, "seed": None, "ok": "false",
+        ...                  "status": "done", "outputs": {}, "error": None,
+        ...                  "wall_seconds": 2.0})
+        Traceback (most recent call last):
+        ...
+        allockit.errors.InvalidInputError: row field ok must be a bool; got 'false'
         >>> read_rows(path)[0]["setup_seconds"]
         1.5
         """
-        outputs = row.get("outputs", {}) or {}
-        setup = row.get("setup_seconds", outputs.get("setup_seconds"))
-        record = {
-            **row,
-            "params": json.dumps(row.get("params", {}), sort_keys=True),
-            "outputs": json.dumps(outputs, sort_keys=True, default=float),
-            "ok": int(bool(row.get("ok"))),
-            "finished_at": row.get("finished_at", time.time()),
-            "host": row.get("host", self._host),
-            "allockit_version": self._version,
-            "solver_versions": row.get("solver_versions", self._solvers),
-            "setup_seconds": float(setup) if isinstance(setup, int | float) else None,
-        }
+        record = check_row(row)
+        record.update(
+            params=json.dumps(record["params"], sort_keys=True),
+            outputs=json.dumps(record["outputs"], sort_keys=True),
+            ok=int(record["ok"]),
+            finished_at=record.get("finished_at", time.time()),
+            host=record.get("host", self._host),
+            allockit_version=self._version,
+            solver_versions=record.get("solver_versions", self._solvers),
+        )
         values = [record.get(col) for col in _COLUMNS]
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -511,6 +531,81 @@ class ResultStore:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+
+def check_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A task's row as ``ResultStore.write`` stores it, checked; or an error naming the field.
+
+    ``key`` must be a non-empty str; ``sweep``, ``kind``, ``instance`` and ``method``
+    strs; ``ok`` a bool (never a string or a number); ``status`` and ``error`` a str or
+    None; ``seed`` None or an integer in [0, ``MAX_SEED``]; ``wall_seconds`` a finite
+    number >= 0; ``params`` and ``outputs`` dicts of JSON data (numpy values become
+    Python's, ``allockit.tasks.json_data``); ``finished_at`` and ``host``, if given, a
+    finite number and a str.
+
+    Parameters
+    ----------
+    row : dict
+        ``TaskRow.to_dict()``'s fields.
+
+    Returns
+    -------
+    dict
+        The row's fields, converted (``setup_seconds`` filled from the outputs when
+        the row has none, None unless a finite number).
+
+    Raises
+    ------
+    InvalidInputError
+        ``row field NAME must be ...; got VALUE`` for the first field that cannot be
+        stored.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> row = {"key": "k", "sweep": "s", "kind": "demo", "instance": "i", "method": "m",
+    ...        "params": {}, "seed": np.int64(3), "ok": True, "status": "done",
+    ...        "outputs": {"hosts": np.arange(2)}, "error": None, "wall_seconds": 1}
+    >>> checked = check_row(row)
+    >>> checked["seed"], checked["outputs"], checked["wall_seconds"]
+    (3, {'hosts': [0, 1]}, 1.0)
+    >>> check_row({**row, "wall_seconds": float("nan")})
+    Traceback (most recent call last):
+    ...
+    allockit.errors.InvalidInputError: row field wall_seconds must be a finite number >= 0; got nan
+    """
+    if not isinstance(row, dict):
+        raise InvalidInputError(f"a row must be a dict; got {type(row).__name__}")
+    record = dict(row)
+    field = "row field "
+    if not isinstance(record.get("key"), str) or not record["key"]:
+        raise InvalidInputError(f"{field}key must be a non-empty str; got {record.get('key')!r}")
+    for name in ("sweep", "kind", "instance", "method", "host"):
+        if (name != "host" or name in record) and not isinstance(record.get(name), str):
+            raise InvalidInputError(f"{field}{name} must be a str; got {record.get(name)!r}")
+    for name in ("status", "error"):
+        value = record.get(name)
+        if value is not None and not isinstance(value, str):
+            raise InvalidInputError(f"{field}{name} must be a str or None; got {value!r}")
+    ok = record.get("ok")
+    if not isinstance(ok, bool | np.bool_):
+        raise InvalidInputError(f"{field}ok must be a bool; got {ok!r}")
+    seed = record.get("seed")
+    outputs = {} if record.get("outputs") is None else record["outputs"]
+    for name, value in (("params", record.get("params", {})), ("outputs", outputs)):
+        if not isinstance(value, dict):
+            raise InvalidInputError(f"{field}{name} must be a dict; got {value!r}")
+        record[name] = json_data(f"{field}{name}", value)
+    record.update(
+        ok=bool(ok),
+        seed=None if seed is None else integer(f"{field}seed", seed, minimum=0, maximum=MAX_SEED),
+        wall_seconds=real_number(f"{field}wall_seconds", record.get("wall_seconds"), at_least=0),
+    )
+    if "finished_at" in record:
+        record["finished_at"] = real_number(f"{field}finished_at", record["finished_at"])
+    setup = record.get("setup_seconds", record["outputs"].get("setup_seconds"))
+    record["setup_seconds"] = float(setup) if is_finite_real(setup) else None
+    return record
 
 
 class Heartbeat:
@@ -623,10 +718,24 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
         row["outputs"] = json.loads(row["outputs"])
         row["solver_versions"] = json.loads(row["solver_versions"])
         row["ok"] = bool(row["ok"])
+        row["seed"] = _stored_seed(row["seed"])
         row.setdefault("setup_seconds", None)
+        if not is_real(row["wall_seconds"]):  # (written by a version that did not check)
+            raise InvalidInputError(
+                f"results store {str(path)!r}: the row of task {row['key']!r} has "
+                f"wall_seconds {row['wall_seconds']!r}, not a number"
+            )
         setup = row["setup_seconds"] or 0.0
         row["seconds"] = max(0.0, row["wall_seconds"] - setup)
     return rows
+
+
+def _stored_seed(seed: Any) -> Any:
+    """A seed as read from a store; the 8 raw bytes that older versions stored for a
+    numpy integer seed are read as the integer they hold."""
+    if isinstance(seed, bytes) and len(seed) == 8:
+        return int.from_bytes(seed, sys.byteorder, signed=True)
+    return seed
 
 
 def flat_rows(path: str | Path) -> list[dict[str, Any]]:
