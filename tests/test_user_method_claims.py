@@ -184,3 +184,17 @@ def test_helpers_name_an_argument_of_the_wrong_kind():
         check_options("DRFH method", MethodSpec("lp", "linear program", ()), None)
     with pytest.raises(InvalidInputError, match=r"rel_gap must be a finite number in \[0, 1\)"):
         Incumbent().certified(None)
+
+
+def test_a_failed_row_of_a_comparison_is_one_line_for_allockit_errors():
+    # it was the last three lines of the traceback, even for allockit's own errors
+    def oob(instance, **options):
+        return [5, 0, 0]
+
+    c = compare({"vc": VC}, [_boom, oob])
+    errors = [row["error"] for row in c.rows]
+    assert errors[0].startswith("allockit.errors.MethodFailedError: VCSched method '")
+    assert errors[1] == ("allockit.errors.InvalidInputError: "
+                         "test_a_failed_row_of_a_comparison_is_one_line_for_allockit_errors."
+                         "<locals>.oob: job 0 ('j0') placed on host 5, out of range [0, 1]")
+    assert all("\n" not in e for e in errors)

@@ -31,7 +31,7 @@ import numpy as np
 
 from allockit.checks import integer, real_number
 from allockit.constants import MAX_SEED
-from allockit.errors import InvalidInputError
+from allockit.errors import AllocKitError, InvalidInputError
 
 __all__ = [
     "TASK_KINDS",
@@ -519,8 +519,10 @@ def execute_task(task: Task) -> TaskRow:
     -------
     TaskRow
         ``ok=True`` with the function's outputs (its ``"status"`` becomes the row's
-        status), or ``ok=False``, status ``"failed"`` and the last lines of the
-        traceback as ``error`` if it raised. ``seconds`` is the wall time.
+        status), or ``ok=False``, status ``"failed"`` and as ``error`` one line for an
+        allockit error (``allockit.errors.InvalidInputError: ...``; a user's method
+        that raised is a ``MethodFailedError`` naming it) or the last lines of the
+        traceback of any other exception. ``seconds`` is the wall time.
 
     Examples
     --------
@@ -537,14 +539,26 @@ def execute_task(task: Task) -> TaskRow:
             provide_sources(task.sources)
         outputs = _resolve(task.target or TASK_KINDS[task.kind])(task)
     except Exception as exc:  # a failing task is a row, never the end of the sweep
-        tb = traceback.format_exception(exc)
-        text = "".join(tb[-3:]).strip() if len(tb) > 3 else "".join(tb).strip()
-        return _row(task, ok=False, outputs={}, error=text, wall=time.perf_counter() - start)
+        return _row(task, ok=False, outputs={}, error=_error_text(exc),
+                    wall=time.perf_counter() - start)
     wall = time.perf_counter() - start
     if not isinstance(outputs, Mapping):
         error = f"task kind {task.kind!r} returned {_SHORT.repr(outputs)}, not a dict of outputs"
         return _row(task, ok=False, outputs={}, error=error, wall=wall)
     return _row(task, ok=True, outputs=dict(outputs), error=None, wall=wall)
+
+
+def _error_text(exc: Exception) -> str:
+    """A failed task's ``error``: one line for allockit's own errors, else the traceback's end.
+
+    allockit's errors (bad input, a user's method that raised, a missing solver) say what
+    went wrong in their message, which is the row's one line; any other exception is a
+    bug somewhere, and the last lines of its traceback say where.
+    """
+    if isinstance(exc, AllocKitError):
+        return traceback.format_exception_only(exc)[-1].strip()
+    tb = traceback.format_exception(exc)
+    return "".join(tb[-3:]).strip() if len(tb) > 3 else "".join(tb).strip()
 
 
 def _kind_sleep(task: Task) -> dict[str, Any]:
