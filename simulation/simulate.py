@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from allockit.errors import InvalidInputError
+from allockit.errors import AllocKitError, InvalidInputError, MethodFailedError, where_raised
 from allockit.instances.workload import Workload
 from allockit.options import COMMON_OPTIONS, MethodSpec, Range, check_common, check_options
 from allockit.results import SimulationResult
@@ -488,6 +488,9 @@ def simulate_policy(
     InvalidInputError
         For an option the policy's simulator does not take, a model without a
         simulator for user policies, or a policy that breaks the protocol.
+    MethodFailedError
+        If the policy raised an exception of its own (one line naming the policy, the
+        exception and where it was raised; the exception is the ``__cause__``).
 
     Examples
     --------
@@ -506,13 +509,22 @@ def simulate_policy(
         )
     check_options("simulator", ENGINES[model], options)
     used = {k: v for k, v in options.items() if k in ENGINES[model].options}
-    if model == "fractional":
-        import dataclasses
+    try:
+        if model == "fractional":
+            import dataclasses
 
-        from allockit.simulation.dfrs import simulate_dfrs
+            from allockit.simulation.dfrs import simulate_dfrs
 
-        result = simulate_dfrs(workload, policy, **used)
-        return dataclasses.replace(result, algorithm=name) if name else result
-    from allockit.simulation.batch import run_batch
+            result = simulate_dfrs(workload, policy, **used)
+            return dataclasses.replace(result, algorithm=name) if name else result
+        from allockit.simulation.batch import run_batch
 
-    return run_batch(workload, policy, name=name, **used)
+        return run_batch(workload, policy, name=name, **used)
+    except AllocKitError:
+        raise  # (allockit's own errors name the policy and what it broke)
+    except Exception as exc:
+        shown = name or getattr(policy, "name", None) or type(policy).__name__
+        raise MethodFailedError(
+            f"scheduler {shown!r} raised {type(exc).__name__}: {exc}{where_raised(exc)}"
+        ) from exc
+

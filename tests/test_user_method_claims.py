@@ -198,3 +198,29 @@ def test_a_failed_row_of_a_comparison_is_one_line_for_allockit_errors():
                          "test_a_failed_row_of_a_comparison_is_one_line_for_allockit_errors."
                          "<locals>.oob: job 0 ('j0') placed on host 5, out of range [0, 1]")
     assert all("\n" not in e for e in errors)
+
+
+def test_a_scheduling_policy_that_raises_is_one_error_naming_it(tmp_path, capsys):
+    from allockit.instances.swf import workload_to_swf, write_swf
+    from allockit.instances.workload import Platform, Workload
+    from allockit.simulation.policy import BasePolicy
+    from allockit.simulation.simulate import simulate
+
+    class Broken(BasePolicy):
+        def schedule(self, cluster, now):
+            raise ZeroDivisionError("no")
+
+    w = Workload.from_jobs(Platform(nodes=2), submit=[0, 1], runtime=[10, 10], tasks=[1, 1],
+                           cpu=[1, 1], mem=[0.1, 0.1])
+    with pytest.raises(MethodFailedError, match=r"scheduler 'Broken' raised ZeroDivisionError: "
+                                                r"no \(at .*test_user_method_claims.py:\d+\)"):
+        simulate(w, Broken())
+    (tmp_path / "pol.py").write_text(
+        "from allockit.simulation.policy import BasePolicy\n"
+        "class Broken(BasePolicy):\n"
+        "    def schedule(self, cluster, now):\n"
+        "        raise ZeroDivisionError('no')\n")
+    write_swf(workload_to_swf(w), tmp_path / "w.swf")
+    code = main(["simulate", str(tmp_path / "w.swf"), "--algorithm", f"{tmp_path}/pol.py:Broken"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "raised ZeroDivisionError: no" in err

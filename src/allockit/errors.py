@@ -7,6 +7,7 @@ __all__ = [
     "MethodFailedError",
     "SolverFailedError",
     "SolverUnavailableError",
+    "where_raised",
 ]
 
 
@@ -36,3 +37,32 @@ class SolverFailedError(AllocKitError, RuntimeError):
 
 class InfeasibleError(AllocKitError):
     """Raised only by helpers that must return a solution and cannot."""
+
+
+def where_raised(exc: BaseException) -> str:
+    """`` (at FILE:LINE)``: where ``exc`` was raised (its innermost frame), or ``""``.
+
+    Parameters
+    ----------
+    exc : BaseException
+        An exception that was raised (it has a traceback).
+
+    Returns
+    -------
+    str
+        The place, for a one-line message about a user's method that raised.
+
+    Examples
+    --------
+    >>> try:
+    ...     1 / 0
+    ... except ZeroDivisionError as error:
+    ...     where_raised(error).startswith(" (at ")
+    True
+    >>> where_raised(ValueError("never raised"))
+    ''
+    """
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return "" if tb is None else f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"

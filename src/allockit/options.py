@@ -36,7 +36,12 @@ import numpy as np
 from allockit.checks import is_finite_real
 from allockit.constants import MAX_SECONDS, THREADS_PER_CORE
 from allockit.constants import MAX_SEED as _MAX_SEED
-from allockit.errors import AllocKitError, InvalidInputError, MethodFailedError
+from allockit.errors import (
+    AllocKitError,
+    InvalidInputError,
+    MethodFailedError,
+    where_raised,
+)
 
 __all__ = [
     "COMMON_OPTIONS",
@@ -434,7 +439,7 @@ division by zero (at ...)
     except Exception as exc:
         raise MethodFailedError(
             f"{family} {name or _method_name(function)!r} raised {type(exc).__name__}: {exc}"
-            f"{_where(exc)}"
+            f"{where_raised(exc)}"
         ) from exc
     return output, time.perf_counter() - started
 
@@ -442,16 +447,6 @@ division by zero (at ...)
 def _method_name(function: Callable[..., Any]) -> str:
     """The method's name for a message: its qualified name."""
     return str(getattr(function, "__qualname__", None) or type(function).__name__)
-
-
-def _where(exc: BaseException) -> str:
-    """`` (at FILE:LINE)``: where the exception was raised (its innermost frame)."""
-    tb = exc.__traceback__
-    if tb is None:
-        return ""
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
 
 
 def method_table(specs: Mapping[str, MethodSpec]) -> str:
