@@ -94,8 +94,17 @@ def _data(ns: dict) -> None:  # the HPC2N log as the archive has it: 202,871 job
     assert ns["trace"].n_jobs == 202_871 and ns["trace"].header_int("MaxNodes") == 240
 
 
+def _own_methods(ns: dict) -> None:  # feasible 0.556 0.444; mcb8 solved, prover error
+    assert ns["result"].status == "feasible"
+    printed = ns["_printed"].splitlines()
+    assert printed[:2] == ["feasible 0.556 0.444", "['solved', 'error']"]
+    assert printed[2].startswith("contradicted: its bound 0.5 is below the min yield "
+                                 "0.833333 another method's")
+
+
 CLAIMS = {"install.rst": _install, "vcsched.rst": _vcsched, "dfrs.rst": _dfrs,
-          "reserves.rst": _reserves, "drfh.rst": _drfh, "measy.rst": _measy, "data.rst": _data}
+          "own_methods.rst": _own_methods, "reserves.rst": _reserves, "drfh.rst": _drfh,
+          "measy.rst": _measy, "data.rst": _data}
 
 
 @pytest.mark.parametrize("page, index, code", EXAMPLES)
