@@ -31,7 +31,7 @@ ON_0 = np.array([0, 0])
         (INST, ON_0, 0.5, np.array([0.4, 0.5]), {}, r"yields\[0\] .*; got 0.4"),
         (INST, ON_0, 0.5, np.array([1.0]), {},
          r"yields must give one yield per job \(2\); got shape \(1,\)"),
-        (INST, ON_0, 0.5, [["a", "b"]], {}, r"yields must be an array of numbers"),
+        (INST, ON_0, 0.5, [["a", "b"]], {}, r"yields\[0, 0\] must be a number; got 'a'"),
         (INST, ON_0, math.nan, np.array([1.0, 2 / 3]), {},
          r"floor must be a finite number in \[0, 1\]; got nan"),
         (INST, ON_0, 2, np.array([1.0, 1.0]), {}, r"floor must be .*; got 2"),
