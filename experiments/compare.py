@@ -135,7 +135,7 @@ def _outcome(row: dict[str, Any], solved: bool) -> str:
 
 
 def _contradiction(outputs: dict[str, Any], outcome: str, best: float | None) -> str:
-    """Why a row's proof is contradicted by another method's placement ('' if it is not).
+    """Why a row's proof is refuted by another method's placement ('' if it is not).
 
     Every solved row's minimum yield is rescored from its placement, so it is achieved:
     an infeasibility proof, or an upper bound below it, is false.
@@ -167,9 +167,11 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     A row counts as solved when its task succeeded and it reports a minimum yield with
     status ``optimal``, ``feasible`` or ``time_limit``. A row whose proof another
     method's placement refutes (it claims the instance infeasible, or its bound is below
-    a minimum yield another method reached, beyond ``CONTRADICTION_TOL``) is an
-    ``error``, its ``error`` saying so: a user's method may claim anything, and a
-    comparison must not count a false proof.
+    a minimum yield another method reached, beyond ``CONTRADICTION_TOL``) loses that
+    proof (``bound`` and ``gap`` None, ``error`` saying why, an ``optimal`` status
+    becomes ``feasible``); without a placement of its
+    own it is then an ``error``: a user's method may claim anything, and a comparison
+    must not count a false proof.
 
     Parameters
     ----------
@@ -218,15 +220,20 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         seconds = (o.get("build_seconds") or 0.0) + (o.get("solve_seconds") or 0.0)
         outcome = _outcome(row, solved)
         contradiction = _contradiction(o, outcome, b)
+        refuted = bool(contradiction)  # its bound or its proof of infeasibility is false
         flat = {
             "instance": row["instance"],
             "method": row["method"],
-            "status": o.get("status", row.get("status")),
-            "outcome": "error" if contradiction else outcome,
+            # an "optimal" whose proof is refuted is only a feasible placement
+            "status": "feasible" if refuted and solved and o.get("status") == "optimal"
+            else o.get("status", row.get("status")),
+            # a placement stands (it is rescored); a row whose only answer is a false
+            # proof is an error
+            "outcome": "error" if refuted and not solved else outcome,
             "min_yield": o.get("min_yield") if solved else None,
             "avg_yield": o.get("avg_yield") if solved else None,
-            "bound": o.get("bound"),
-            "gap": o.get("gap"),
+            "bound": None if refuted else o.get("bound"),
+            "gap": None if refuted else o.get("gap"),
             "seconds": seconds or row.get("seconds", row.get("wall_seconds", 0.0)),
             "setup_seconds": o.get("setup_seconds") or row.get("setup_seconds") or 0.0,
             "degradation": degradation,

@@ -321,6 +321,13 @@ class BatchCluster:
             "counts the free units; start jobs with start(job))"
         )
 
+    @property
+    def waiting(self) -> np.ndarray:
+        """Per job, whether it waits in the queue (a read-only copy of the simulator's record)."""
+        out = self._state == _WAITING
+        out.setflags(write=False)
+        return out
+
     def _job(self, job: int) -> str:
         return f"job {job} (id {int(self.workload.ids[job])})"
 

@@ -24,7 +24,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from allockit.errors import AllocKitError, InvalidInputError, MethodFailedError, where_raised
+from allockit.errors import (
+    AllocKitError,
+    InvalidInputError,
+    MethodFailedError,
+    first_line,
+    where_raised,
+)
 from allockit.instances.workload import Workload
 from allockit.options import COMMON_OPTIONS, MethodSpec, Range, check_common, check_options
 from allockit.results import SimulationResult
@@ -525,6 +531,7 @@ def simulate_policy(
     except Exception as exc:
         shown = name or getattr(policy, "name", None) or type(policy).__name__
         raise MethodFailedError(
-            f"scheduler {shown!r} raised {type(exc).__name__}: {exc}{where_raised(exc)}"
+            f"scheduler {shown!r} raised {type(exc).__name__}: {first_line(exc)}"
+            f"{where_raised(exc)}"
         ) from exc
 

@@ -86,3 +86,29 @@ def test_integer_and_first_bad_entry_still_refuse():
     x = np.array([[1.0, 2.0], [3.0, INF]])
     with pytest.raises(InvalidInputError, match=r"m\[1, 1\] must be finite; got inf"):
         first_bad_entry("m", x, x > 0, "finite")
+
+
+@pytest.mark.parametrize("check", ["real_array", "float_array", "integer_array"])
+def test_arrays_refuse_text_complex_and_python_bools_by_entry(check):
+    import allockit.checks as checks
+
+    f = getattr(checks, check)
+    noun = "an integer" if check == "integer_array" else "a number"
+    for values, where, shown in [(["1", "2"], "[0]", "'1'"), ([1 + 2j], "[0]", r"\(1\+2j\)"),
+                                 ([0.5, True], "[1]", "True"), ((1, False), "[1]", "False"),
+                                 ([[1.0, 2.0], [True, 3.0]], "[1, 0]", "True")]:
+        with pytest.raises(InvalidInputError, match=rf"x\{where[:-1]}\] must be {noun}; "
+                                                    rf"got {shown}"):
+            f("x", values, ndim=np.ndim(values))
+    # numpy's own booleans (a mask, an occupancy matrix) are 0 and 1, as they always were
+    assert f("x", np.array([True, False])).tolist() == [1, 0]
+    assert f("x", [1.0, 2.0]).tolist() == [1, 2]
+
+
+def test_a_boolean_occupancy_matrix_still_gives_yields():
+    # found by review: the first version of the array check refused numpy booleans
+    from allockit.simulation.allocation import max_min_yields
+
+    y = max_min_yields(np.array([[True, False], [True, False], [False, True]]),
+                       np.array([0.5, 0.8, 0.3]))
+    assert y.round(4).tolist() == [0.7692, 0.7692, 1.0]

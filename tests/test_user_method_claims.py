@@ -80,6 +80,19 @@ def test_compare_refuses_proofs_another_method_refutes():
     assert summary[infeasible["method"]].infeasible == 0
 
 
+def test_a_placement_keeps_its_row_when_only_its_bound_is_refuted():
+    # found by review: the row was an error and a success at once (yields, degradation)
+    own = _claim("optimal", [0, 0, 0], bound=5 / 9)  # its own bound "proves" 0.556 optimal
+    assert str(solve(VC, own).status) == "optimal"  # alone, a user's bound is its proof
+    c = compare({"vc": VC}, ["mcb8", own])
+    row = c.rows[1]
+    assert (row["outcome"], row["status"], row["failed"]) == ("solved", "feasible", False)
+    assert row["bound"] is None and row["gap"] is None and "is below the min yield" in (
+        row["error"])
+    assert row["degradation"] == pytest.approx(100 * (1 - (5 / 9) / (5 / 6)))
+    assert c.summary()[1].solved == 1 and c.summary()[1].errors == 0
+
+
 # ------------------------------------------------------------------ raising methods
 def _boom(instance, **options):
     raise RuntimeError("boom")
@@ -224,3 +237,46 @@ def test_a_scheduling_policy_that_raises_is_one_error_naming_it(tmp_path, capsys
     code = main(["simulate", str(tmp_path / "w.swf"), "--algorithm", f"{tmp_path}/pol.py:Broken"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "raised ZeroDivisionError: no" in err
+
+
+def test_a_multi_line_exception_stays_one_line():
+    def wordy(instance, **options):
+        raise ValueError("first\nsecond")
+
+    with pytest.raises(MethodFailedError, match=r"raised ValueError: first \[\.\.\.\] \(at ") as e:
+        solve(VC, wordy)
+    assert "\n" not in str(e.value)
+
+
+def test_a_per_server_drfh_result_is_named_without_every_server():
+    # found by review: the message listed all 12,583 server names of the Google pool
+    from allockit.instances.drfh import google_servers
+
+    inst = DRFHInstance.from_dict({"resources": ["cpu", "mem"],
+                                   "servers": google_servers(300, seed=1),
+                                   "users": [{"demand": [0.1, 0.1], "tasks": 5}]})
+    split = allocate(inst, "first-fit", split=True)
+    with pytest.raises(InvalidInputError, match=r"in all\)\] are not the instance's") as e:
+        allocate(inst, lambda instance, **options: split)
+    assert len(str(e.value)) < 600
+
+
+def test_a_batch_policy_still_reads_which_jobs_wait():
+    # found by review: BatchCluster.waiting (a boolean per job) had gone
+    from allockit.instances.workload import Platform, Workload
+    from allockit.simulation.policy import BasePolicy
+    from allockit.simulation.simulate import simulate
+
+    seen = []
+
+    class Reader(BasePolicy):
+        def schedule(self, cluster, now):
+            seen.append(cluster.waiting.tolist())
+            for job in list(cluster.queue):
+                if cluster.width[job] <= cluster.free:
+                    cluster.start(job)
+
+    w = Workload.from_jobs(Platform(nodes=1), submit=[0, 0], runtime=[10, 10], tasks=[1, 1],
+                           cpu=[1, 1], mem=[0.1, 0.1])
+    simulate(w, Reader())
+    assert seen[0] == [True, True] and seen[1] == [False, True]

@@ -309,18 +309,37 @@ def _entry(shape: tuple[int, ...], flat_index: int) -> str:
     return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
 
 
+def _refuse_python_bools(
+    name: str, values: list | tuple, shape: tuple[int, ...], noun: str
+) -> None:
+    """Refuse a ``True`` or ``False`` among the entries of nested lists (numpy casts them)."""
+    flat: list = list(values)
+    while flat and isinstance(flat[0], list | tuple):  # (rectangular: numpy made an array)
+        flat = [v for row in flat for v in row]
+    if bool not in set(map(type, flat)):  # (the usual case, at C speed)
+        return
+    k = next(k for k, value in enumerate(flat) if type(value) is bool)
+    where = _entry(shape, k) if shape else ""
+    raise InvalidInputError(f"{name}{where} must be {noun}; got {flat[k]!r}")
+
+
 def _numbers(
     name: str, values: object, ndim: int, *, none_ok: bool = False, noun: str = "a number"
 ) -> tuple[np.ndarray, np.ndarray]:
     """``values`` as given (an array) and as float64 (``checks.real_array``).
 
-    Strings, booleans and complex numbers are refused, never parsed or cast; None too,
-    unless ``none_ok`` (it becomes NaN).
+    Strings, complex numbers and Python's ``True``/``False`` are refused, never parsed
+    or cast; None too, unless ``none_ok`` (it becomes NaN). A numpy array of booleans
+    (a mask, an occupancy matrix) is read as 0 and 1.
     """
     try:
         given = np.asarray(values)
     except (TypeError, ValueError) as error:
         raise InvalidInputError(f"{name} must be an array of numbers: {error}") from None
+    if isinstance(values, list | tuple) and given.dtype.kind in "iufb":
+        _refuse_python_bools(name, values, given.shape, noun)  # ([0.5, True] is all floats)
+    if given.dtype.kind == "b" and isinstance(values, np.ndarray):
+        given = given.astype(np.int64)  # (numpy's own booleans: 0 and 1)
     if given.dtype.kind not in "iuf" and given.size:
         if given.dtype.kind == "O":
             entries = given.reshape(-1).tolist()

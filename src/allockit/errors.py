@@ -7,6 +7,7 @@ __all__ = [
     "MethodFailedError",
     "SolverFailedError",
     "SolverUnavailableError",
+    "first_line",
     "where_raised",
 ]
 
@@ -66,3 +67,28 @@ def where_raised(exc: BaseException) -> str:
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     return "" if tb is None else f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (`` [...]`` marks that more lines were cut).
+
+    Parameters
+    ----------
+    exc : BaseException
+        Any exception.
+
+    Returns
+    -------
+    str
+        Its message up to the first newline, for a message that must stay one line.
+
+    Examples
+    --------
+    >>> first_line(ValueError("a\\nb"))
+    'a [...]'
+    >>> first_line(KeyError("k"))
+    "'k'"
+    """
+    text = str(exc).strip()
+    head, _, rest = text.partition("\n")
+    return f"{head} [...]" if rest.strip() else head

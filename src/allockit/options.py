@@ -40,6 +40,7 @@ from allockit.errors import (
     AllocKitError,
     InvalidInputError,
     MethodFailedError,
+    first_line,
     where_raised,
 )
 
@@ -438,8 +439,8 @@ division by zero (at ...)
         raise  # (allockit's own errors are one clear line already)
     except Exception as exc:
         raise MethodFailedError(
-            f"{family} {name or _method_name(function)!r} raised {type(exc).__name__}: {exc}"
-            f"{where_raised(exc)}"
+            f"{family} {name or _method_name(function)!r} raised {type(exc).__name__}: "
+            f"{first_line(exc)}{where_raised(exc)}"
         ) from exc
     return output, time.perf_counter() - started
 

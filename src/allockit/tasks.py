@@ -192,9 +192,19 @@ def _text(name: str, value: Any) -> str:
     return value
 
 
-def _time_limit(value: Any) -> float | None:
-    """A task's time limit as a float (> 0; infinite: no limit), or None."""
-    return real_number("time_limit", value, above=0, finite=False, optional=True)
+def _time_limit(value: Any) -> int | float | None:
+    """A task's time limit (> 0; infinite: no limit), or None.
+
+    Python's ints and floats are kept as given (the key hashes ``30`` and ``30.0``
+    differently, as it always did: stores written before keep their keys); numpy
+    numbers become the Python number of the same kind.
+    """
+    checked = real_number("time_limit", value, above=0, finite=False, optional=True)
+    if checked is None:
+        return None
+    if isinstance(value, int | np.integer) and abs(value) < 2**53:
+        return int(value)
+    return checked
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,10 +226,11 @@ class Task:
 
     The fields are checked when the task is made: ``kind``, ``instance_id`` and
     ``method`` are strings, ``seed`` is None or an integer in [0, ``MAX_SEED``] (a numpy
-    integer becomes an int), ``time_limit`` is None or a number of seconds > 0 (a float;
-    an infinite limit is no limit), and ``instance`` and ``params`` are JSON data, numpy
-    numbers and arrays becoming Python numbers and lists (``json_data``). A task made
-    of numpy values thus has the key of the same task made of Python values.
+    integer becomes an int), ``time_limit`` is None or a number of seconds > 0 (an int
+    stays an int, as the keys of existing stores need; an infinite limit is no limit),
+    and ``instance`` and ``params`` are JSON data, numpy numbers and arrays becoming
+    Python numbers and lists (``json_data``). A task made of numpy values thus has the
+    key of the same task made of Python values.
 
     Raises
     ------

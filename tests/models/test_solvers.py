@@ -140,6 +140,12 @@ def test_a_pyomo_meta_solver_is_refused_by_name(name, method):
         solve(inst, method, solver=name)
 
 
+@pytest.mark.parametrize("name", ["appsi_cbc", "appsi_gurobi", "appsi_highs", "cp_optimizer"])
+def test_other_pyomo_solvers_are_not_taken_for_meta_solvers(name):
+    # found by review: the first check refused any plug-in without warm_start_capable
+    assert resolve_solver(name, check_installed=False).pyomo_name == name
+
+
 def test_cli_solver_option_rel_gap_and_errors(tiny_file):
     out = _cli("solve", str(tiny_file), "--method", "milp", "--solver", "scip")
     assert out.returncode == 0, out.stderr

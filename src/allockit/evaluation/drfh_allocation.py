@@ -266,8 +266,9 @@ is 5.0; it must be finite, >= 0 and at most 0.6, what the allocation holds
         )
     if tuple(result.server_names) != tuple(instance.server_names):
         raise InvalidInputError(
-            f"{method}: the result's server classes {list(result.server_names)} are not "
-            f"the instance's {list(instance.server_names)} (in that order)"
+            f"{method}: the result's server classes {_few(result.server_names)} are not "
+            f"the instance's {_few(instance.server_names)} (in that order; a result per "
+            "server class, as allocate reports by default)"
         )
     n, k, m = instance.n_users, instance.n_classes, len(instance.resources)
     if result.allocation.shape != (n, k, m):
@@ -305,6 +306,14 @@ is 5.0; it must be finite, >= 0 and at most 0.6, what the allocation holds
     _check_reported(instance, result, used, method)
     _check_consistent(instance, result, method)
     return replace(result, method=method)
+
+
+def _few(names: Any) -> str:
+    """A list of names for a message: all of up to 6, else the first 5 and the count."""
+    names = list(names)
+    if len(names) <= 6:
+        return str(names)
+    return f"[{', '.join(repr(n) for n in names[:5])}, ... ({len(names)} in all)]"
 
 
 def _check_consistent(instance: DRFHInstance, result: DRFHResult, method: str) -> None:

@@ -170,9 +170,10 @@ def result_from_output(
     InvalidInputError
         For an allocation that ``check_allocation`` refuses, or a result whose
         ``class_totals`` or ``deviation`` do not match its allocation and the targets,
-        whose ``V``, ``qp_objective`` or ``balances`` are negative, not finite or of
-        the wrong shape, or whose status contradicts its allocation (``error``,
-        ``infeasible`` or ``no_solution``; a sweep's ``completed``).
+        whose ``V`` or ``qp_objective`` is negative or not a number, whose
+        ``balances`` are not one finite number per class, or whose status contradicts
+        its allocation (``error``, ``infeasible`` or ``no_solution``; a sweep's
+        ``completed``).
 
     Examples
     --------

@@ -9,7 +9,9 @@ A user method ``f(instance, **options)`` returns one of:
   checked (a bound is a number not below what its own placement achieves; its jobs and
   task counts are the instance's; a placement comes with status ``optimal``,
   ``feasible`` or ``time_limit`` only, and ``optimal`` stands only within the relative
-  gap of the best proven bound, else it is reported ``feasible``); every yield, the
+  gap of the best bound, else it is reported ``feasible``; a bound of the method's own is
+  taken as its proof, named by ``bound_source``, and ``compare`` refutes it when another
+  method's placement does better); every yield, the
   CPU split, the gap and the migrations are recomputed from its placement, never taken
   from the result.
 
@@ -261,7 +263,7 @@ def _checked_result(
         message=result.message,
         setup_seconds=result.setup_seconds,
         incumbent_source=result.incumbent_source or None,
-        bound_source=result.bound_source,
+        bound_source=result.bound_source or method,  # (a user's bound is its own claim)
     )
     rescored = replace(rescored, proof=result.proof)
     if rescored.status is Status.OPTIMAL and not (

@@ -193,6 +193,11 @@ SOLVERS: dict[str, PyomoSolver] = {
 }
 
 
+#: Pyomo's meta-solvers: they decompose nonlinear, disjunctive or multi-start models and
+#: call other solvers, and take none of an LP/MIP solver's interface.
+META_SOLVERS = frozenset({"mindtpy", "gdpopt", "multistart", "trustregion"})
+
+
 def _module_installed(name: str) -> bool:
     import importlib.util
 
@@ -283,8 +288,8 @@ def _pyomo_only(name: str) -> PyomoSolver:
         plugin = pyo.SolverFactory(name)
     if plugin is None or isinstance(plugin, UnknownSolver):
         raise refusal
-    if not all(hasattr(plugin, a) for a in ("warm_start_capable", "available", "solve")):
-        raise InvalidInputError(  # mindtpy, gdpopt, multistart, trustregion, ...
+    if name.partition(".")[0] in META_SOLVERS:
+        raise InvalidInputError(
             f"solver {name!r} is a Pyomo {type(plugin).__name__}, which drives other "
             "solvers (a meta-solver for nonlinear or disjunctive models), not an LP/MIP "
             f"solver allockit can call; name one: {known} or another Pyomo LP/MIP solver"

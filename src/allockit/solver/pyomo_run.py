@@ -238,7 +238,7 @@ def _run_legacy(
         time_limit=deadline.seconds(), threads=threads, rel_gap=rel_gap, seed=seed
     )
     keywords: dict[str, Any] = {"load_solutions": False, "options": options}
-    if warm_start and solver.warm_start_capable():
+    if warm_start and getattr(solver, "warm_start_capable", lambda: False)():
         keywords["warmstart"] = True
     if deadline.at is not None and chosen.time_option is None:
         # a solver allockit passes no limit to: Pyomo stops a solver process at it
