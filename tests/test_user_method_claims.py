@@ -280,3 +280,20 @@ def test_a_batch_policy_still_reads_which_jobs_wait():
                            cpu=[1, 1], mem=[0.1, 0.1])
     simulate(w, Reader())
     assert seen[0] == [True, True] and seen[1] == [False, True]
+
+
+def test_a_method_past_its_time_limit_says_so():
+    # it reported optimal with no word of the overrun (the runner stops tasks; solve cannot)
+    import time
+
+    def slow(instance, **options):
+        time.sleep(0.3)
+        return [0, 0, 1]
+
+    late = solve(VC, slow, time_limit=0.1)
+    assert str(late.status) == "feasible"  # scored as usual: its placement is what it is
+    assert "past its time limit of 0.1 s" in late.message
+    assert "past its time limit" not in solve(VC, slow, time_limit=30).message
+    res = allocate_reserves(RES, lambda i, **o: (time.sleep(0.3), [[60, 30, 10]] * 2)[1],
+                            time_limit=0.1)
+    assert "past its time limit of 0.1 s" in res.message

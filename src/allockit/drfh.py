@@ -9,10 +9,11 @@ task placement, per-server DRF (a non-Pareto-optimal baseline) and the slot sche
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from allockit.instances.drfh import DRFHInstance
-from allockit.options import MethodSpec, Range, check_options, run_user_method
+from allockit.options import MethodSpec, Range, check_options, overrun_note, run_user_method
 from allockit.results import DRFHResult
 
 __all__ = ["DRFH_METHODS", "METHODS", "METHOD_SPECS", "allocate"]
@@ -220,4 +221,5 @@ def _allocate_user(
         options=options,
         name=resolved.name,
     )
-    return result_from_output(instance, output, method=resolved.name, seconds=seconds)
+    result = result_from_output(instance, output, method=resolved.name, seconds=seconds)
+    return replace(result, message=overrun_note(result.message, seconds, time_limit))

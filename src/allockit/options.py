@@ -53,6 +53,7 @@ __all__ = [
     "check_options",
     "max_threads",
     "method_table",
+    "overrun_note",
     "parse_option_pairs",
     "run_user_method",
 ]
@@ -443,6 +444,40 @@ division by zero (at ...)
             f"{first_line(exc)}{where_raised(exc)}"
         ) from exc
     return output, time.perf_counter() - started
+
+
+def overrun_note(message: str, seconds: float, time_limit: float | None) -> str:
+    """``message``, with a note when a user's method ran past its time limit.
+
+    allockit cannot stop a user's function in the middle (the runner's backends stop a
+    whole task from outside); a result it returned late keeps its status, and its
+    message says how late.
+
+    Parameters
+    ----------
+    message : str
+        The result's message so far.
+    seconds : float
+        How long the method ran.
+    time_limit : float or None
+        The limit it was given (None: no limit).
+
+    Returns
+    -------
+    str
+        ``message``, or ``message`` and the note joined by ``"; "``.
+
+    Examples
+    --------
+    >>> overrun_note("", 3.2, 1.0)
+    'the method ran 3.2 s, past its time limit of 1 s'
+    >>> overrun_note("fine", 0.5, 1.0)
+    'fine'
+    """
+    if time_limit is None or not seconds > time_limit:
+        return message
+    note = f"the method ran {seconds:.3g} s, past its time limit of {time_limit:g} s"
+    return f"{message}; {note}" if message else note
 
 
 def _method_name(function: Callable[..., Any]) -> str:

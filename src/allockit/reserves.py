@@ -9,10 +9,11 @@ algorithm (``allockit.heuristics.bank``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from allockit.instances.reserves import ReservesInstance
-from allockit.options import MethodSpec, Range, check_options, run_user_method
+from allockit.options import MethodSpec, Range, check_options, overrun_note, run_user_method
 from allockit.results import ReservesResult
 
 __all__ = ["METHODS", "METHOD_SPECS", "RESERVES_METHODS", "allocate_reserves"]
@@ -196,4 +197,5 @@ def _allocate_user(
         options=options,
         name=resolved.name,
     )
-    return result_from_output(instance, output, method=resolved.name, seconds=seconds)
+    result = result_from_output(instance, output, method=resolved.name, seconds=seconds)
+    return replace(result, message=overrun_note(result.message, seconds, time_limit))

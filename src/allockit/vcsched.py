@@ -10,7 +10,7 @@ options are refused with the accepted list.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from allockit.checks import real_number
@@ -18,7 +18,7 @@ from allockit.clock import Deadline
 from allockit.constants import DEFAULT_REL_GAP
 from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
-from allockit.options import MethodSpec, Range, check_options, run_user_method
+from allockit.options import MethodSpec, Range, check_options, overrun_note, run_user_method
 from allockit.results import VCResult
 
 __all__ = [
@@ -479,6 +479,7 @@ def _solve_user(
     rel_gap = DEFAULT_REL_GAP if rel_gap is None else real_number(
         "rel_gap", rel_gap, at_least=0, below=1
     )
-    return score_method_output(
+    result = score_method_output(
         instance, output, method=resolved.name, seconds=seconds, rel_gap=rel_gap
     )
+    return replace(result, message=overrun_note(result.message, seconds, time_limit))
