@@ -338,7 +338,8 @@ def _check_consistent(instance: DRFHInstance, result: DRFHResult, method: str) -
         raise InvalidInputError(
             f"{method}: the result's dominant_share[{i}] (user {instance.user_names[i]!r}) "
             f"is {float(result.dominant_share[i]):.6g}, but its {float(result.tasks[i]):.6g} "
-            f"tasks alone take a dominant share of {float(held[i]):.6g}"
+            f"tasks alone take a dominant share of {float(held[i]):.6g} (the global dominant "
+            "share G_i, a fraction of the pool, not divided by the weight)"
         )
 
 
