@@ -18,6 +18,7 @@ from typing import Any
 
 from allockit.checks import integer
 from allockit.errors import InvalidInputError
+from allockit.tasks import json_data
 
 __all__ = [
     "TraceSets",
@@ -337,4 +338,4 @@ def build_workload(spec: dict[str, Any]) -> Any:
     >>> w.n_jobs, w.platform.nodes, round(w.offered_load(), 6)
     (30, 8, 0.5)
     """
-    return _build(json.dumps(spec, sort_keys=True))
+    return _build(json.dumps(json_data("spec", spec), sort_keys=True))  # (numpy values too)

@@ -48,7 +48,7 @@ import numpy as np
 
 from allockit.checks import integer, real_number
 from allockit.errors import InvalidInputError
-from allockit.tasks import Task, register_task_kind
+from allockit.tasks import Task, json_data, register_task_kind
 
 __all__ = [
     "FIGURES",
@@ -459,7 +459,7 @@ def build_workload(spec: dict[str, Any]) -> Any:
     >>> w.n_jobs, w.platform.nodes, bool((w.cpu[w.tasks == 1] == 1.0).all())
     (50, 320, True)
     """
-    return _build(json.dumps(spec, sort_keys=True))
+    return _build(json.dumps(json_data("spec", spec), sort_keys=True))  # (numpy values too)
 
 
 def run_measy_task(task: Task) -> dict[str, Any]:

@@ -80,3 +80,12 @@ def test_a_grid_of_no_mapping_and_a_two_tier_run_of_no_workload_are_named():
         grid([1, 2, 3])  # an IndexError before
     with pytest.raises(InvalidInputError, match="workload must be an allockit"):
         simulate_two_tier([1, 2])  # an AttributeError before
+
+
+def test_a_trace_spec_of_numpy_numbers_builds_the_same_workload():
+    # a numpy seed in the spec raised json's raw "not JSON serializable"
+    from allockit.experiments.dfrs_traces import build_workload
+
+    spec = {"set": "scaled", "seed": 0, "load": 0.5, "jobs": 30, "nodes": 8}
+    numpy_spec = {**spec, "seed": np.int64(0), "load": np.float64(0.5)}
+    assert build_workload(numpy_spec).to_dict() == build_workload(spec).to_dict()
