@@ -169,9 +169,8 @@ def comparison_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     method's placement refutes (it claims the instance infeasible, or its bound is below
     a minimum yield another method reached, beyond ``CONTRADICTION_TOL``) loses that
     proof (``bound`` and ``gap`` None, ``error`` saying why, an ``optimal`` status
-    becomes ``feasible``); without a placement of its
-    own it is then an ``error``: a user's method may claim anything, and a comparison
-    must not count a false proof.
+    becomes ``feasible``); without a placement of its own it is then an ``error``: a
+    user's method may claim anything, and a comparison must not count a false proof.
 
     Parameters
     ----------
