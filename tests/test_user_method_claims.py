@@ -83,7 +83,10 @@ def test_compare_refuses_proofs_another_method_refutes():
 def test_a_placement_keeps_its_row_when_only_its_bound_is_refuted():
     # found by review: the row was an error and a success at once (yields, degradation)
     own = _claim("optimal", [0, 0, 0], bound=5 / 9)  # its own bound "proves" 0.556 optimal
-    assert str(solve(VC, own).status) == "optimal"  # alone, a user's bound is its proof
+    alone = solve(VC, own)
+    assert str(alone.status) == "optimal"  # alone, a user's bound is its proof ...
+    assert alone.bound_source == alone.method  # ... and says whose it is
+    assert solve(VC, _claim("feasible", [0, 0, 1])).bound_source == "lp"
     c = compare({"vc": VC}, ["mcb8", own])
     row = c.rows[1]
     assert (row["outcome"], row["status"], row["failed"]) == ("solved", "feasible", False)
