@@ -27,9 +27,7 @@ from typing import Any
 from allockit.errors import (
     AllocKitError,
     InvalidInputError,
-    MethodFailedError,
-    first_line,
-    where_raised,
+    method_failed,
 )
 from allockit.instances.workload import Workload
 from allockit.options import COMMON_OPTIONS, MethodSpec, Range, check_common, check_options
@@ -529,9 +527,7 @@ def simulate_policy(
     except AllocKitError:
         raise  # (allockit's own errors name the policy and what it broke)
     except Exception as exc:
-        shown = name or getattr(policy, "name", None) or type(policy).__name__
-        raise MethodFailedError(
-            f"scheduler {shown!r} raised {type(exc).__name__}: {first_line(exc)}"
-            f"{where_raised(exc)}"
-        ) from exc
+        from allockit.simulation.policy import policy_name
+
+        raise method_failed(f"scheduler {name or policy_name(policy)!r}", exc) from exc
 

@@ -300,3 +300,16 @@ def test_a_method_past_its_time_limit_says_so():
     res = allocate_reserves(RES, lambda i, **o: (time.sleep(0.3), [[60, 30, 10]] * 2)[1],
                             time_limit=0.1)
     assert "past its time limit of 0.1 s" in res.message
+
+
+def test_the_fairness_checker_names_what_a_mechanism_raised_once():
+    # allocate's MethodFailedError was wrapped again ("raised MethodFailedError: ...")
+    from allockit.fairness import check
+
+    def broken(instance, **options):
+        raise ValueError("no")
+
+    report = check(broken, ["pareto"], examples=2)[0]
+    message = report.to_dict()["error"]["message"]
+    assert str(report.status) == "error"
+    assert message.startswith("the mechanism raised ValueError: no (at ")

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 from allockit.errors import InvalidInputError, SolverUnavailableError
-from allockit.instances.schemas import plain_values
 from allockit.results.base import Status
 
 __all__ = ["Comparison", "compare"]
@@ -377,7 +376,7 @@ importable name...
         for task in vcsched_tasks(
             items,
             methods=[method],
-            params=plain_values(dict(options.get(name, {}))),  # (numpy values as Python's)
+            params=dict(options.get(name, {})),  # (Task makes numpy values Python's)
             seeds=[seed],
             time_limit=time_limit,
         )

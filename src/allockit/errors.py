@@ -7,8 +7,7 @@ __all__ = [
     "MethodFailedError",
     "SolverFailedError",
     "SolverUnavailableError",
-    "first_line",
-    "where_raised",
+    "method_failed",
 ]
 
 
@@ -40,55 +39,41 @@ class InfeasibleError(AllocKitError):
     """Raised only by helpers that must return a solution and cannot."""
 
 
-def where_raised(exc: BaseException) -> str:
-    """`` (at FILE:LINE)``: where ``exc`` was raised (its innermost frame), or ``""``.
+
+def method_failed(what: str, exc: Exception) -> MethodFailedError:
+    """The one-line error for a user's method (or policy) ``what`` that raised ``exc``.
+
+    The line names the method, the exception's type, the first line of its message
+    (`` [...]`` marks more lines cut) and where it was raised (its innermost frame).
+    Raise it ``from exc`` so the original stays the ``__cause__``.
 
     Parameters
     ----------
-    exc : BaseException
-        An exception that was raised (it has a traceback).
+    what : str
+        The method as the message names it (``"VCSched method 'mine.py:f'"``).
+    exc : Exception
+        What the method raised.
 
     Returns
     -------
-    str
-        The place, for a one-line message about a user's method that raised.
+    MethodFailedError
 
     Examples
     --------
     >>> try:
-    ...     1 / 0
-    ... except ZeroDivisionError as error:
-    ...     where_raised(error).startswith(" (at ")
+    ...     raise ValueError("first\\nsecond")
+    ... except ValueError as error:
+    ...     text = str(method_failed("toy method 'f'", error))
+    >>> text.startswith("toy method 'f' raised ValueError: first [...] (at ")
     True
-    >>> where_raised(ValueError("never raised"))
-    ''
+    >>> str(method_failed("toy method 'g'", KeyError("k")))
+    "toy method 'g' raised KeyError: 'k'"
     """
+    message = str(exc).strip()
+    head, _, rest = message.partition("\n")
+    head = f"{head} [...]" if rest.strip() else head
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return "" if tb is None else f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
-
-
-def first_line(exc: BaseException) -> str:
-    """The first line of ``exc``'s message (`` [...]`` marks that more lines were cut).
-
-    Parameters
-    ----------
-    exc : BaseException
-        Any exception.
-
-    Returns
-    -------
-    str
-        Its message up to the first newline, for a message that must stay one line.
-
-    Examples
-    --------
-    >>> first_line(ValueError("a\\nb"))
-    'a [...]'
-    >>> first_line(KeyError("k"))
-    "'k'"
-    """
-    text = str(exc).strip()
-    head, _, rest = text.partition("\n")
-    return f"{head} [...]" if rest.strip() else head
+    where = "" if tb is None else f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
+    return MethodFailedError(f"{what} raised {type(exc).__name__}: {head}{where}")

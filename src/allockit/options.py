@@ -39,9 +39,7 @@ from allockit.constants import MAX_SEED as _MAX_SEED
 from allockit.errors import (
     AllocKitError,
     InvalidInputError,
-    MethodFailedError,
-    first_line,
-    where_raised,
+    method_failed,
 )
 
 __all__ = [
@@ -439,10 +437,7 @@ division by zero (at ...)
     except AllocKitError:
         raise  # (allockit's own errors are one clear line already)
     except Exception as exc:
-        raise MethodFailedError(
-            f"{family} {name or _method_name(function)!r} raised {type(exc).__name__}: "
-            f"{first_line(exc)}{where_raised(exc)}"
-        ) from exc
+        raise method_failed(f"{family} {name or _method_name(function)!r}", exc) from exc
     return output, time.perf_counter() - started
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from allockit.constants import FAIRNESS_MAX_INTEGERS
 from allockit.drfh import DRFH_METHODS
-from allockit.errors import InvalidInputError
+from allockit.errors import InvalidInputError, MethodFailedError, method_failed
 from allockit.fairness.allocation import Allocation
 from allockit.instances.drfh import DRFHInstance
 from allockit.results import SolveStatus
@@ -194,10 +194,9 @@ class Mechanism:
             if raw:
                 raise MechanismFailed(f"the mechanism's output was refused: {exc}") from None
             raise MechanismFailed(f"the mechanism refused the instance: {exc}") from None
-        except Exception as exc:
-            raise MechanismFailed(
-                f"the mechanism raised {type(exc).__name__}: {_first_line(exc)}"
-            ) from None
+        except Exception as exc:  # (allocate's MethodFailedError: what the method raised)
+            cause = exc.__cause__ if isinstance(exc, MethodFailedError) else exc
+            raise MechanismFailed(str(method_failed("the mechanism", cause))) from None
         if result.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
             # an allocation the mechanism itself calls failed is no answer to check
             status = getattr(result.status, "value", result.status)
@@ -211,11 +210,6 @@ class Mechanism:
             if tasks.ndim == 2 and tasks.shape == (instance.n_users, servers):
                 per_server = tasks
         return Allocation.build(instance, result, per_server)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else ""
 
 
 def _named(name: str) -> Callable[[DRFHInstance], Any]:
