@@ -33,9 +33,11 @@ __all__ = [
     "CPSAT_SECONDS_PER_CELL",
     "PYOMO_SECONDS_PER_CELL",
     "RETRY_MARGIN",
+    "TOLERANCE_EDGE",
     "TRANSLATE_PER_BUILD",
     "ExactRun",
     "obviously_infeasible",
+    "tolerance_edge",
     "valid_placement",
 ]
 
@@ -51,6 +53,48 @@ PYOMO_SECONDS_PER_CELL = 2.5e-4
 TRANSLATE_PER_BUILD = 3.0
 #: Seconds per (job, host) pair to build the CP-SAT model (measured 25-35 us).
 CPSAT_SECONDS_PER_CELL = 4e-5
+#: A nonzero memory or CPU need below this sits where a floating-point MILP solver's
+#: tolerances act: HiGHS 1.12 proved false optima on memories of 1e-8 to 2e-6 beside
+#: memory rows filled exactly (RESULTS 13.8), so such answers are checked by CP-SAT.
+TOLERANCE_EDGE = 1e-4
+
+
+def tolerance_edge(instance: VCInstance) -> str | None:
+    """The datum a floating-point solver's tolerances may misread, or None.
+
+    A job whose memory or CPU need per task is positive but below ``TOLERANCE_EDGE``
+    (or a migration budget that small) is within a few orders of magnitude of the
+    feasibility tolerances of floating-point MILP solvers (HiGHS: 1e-6 to 1e-7), whose
+    cuts and presolve then may cut off optimal placements. The MILP drivers have such
+    answers checked by CP-SAT, which works on integer data.
+
+    Parameters
+    ----------
+    instance : VCInstance
+        The instance.
+
+    Returns
+    -------
+    str or None
+        The first such datum as a phrase, or None when every datum is 0 or at least
+        ``TOLERANCE_EDGE``.
+
+    Examples
+    --------
+    >>> tolerance_edge(VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.0, 1e-6]))
+    "memory 1e-06 of job 'j1'"
+    >>> tolerance_edge(VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5], mem=[0.0, 0.5])) is None
+    True
+    """
+    for what, values in (("memory", instance.mem), ("CPU need", instance.cpu)):
+        tiny = np.flatnonzero((values > 0) & (values < TOLERANCE_EDGE))
+        if tiny.size:
+            i = int(tiny[0])
+            return f"{what} {values[i]:.6g} of job {instance.job_names[i]!r}"
+    budget = instance.migration_budget
+    if budget is not None and 0 < budget < TOLERANCE_EDGE:
+        return f"migration budget {budget:.6g}"
+    return None
 
 
 def obviously_infeasible(instance: VCInstance) -> str | None:

@@ -36,9 +36,10 @@ def build_load_milp(
     Migration-bounded adaptation: ``u[i, j] >= n[i, j] - nbar[i, j]`` counts the tasks
     of job ``i`` moved onto host ``j``; their memory (or number) is bounded.
 
-    ``margin`` tightens the memory and migration-budget rows by that amount; the
-    solve drivers use it to get a placement feasible on the exact data when the
-    solver's feasibility tolerance let a slightly infeasible one through.
+    ``margin`` tightens the memory and migration-budget rows by that amount (the
+    budget no lower than 0: moving nothing stays allowed); the solve drivers use it to
+    get a placement feasible on the exact data when the solver's feasibility tolerance
+    let a slightly infeasible one through.
 
     Parameters
     ----------
@@ -126,7 +127,7 @@ def build_load_milp(
         if instance.migration_budget is not None:
             m.migration_budget = pyo.Constraint(
                 expr=sum(float(mem[i]) * m.u[i, j] for i, j in moved)
-                <= instance.migration_budget - margin
+                <= max(instance.migration_budget - margin, 0.0)
             )
         if instance.max_migrations is not None:
             m.max_migrations = pyo.Constraint(

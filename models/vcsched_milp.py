@@ -27,7 +27,8 @@ def build_paper_milp(
     With a migration budget or count (paper Sec. 6) a task that ran before on host
     ``p`` pays its memory (or 1) when placed elsewhere; new jobs pay nothing.
 
-    ``margin`` tightens the memory and migration-budget rows by that amount; the
+    ``margin`` tightens the memory and migration-budget rows by that amount (the
+    budget no lower than 0); the
     solve drivers use it to get a placement feasible on the exact data when the
     solver's feasibility tolerance let a slightly infeasible one through.
 
@@ -126,7 +127,7 @@ def build_paper_milp(
     if moved and instance.migration_budget is not None:
         m.migration_budget = pyo.Constraint(
             expr=sum(float(mem[t]) * m.e[t, j] for t, j in moved)
-            <= instance.migration_budget - margin
+            <= max(instance.migration_budget - margin, 0.0)
         )
     if moved and instance.max_migrations is not None:
         m.max_migrations = pyo.Constraint(

@@ -4,7 +4,7 @@ re-check on the original data, retry once with a margin."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from allockit.models.vcsched_exact import (
     RETRY_MARGIN,
     TRANSLATE_PER_BUILD,
     ExactRun,
+    tolerance_edge,
     valid_placement,
 )
 from allockit.results import SolveStatus, VCResult
@@ -131,7 +132,86 @@ def _solve_mip(
     threads: int | None,
     seed: int,
 ) -> VCResult:
-    """Build, solve, re-check on exact data, retry once with a margin."""
+    """Solve on the floating-point solver; at the tolerance edge, have CP-SAT check it."""
+    claimed, unresolved = _float_solve(run, form, threads=threads, seed=seed)
+    edge = tolerance_edge(run.instance)
+    if edge is not None:
+        why = f"{edge} is at floating-point tolerance"
+    elif unresolved:
+        why = (
+            f"{run.solver}'s tolerance admitted a placement infeasible on the exact data "
+            "and the re-solve with a margin gave none"
+        )
+    else:
+        return claimed
+    return _checked_by_cpsat(run, claimed, why, threads=threads, seed=seed)
+
+
+def _checked_by_cpsat(
+    run: ExactRun, claimed: VCResult, why: str, *, threads: int | None, seed: int
+) -> VCResult:
+    """CP-SAT, on integer data, started from the claimed placement: its bound stands.
+
+    The floating-point solver's bound and infeasibility proofs are not trusted at the
+    tolerance edge (``why`` says what put it there); CP-SAT's are (rounded-down data: a
+    relaxation). The answer is
+    CP-SAT's (never worse than the claimed placement), its message saying whether the
+    claim was confirmed, refuted or could not be checked in the time left.
+    """
+    from allockit.models.vcsched_cpsat_solve import solve_cpsat_form
+
+    name = run.solver
+    check = solve_cpsat_form(
+        run.instance,
+        time_limit=run.deadline,
+        threads=threads,
+        rel_gap=run.rel_gap,
+        seed=seed,
+        method=run.method,
+        initial=claimed.task_hosts,
+        initial_source=claimed.incumbent_source or name,
+    )
+    said = _claim(claimed, name)
+    if claimed.bound is not None and check.min_yield is not None and (
+        check.min_yield > claimed.bound * (1 + 1e-9) + 1e-12
+    ):
+        verdict = f"refuted by cpsat's placement (yield {check.min_yield:.6g})"
+    elif claimed.status is SolveStatus.INFEASIBLE and check.min_yield is not None:
+        verdict = "refuted by cpsat's placement"
+    elif check.status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE):
+        verdict = f"checked by cpsat: {check.status}"
+    else:
+        verdict = f"not checked: cpsat stopped with status {check.status}"
+    note = f"{why}: {said} {verdict}"
+    return replace(
+        check,
+        solver=f"{name}+cpsat",
+        build_seconds=claimed.build_seconds + check.build_seconds,
+        solve_seconds=claimed.solve_seconds + check.solve_seconds,
+        message=f"{note}; {check.message}" if check.message else note,
+    )
+
+
+def _claim(claimed: VCResult, name: str) -> str:
+    """What the floating-point solver said, as a phrase."""
+    if claimed.min_yield is None:
+        return f"{name}'s answer ({claimed.status})"
+    bound = "no bound" if claimed.bound is None else f"bound {claimed.bound:.6g}"
+    return f"{name}'s answer ({claimed.status}, yield {claimed.min_yield:.6g}, {bound})"
+
+
+def _float_solve(
+    run: ExactRun,
+    form: MipForm,
+    *,
+    threads: int | None,
+    seed: int,
+) -> tuple[VCResult, bool]:
+    """Build, solve, re-check on exact data, retry once with a margin.
+
+    Returns the result and whether the solver's tolerance was left unresolved: its
+    placement broke the exact data and the re-solve with a margin gave no valid one.
+    """
     instance, name = run.instance, run.solver
     # Imported only once a model is needed (a warm start that proves optimality
     # needs none) and outside the timed build; the clock covers it.
@@ -175,6 +255,7 @@ def _solve_mip(
                 )
                 if task_hosts is None:
                     report = retry
+    unresolved = bool(message) and task_hosts is None
     task_hosts, source = run.better(task_hosts, name)
     status = report.status
     if task_hosts is None:
@@ -185,14 +266,14 @@ def _solve_mip(
             bound=bound if status is not SolveStatus.INFEASIBLE else None,
             bound_source=name,
             message=message or report.message,
-        )
+        ), unresolved
     if status in (SolveStatus.INFEASIBLE, SolveStatus.ERROR):
         # a valid placement is known: the solver's failure proves nothing about it
         message = f"{message}; {name}: {report.message}" if message else f"{name}: {report.message}"
         status = SolveStatus.FEASIBLE
     return run.finish(
         task_hosts, status=status, bound=bound, message=message, source=source, bound_source=name
-    )
+    ), unresolved
 
 
 def solve_load_milp(

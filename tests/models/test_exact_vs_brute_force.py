@@ -10,7 +10,7 @@ from allockit.evaluation.placement import average_yield_phase, min_yield_of
 from allockit.instances.vcsched import VCInstance
 from allockit.results import SolveStatus
 from allockit.vcsched import solve
-from tests.oracles import brute_force, check_vc_result
+from tests.oracles import assert_matches_brute_force, brute_force, check_vc_result
 from tests.strategies import vc_instances
 
 EXACT = ["milp", "milp-paper", "cpsat", "best"]
@@ -21,31 +21,12 @@ EXACT_GAP = 1e-6
 WARM = ["milp", "milp-paper", "cpsat"]
 
 
-def _assert_matches_brute_force(instance, result, where=""):
-    expected, _ = brute_force(instance)
-    check_vc_result(instance, result)
-    if expected is None:
-        assert result.status is SolveStatus.INFEASIBLE, (where, result.message)
-    elif "optimality not confirmed on exact data" in result.message:
-        # The solver said optimal, but its bound holds only to its feasibility tolerance
-        # (HiGHS: 1e-6 absolute on the paper MILP's Y), more than EXACT_GAP: allockit
-        # reports "feasible" with that bound rather than claim optimality. The answer
-        # must still be the optimum, and the bound a true bound within that tolerance.
-        assert result.status is SolveStatus.FEASIBLE, (where, result.message)
-        assert result.min_yield == pytest.approx(expected, abs=1e-9), where
-        assert expected - 1e-9 <= result.bound <= expected + 2e-6, where
-    else:
-        assert result.status is SolveStatus.OPTIMAL, (where, result.message)
-        assert result.min_yield == pytest.approx(expected, abs=1e-6), where
-        assert result.bound == pytest.approx(expected, abs=1e-6), where
-
-
 def test_a_bound_good_only_to_the_solver_tolerance_is_not_called_optimal():
     # found by hypothesis: HiGHS's bound on the paper MILP is the optimum + 1e-6
     inst = VCInstance.from_lists(hosts=2, cpu=[0.34375, 0.7734375, 0.25],
                                  mem=[0.47999579, 0.0, 0.1875], tasks=[3, 2, 1])
     result = solve(inst, "milp-paper", rel_gap=EXACT_GAP)
-    _assert_matches_brute_force(inst, result)
+    assert_matches_brute_force(inst, result)
     assert solve(inst, "milp", rel_gap=EXACT_GAP).status is SolveStatus.OPTIMAL
 
 
@@ -54,7 +35,7 @@ def test_a_bound_good_only_to_the_solver_tolerance_is_not_called_optimal():
 @given(data=st.data())
 def test_exact_method_matches_brute_force(method, grid, data):
     instance = data.draw(vc_instances(grid=grid))
-    _assert_matches_brute_force(instance, solve(instance, method, rel_gap=EXACT_GAP))
+    assert_matches_brute_force(instance, solve(instance, method, rel_gap=EXACT_GAP))
 
 
 @pytest.mark.parametrize("grid", [True, False], ids=["grid-data", "float-data"])
@@ -64,7 +45,7 @@ def test_exact_method_matches_brute_force(method, grid, data):
 def test_exact_model_alone_matches_brute_force(method, grid, data):
     # without the warm start the solver itself must find and prove the optimum
     instance = data.draw(vc_instances(grid=grid))
-    _assert_matches_brute_force(
+    assert_matches_brute_force(
         instance, solve(instance, method, warm_start=False, rel_gap=EXACT_GAP)
     )
 
@@ -107,7 +88,7 @@ def test_exact_methods_on_the_papers_small_set_sample(method, warm_start):
     if method != "best":
         options["warm_start"] = warm_start
     for stem, instance in _small_set_sample():
-        _assert_matches_brute_force(instance, solve(instance, method, **options), stem)
+        assert_matches_brute_force(instance, solve(instance, method, **options), stem)
 
 
 @given(instance=vc_instances())
