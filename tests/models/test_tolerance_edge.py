@@ -1,8 +1,9 @@
 """Exact answers at a floating-point solver's tolerance edge (RESULTS 13.8).
 
-HiGHS 1.12 proved false optima on memories of 1e-8 to 5e-6 beside memory rows filled
-exactly (about one instance in 300 of such data, none in 7,500 with such data at 1e-5 or
-1e-4 or with well-scaled data). The MILP drivers now have every answer on data below
+HiGHS 1.12 proved false optima on memories or CPU needs of 1e-8 to 5e-6
+(``benchmarks/highs_tolerance_fuzz.py``: 5 of 1,089 instances with memories of 1e-8 to
+2e-6, 1 of 886 at 5e-6, 19 of 707 with such CPU needs; none of 883, 884 and 591 at
+1e-5, 1e-4 and on well-scaled data). The MILP drivers now have every answer on data below
 ``TOLERANCE_EDGE`` checked by CP-SAT on integer data; these tests hold them to brute force
 there.
 """
@@ -35,6 +36,8 @@ FUZZ = [
     (3, [1.0, 0.75, 1.0, 0.75], [0.5, 0.25, 2e-06, 1e-06], [3, 2, 1, 1]),
     (3, [0.5, 0.5, 0.25], [1.0, 0.5, 1e-07], [1, 2, 3]),
     (2, [0.5, 1.0, 0.75, 1.0], [0.999995, 1e-05, 1 / 3, 5e-06], [1, 3, 2, 2]),
+    # tiny CPU needs: HiGHS's bound 0.5, the optimum 2/3
+    (3, [1.0, 1e-06, 0.5, 1e-07, 1e-07], [0.0, 0.25, 0.0, 0.25, 0.75], [2, 3, 3, 2, 1]),
 ]
 
 
@@ -79,13 +82,14 @@ def edge_instances(draw):
     tasks = draw(st.lists(st.integers(1, 3), min_size=n_jobs, max_size=n_jobs))
     while sum(tasks) > 7:  # brute force: at most 3**7 placements
         tasks[tasks.index(max(tasks))] -= 1
-    cpu = draw(st.lists(st.sampled_from([0.25, 0.3, 0.5, 0.6, 0.75, 1.0]),
-                        min_size=n_jobs, max_size=n_jobs))
     tiny = draw(st.sampled_from(TINY))
+    cpu = draw(st.lists(st.sampled_from([tiny, 0.25, 0.3, 0.5, 0.6, 0.75, 1.0]),
+                        min_size=n_jobs, max_size=n_jobs))
     mem = draw(st.lists(st.sampled_from([0.0, tiny, 2 * tiny, 0.25, 1 / 3, 0.5, 0.75,
                                          1.0, 1 - tiny]),
                         min_size=n_jobs, max_size=n_jobs))
-    mem[draw(st.integers(0, n_jobs - 1))] = tiny  # always at the edge
+    at_edge = cpu if draw(st.booleans()) else mem
+    at_edge[draw(st.integers(0, n_jobs - 1))] = tiny  # always at the edge
     return _instance(hosts, cpu, mem, tasks)
 
 
@@ -148,3 +152,16 @@ def test_the_margin_never_takes_the_migration_budget_below_zero():
         rows = [c for c in model.component_data_objects(pyo.Constraint)
                 if "migration_budget" in c.name]
         assert rows and all(pyo.value(c.upper) == 0.0 for c in rows), build.__name__
+
+
+@pytest.mark.parametrize("method", ["milp", "milp-paper", "best"])
+def test_an_instance_infeasible_by_1e_8_of_memory_is_proven_infeasible(method):
+    # no task may move, and the two that stay on host 0 need 1 + 1e-8 of its memory:
+    # HiGHS's tolerance admits that placement, the re-solve with a margin finds none
+    instance = VCInstance.from_lists(hosts=2, cpu=[0.5, 0.5, 0.3], mem=[0.5, 0.5 + 1e-8, 0.2],
+                                     previous=[0, 0, None], max_migrations=0)
+    assert brute_force(instance)[0] is None
+    result = solve(instance, method)
+    assert result.status is SolveStatus.INFEASIBLE, result.message
+    assert result.bound_source == "cpsat" and result.solver == "highs+cpsat"
+    assert "re-solve with a margin gave none" in result.message
