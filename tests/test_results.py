@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -354,3 +355,31 @@ def test_a_cluster_result_refuses_fields_that_are_no_such_values(field, value, n
     assert ClusterSimResult.from_dict(data).to_dict() == data
     with pytest.raises(InvalidInputError, match=f"result object is malformed: {named}"):
         ClusterSimResult.from_dict({**data, field: value})
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"has_solution": "false"}, "has_solution must be True or False; got 'false'"),
+        ({"status": "great"}, "status must be one of optimal"),
+        ({"bound": float("nan")}, "bound must be None or a number; got nan"),
+        ({"objective": "1.0"}, "objective must be None or a number"),
+        ({"seconds": -1.0}, "seconds must be a finite number >= 0; got -1.0"),
+        ({"solver": 3}, "solver must be a string; got 3"),
+    ],
+)
+def test_a_solver_report_refuses_what_no_solver_says(change, words):
+    good = SolverReport("optimal", True, 1.0, 1.0, 0.1, "highs").to_dict()
+    with pytest.raises(InvalidInputError, match="solver report is malformed: " + re.escape(words)):
+        SolverReport.from_dict({**good, **change})
+    fields = {**good, **change}
+    with pytest.raises(InvalidInputError, match=re.escape(words)):
+        SolverReport(**fields)
+    with pytest.raises(InvalidInputError, match="missing 'bound'"):
+        SolverReport.from_dict({k: v for k, v in good.items() if k != "bound"})
+
+
+def test_a_solver_report_keeps_infinite_bounds_and_numpy_booleans():
+    report = SolverReport("time_limit", np.bool_(False), None, float("inf"), 2, "highs")
+    assert report.has_solution is False and report.bound == float("inf")
+    assert report.seconds == 2.0 and isinstance(report.seconds, float)

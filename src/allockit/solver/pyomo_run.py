@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -198,9 +199,8 @@ def _contrib_report(model: Any, res: Any, name: str, seconds: float) -> SolverRe
     has_solution = res.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)
     if has_solution:
         res.solution_loader.load_vars()
-    objective = None if res.incumbent_objective is None else float(res.incumbent_objective)
-    bound = res.objective_bound
-    bound = None if bound is None or abs(bound) == float("inf") else float(bound)
+    objective = _finite_or_none(res.incumbent_objective)
+    bound = _finite_or_none(res.objective_bound)  # infinite or NaN: nothing proven
     if tc == TerminationCondition.convergenceCriteriaSatisfied:
         status = SolveStatus.OPTIMAL
     elif tc == TerminationCondition.maxTimeLimit:
@@ -252,9 +252,15 @@ def _run_legacy(
     return _legacy_report(model, res, chosen.name, seconds)
 
 
-def _legacy_report(model: Any, res: Any, name: str, seconds: float) -> SolverReport:
-    import math
+def _finite_or_none(value: Any) -> float | None:
+    """A solver's number as a float, or None when it has none (None, infinite, NaN)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
 
+
+def _legacy_report(model: Any, res: Any, name: str, seconds: float) -> SolverReport:
     import pyomo.environ as pyo
     from pyomo.opt import TerminationCondition as TC
 
@@ -264,7 +270,7 @@ def _legacy_report(model: Any, res: Any, name: str, seconds: float) -> SolverRep
     if has_solution:
         model.solutions.load_from(res)
         active = next(model.component_data_objects(pyo.Objective, active=True))
-        objective = float(pyo.value(active))
+        objective = _finite_or_none(pyo.value(active))
         maximise = active.sense == pyo.maximize
     else:
         active = next(model.component_data_objects(pyo.Objective, active=True), None)

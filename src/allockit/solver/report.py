@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from allockit.checks import real_number
 from allockit.errors import InvalidInputError
 from allockit.results import SolveStatus
@@ -88,7 +90,25 @@ class SolverReport:
     message: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "status", SolveStatus(self.status))
+        try:
+            object.__setattr__(self, "status", SolveStatus(self.status))
+        except ValueError:
+            raise InvalidInputError(
+                f"status must be one of {', '.join(str(s) for s in SolveStatus)}; "
+                f"got {self.status!r}"
+            ) from None
+        if not isinstance(self.has_solution, bool | np.bool_):
+            raise InvalidInputError(
+                f"has_solution must be True or False; got {self.has_solution!r}"
+            )
+        object.__setattr__(self, "has_solution", bool(self.has_solution))
+        for name in ("objective", "bound"):  # +-inf: nothing proven; NaN is no number
+            value = real_number(name, getattr(self, name), finite=False, optional=True)
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "seconds", real_number("seconds", self.seconds, at_least=0))
+        for name in ("solver", "message"):
+            if not isinstance(getattr(self, name), str):
+                raise InvalidInputError(f"{name} must be a string; got {getattr(self, name)!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form.
@@ -113,17 +133,14 @@ class SolverReport:
     def from_dict(cls, data: Mapping[str, Any]) -> SolverReport:
         """Rebuild a report from ``to_dict``'s output."""
         try:
-            return cls(
-                status=SolveStatus(data["status"]),
-                has_solution=bool(data["has_solution"]),
-                objective=data["objective"],
-                bound=data["bound"],
-                seconds=float(data["seconds"]),
-                solver=str(data["solver"]),
-                message=str(data.get("message", "")),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidInputError(f"solver report is malformed: {exc}") from exc
+            fields = {key: data[key] for key in
+                      ("status", "has_solution", "objective", "bound", "seconds", "solver")}
+        except (KeyError, TypeError) as exc:
+            raise InvalidInputError(f"solver report is malformed: missing {exc}") from None
+        try:
+            return cls(**fields, message=data.get("message", ""))
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"solver report is malformed: {exc}") from None
 
 
 def check_limits(
