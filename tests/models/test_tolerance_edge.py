@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allockit.evaluation.bounds import yield_upper_bound
 from allockit.evaluation.placement import min_yield_of, placement_violation
 from allockit.instances.vcsched import VCInstance
 from allockit.models.vcsched_exact import TOLERANCE_EDGE, tolerance_edge
@@ -98,7 +99,13 @@ def edge_instances(draw):
 def test_milp_at_the_tolerance_edge_matches_brute_force(instance, method):
     result = solve(instance, method, rel_gap=1e-6)
     assert_matches_brute_force(instance, result)
-    if result.bound_source != "memory":  # else proven by memory alone, before any solver
+    closed, _ = yield_upper_bound(instance)  # the LP or bin-packing bound
+    by_memory = result.bound_source == "memory"
+    by_closed_form = closed is not None and result.min_yield is not None and (
+        closed - result.min_yield <= 1e-6 * closed + 1e-15
+    )
+    if not (by_memory or by_closed_form):
+        # else proven by memory, the LP or bin packing alone: the solver's claims not needed
         assert result.solver == "highs+cpsat", result.message
 
 
@@ -165,3 +172,13 @@ def test_an_instance_infeasible_by_1e_8_of_memory_is_proven_infeasible(method):
     assert result.status is SolveStatus.INFEASIBLE, result.message
     assert result.bound_source == "cpsat" and result.solver == "highs+cpsat"
     assert "re-solve with a margin gave none" in result.message
+
+
+def test_an_answer_the_lp_bound_proves_needs_no_check():
+    # at the edge, but the placement meets the closed-form LP bound: nothing rests on
+    # the floating-point solver's claims
+    instance = VCInstance.from_lists(hosts=3, cpu=[1e-6, 0.25], mem=[1e-6, 0.0], tasks=[1, 2])
+    assert tolerance_edge(instance) is not None
+    result = solve(instance, "milp")
+    assert str(result.status) == "optimal" and result.min_yield == 1.0
+    assert result.bound_source == "lp" and result.solver == "highs"
