@@ -111,6 +111,8 @@ def _solve(
     if fixed is not None:
         col_lower = np.where(np.isnan(fixed), col_lower, fixed)
         col_upper = np.where(np.isnan(fixed), col_upper, fixed)
+    if whole:  # decided on integer data: a tolerance must not decide "no allocation"
+        return _solve_whole(instance, capacity, col_lower, col_upper, lower, upper, cost, what)
     m = len(instance.resources)
     lp = highspy.HighsLp()
     lp.num_col_ = n * entries
@@ -162,7 +164,31 @@ def _solve(
             raise Undecided(f"{what}: HiGHS returned a fractional whole-task allocation")
         x = rounded
     x = np.maximum(x, 0.0)
-    _verify(instance, capacity, x, lower, upper, what, exact=whole)
+    _verify(instance, capacity, x, lower, upper, what, exact=True)
+    return x
+
+
+def _solve_whole(
+    instance: DRFHInstance,
+    capacity: np.ndarray,
+    col_lower: np.ndarray,
+    col_upper: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    cost: np.ndarray,
+    what: str,
+) -> np.ndarray | None:
+    """A whole-task program by CP-SAT on integer data (``fairness.whole_tasks``)."""
+    from allockit.fairness.whole_tasks import UndecidedProgram, WholeTaskProgram, solve_whole
+
+    program = WholeTaskProgram(instance.demand, capacity, col_lower, col_upper, lower,
+                               upper, cost)
+    try:
+        x = solve_whole(program, seconds=FAIRNESS_SOLVE_SECONDS)
+    except UndecidedProgram as exc:
+        raise Undecided(f"{what}: {exc}") from None
+    if x is not None:
+        _verify(instance, capacity, x, lower, upper, what, exact=True)
     return x
 
 
