@@ -2,12 +2,15 @@
 
 Every question the checker asks a solver is one program over ``x[i, e]``, the tasks of
 user ``i`` on entry ``e``: entries are server classes (divisible tasks, a class pooled:
-an LP) or individual servers (whole tasks, which cannot straddle two servers: a MIP).
-Each entry's capacity bounds ``sum_i x[i, e] D_i``; each user's total lies in
-``[lower_i, upper_i]`` (its task cap above). A solve that does not end in a proven
-optimum or proven infeasibility raises ``Undecided``; an answer the solver returns is
-checked against the capacities, caps and bounds in exact arithmetic before it is used,
-so that no counterexample rests on a solver's rounding.
+an LP, HiGHS) or individual servers (whole tasks, which cannot straddle two servers: an
+integer program, CP-SAT on integer data, ``fairness.whole_tasks``, so that no "no
+better allocation" rests on a floating-point tolerance: HiGHS proved such claims falsely
+on demands of 1e-8 to 5e-6, RESULTS 13.8). Each entry's capacity bounds
+``sum_i x[i, e] D_i``; each user's total lies in ``[lower_i, upper_i]`` (its task cap
+above). A solve that does not end in a proven optimum or proven infeasibility raises
+``Undecided``; an answer the solver returns is checked against the capacities, caps and
+bounds to 1e-9 before it is used, so that no counterexample rests on a solver's
+rounding.
 
 Examples
 --------
