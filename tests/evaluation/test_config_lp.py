@@ -398,3 +398,27 @@ def test_tests_cut_short_never_count_as_proofs():
     big = VCInstance.from_lists(hosts=2, cpu=[0.9] * 3, mem=[0.1] * 3)
     out = configuration_lp_bound(big, lp=_NeverDecides(big))
     assert not out.proven and out.bound == pytest.approx(1 / 1.35)
+
+
+def test_a_master_lp_highs_did_not_solve_stops_the_test_with_what_was_proven():
+    # HiGHS 1.16 fails a threads=1 solve after a multi-threaded one in the same process
+    # (status "Not Set"); the master's numbers must not be read as an answer then
+    import highspy
+
+    inst = VCInstance.from_lists(hosts=2, cpu=[0.6] * 3, mem=[0.1] * 3)
+    lp = ConfigurationLP(inst)
+    real = lp._highs
+
+    class Failing:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def getModelStatus(self):  # noqa: N802 (HiGHS's name)
+            return highspy.HighsModelStatus.kNotset
+
+    lp._highs = Failing()
+    result = lp.test(1.19)
+    assert result.status == "stopped" and result.iterations == 0
+    assert math.isinf(result.upper) and result.lower <= 3 / 1.19
+    lp._highs = real
+    assert lp.test(1.19).status == "proven"

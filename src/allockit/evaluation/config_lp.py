@@ -326,8 +326,14 @@ class ConfigurationLP:
             self._highs.changeRowBounds(int(i), float(demand[i]), highspy.kHighsInf)
         self.residual = demand
 
-    def _solve_master(self) -> tuple[float, np.ndarray, np.ndarray]:
+    def _solve_master(self) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """The master LP's value, duals and columns, or None when HiGHS did not solve it
+        (its numbers are then not an answer: the caller stops with what it proved)."""
+        import highspy
+
         self._highs.run()
+        if self._highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
         solution = self._highs.getSolution()
         value = float(self._highs.getInfo().objective_function_value)
         duals = np.maximum(np.asarray(solution.row_dual, dtype=np.float64), 0.0)
@@ -452,7 +458,10 @@ class ConfigurationLP:
         while iterations < max_iterations:
             if _passed(deadline):
                 break
-            upper, duals, self.x = self._solve_master()
+            master = self._solve_master()
+            if master is None:
+                break  # the lower bound so far stays valid; no answer from the master
+            upper, duals, self.x = master
             iterations += 1
             if upper <= hosts + 1e-9:
                 used = self.x > 1e-9
