@@ -413,7 +413,7 @@ def test_a_master_lp_highs_did_not_solve_stops_the_test_with_what_was_proven():
         def __getattr__(self, name):
             return getattr(real, name)
 
-        def getModelStatus(self):  # noqa: N802 (HiGHS's name)
+        def getModelStatus(self):
             return highspy.HighsModelStatus.kNotset
 
     lp._highs = Failing()
