@@ -40,7 +40,7 @@ class UndecidedProgram(Exception):
 
 @dataclass(frozen=True, slots=True)
 class WholeTaskProgram:
-    """Maximise ``cost . totals`` over whole-task allocations ``x[i, e]``.
+    """Maximise the users' weighted task totals over whole-task allocations ``x[i, e]``.
 
     Attributes
     ----------
