@@ -1,5 +1,6 @@
 """The VCSched MILPs solved exactly: build, solve (HiGHS, SCIP or any Pyomo solver),
-re-check on the original data, retry once with a margin."""
+re-check on the original data, retry once with a margin, and have CP-SAT decide where the
+solver's tolerance makes its claims unreliable."""
 
 from __future__ import annotations
 
@@ -158,9 +159,9 @@ def _checked_by_cpsat(
 
     The floating-point solver's bound and infeasibility proofs are not trusted at the
     tolerance edge (``why`` says what put it there); CP-SAT's are (rounded-down data: a
-    relaxation). The answer is
-    CP-SAT's (never worse than the claimed placement), its message saying whether the
-    claim was confirmed, refuted or could not be checked in the time left.
+    relaxation). The answer is CP-SAT's (never worse than the claimed placement), its
+    message saying whether the claim was confirmed, refuted or could not be checked in
+    the time left.
     """
     from allockit.models.vcsched_cpsat_solve import solve_cpsat_form
 
