@@ -300,8 +300,8 @@ class ExactRun:
         self.incumbent = valid_placement(instance, self.initial)
         if self.incumbent is None or not self.shortcut:
             return
-        y, (bound, source) = min_yield_of(instance, self.incumbent), self.closed
-        if bound is not None and bound - y <= self.rel_gap * bound + 1e-15:
+        y, source = min_yield_of(instance, self.incumbent), self.closed[1]
+        if self.closed_proves(y):
             self.solve_seconds = self.deadline.elapsed()
             raise _Stop(
                 replace(
@@ -318,6 +318,23 @@ class ExactRun:
                     proof="bound",
                 )
             )
+
+    def closed_proves(self, min_yield: float | None) -> bool:
+        """Whether the closed-form bound (LP or bin packing) proves ``min_yield`` optimal.
+
+        Parameters
+        ----------
+        min_yield : float or None
+            A placement's minimum yield.
+
+        Returns
+        -------
+        bool
+            True when the bound is within the run's ``rel_gap`` of ``min_yield``.
+        """
+        bound = self.closed[0]
+        return (bound is not None and min_yield is not None
+                and bound - min_yield <= self.rel_gap * bound + 1e-15)
 
     def infeasible(self, reason: str) -> VCResult:
         """Status ``infeasible`` proven by memory alone (``bound_source`` ``memory``)."""

@@ -137,9 +137,7 @@ def _solve_mip(
     claimed, unresolved = _float_solve(run, form, threads=threads, seed=seed)
     # unless the LP or bin-packing bound proves the placement optimal, the answer stands
     # on the solver's claims (its bound, its infeasibility, its "optimal")
-    closed, y = run.closed[0], claimed.min_yield
-    relies = closed is None or y is None or closed - y > run.rel_gap * closed + 1e-15
-    edge = tolerance_edge(run.instance) if relies else None
+    edge = None if run.closed_proves(claimed.min_yield) else tolerance_edge(run.instance)
     if unresolved:
         why = (
             f"{run.solver}'s tolerance admitted a placement infeasible on the exact data "

@@ -28,12 +28,13 @@ from __future__ import annotations
 import numpy as np
 
 from allockit.constants import FAIRNESS_MAX_INTEGERS, FAIRNESS_SOLVE_SECONDS
+from allockit.fairness.whole_tasks import CHECK
 from allockit.instances.drfh import DRFHInstance
 
 __all__ = ["Undecided", "entry_capacity", "improvement", "place_whole", "raise_one"]
 
-#: Relative slack of the exact re-checks of a solver's answer.
-_CHECK = 1e-9
+#: Relative slack of the exact re-checks of a solver's answer (one value with whole_tasks).
+_CHECK = CHECK
 
 
 class Undecided(Exception):
