@@ -102,3 +102,57 @@ def pytest_approx(value: float, tol: float = 1e-9):
     import pytest
 
     return pytest.approx(value, abs=tol)
+
+
+def lp_by_vertices(cost, matrix, row_lower, row_upper, col_lower, col_upper):
+    """Maximum of a small LP with every column bounded, by enumerating its vertices.
+
+    Exact (``fractions``): every choice of ``n`` constraints held with equality (a row at
+    a bound, a column at a bound) whose system is nonsingular gives a candidate point;
+    the best feasible one is optimal (the region is a polytope: a nonempty one has a
+    vertex). Returns ``(objective, point)``, or None when no point is feasible. ``None``
+    bounds are infinite; the columns' must not be.
+    """
+    import itertools
+    from fractions import Fraction
+
+    n = len(cost)
+    rows = [[Fraction(v) for v in row] for row in matrix]
+    faces = []  # (coefficients, value)
+    for r, row in enumerate(rows):
+        for bound in (row_lower[r], row_upper[r]):
+            if bound is not None:
+                faces.append((row, Fraction(bound)))
+    for j in range(n):
+        unit = [Fraction(int(k == j)) for k in range(n)]
+        faces.append((unit, Fraction(col_lower[j])))
+        faces.append((unit, Fraction(col_upper[j])))
+
+    def solve(system):
+        a = [[*coef, value] for coef, value in system]
+        for col in range(n):
+            pivot = next((r for r in range(col, n) if a[r][col] != 0), None)
+            if pivot is None:
+                return None
+            a[col], a[pivot] = a[pivot], a[col]
+            for r in range(n):
+                if r != col and a[r][col] != 0:
+                    f = a[r][col] / a[col][col]
+                    a[r] = [x - f * y for x, y in zip(a[r], a[col], strict=True)]
+        return [a[r][n] / a[r][r] for r in range(n)]
+
+    best = None
+    for system in itertools.combinations(faces, n):
+        x = solve(system)
+        if x is None:
+            continue
+        if any(x[j] < Fraction(col_lower[j]) or x[j] > Fraction(col_upper[j]) for j in range(n)):
+            continue
+        acts = [sum(a * v for a, v in zip(row, x, strict=True)) for row in rows]
+        if any((lo is not None and act < Fraction(lo)) or (up is not None and act > Fraction(up))
+               for act, lo, up in zip(acts, row_lower, row_upper, strict=True)):
+            continue
+        value = sum(Fraction(c) * v for c, v in zip(cost, x, strict=True))
+        if best is None or value > best[0]:
+            best = (value, x)
+    return best

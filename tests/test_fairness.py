@@ -69,17 +69,26 @@ def test_the_issues_capped_hoarder_is_not_pareto_optimal():
 
 
 def test_an_undecided_solve_is_an_error_never_a_pass(monkeypatch):
-    from allockit.fairness import programs
+    from allockit.fairness import exact_pareto, programs
     from allockit.fairness.programs import Undecided
+    from allockit.solver.exact_lp import ExactLPLimit
 
     def stuck(*args, **kwargs):
-        raise Undecided("the Pareto LP: HiGHS ended with status 'Time limit reached'")
+        raise Undecided("the Pareto MIP: CP-SAT ended with status 'Time limit reached'")
+
+    def late(*args, **kwargs):
+        raise ExactLPLimit("the time limit passed")
 
     monkeypatch.setattr(programs, "_solve", stuck)
-    [r] = check("progressive", ["pareto"], examples=5, seed=0)
-    assert r.status == "error" and r.held is False and r.errors == 5
-    assert "Time limit" in r.error["message"] and r.error["instance"]["users"]
-    assert "ERROR" in r.text
+    monkeypatch.setattr(exact_pareto, "solve_exact", late)
+    for mechanism, semantics, words in [
+        ("progressive", "fractional", "the Pareto LP (divisible tasks): the time limit passed"),
+        ("first-fit", "whole", "Time limit reached"),
+    ]:
+        [r] = check(mechanism, ["pareto"], examples=5, seed=0, semantics=semantics)
+        assert r.status == "error" and r.held is False and r.errors == 5, mechanism
+        assert words in r.error["message"] and r.error["instance"]["users"]
+        assert "ERROR" in r.text
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,10 @@
 A fuzz of the checker's programs against exact enumeration found HiGHS 1.12 proving
 "no better whole-task allocation" falsely on demands of 1e-8 to 5e-6 beside capacities
 filled exactly: the public ``check`` said "held" for Pareto optimality and bottleneck
-fairness where a counterexample exists. The whole-task programs are now decided by
-CP-SAT on integer data (``allockit.fairness.whole_tasks``), and a divisible-task
-witness must meet the capacities and bounds to 1e-9, or the example is an error.
+fairness where a counterexample exists, and "violated" for Pareto-optimal divisible
+allocations. The whole-task programs are now decided by CP-SAT on integer data
+(``allockit.fairness.whole_tasks``), the divisible-task LPs in exact rational arithmetic
+(``allockit.fairness.exact_pareto``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allockit.drfh import allocate
 from allockit.fairness import check
+from allockit.fairness.allocation import Allocation
+from allockit.fairness.exact_pareto import ExactUndecided, pareto_gain
+from allockit.fairness.mechanism import Mechanism
 from allockit.fairness.programs import improvement
 from allockit.fairness.whole_tasks import WholeTaskProgram, solve_whole
 from allockit.instances.drfh import DRFHInstance
+from tests.oracles import lp_by_vertices
 
 BOTTLENECK = {"resources": ["r0", "r1"], "servers": [{"capacity": [1, 1], "count": 3}],
               "users": [{"demand": [1e-07, 1], "tasks": 3}, {"demand": [0.3, 0.5], "tasks": 3},
@@ -56,12 +62,51 @@ def test_pareto_false_held_is_now_violated(mechanism):
             * (1 + 1e-9)).all()
 
 
-def test_a_divisible_witness_off_by_the_solvers_tolerance_is_an_error_not_a_violation():
-    # the exact LP gain is 7e-9; HiGHS's allocation overshot r0 by 1.4e-8 and gave u2
-    # 4.5e-8 fewer tasks, and was reported as a counterexample
-    result = check("progressive", ["pareto"], instance=DRFHInstance.from_dict(LP_EDGE))[0]
-    assert result.status == "error", result.detail
-    assert "breaks" in result.detail
+def _pareto_lp_by_vertices(instance, lower):
+    """The largest total of one class's divisible tasks with every user at ``lower``."""
+    caps = [None if not np.isfinite(t) else float(t) for t in instance.tasks]
+    capacity = instance.capacity[0]
+    room = [float(min(capacity / d)) for d in instance.demand]  # implied: no change
+    upper = [r if c is None else min(r, c) for r, c in zip(room, caps, strict=True)]
+    return lp_by_vertices([1] * instance.n_users, instance.demand.T.tolist(),
+                          [None] * len(capacity), capacity.tolist(), lower, upper)
+
+
+def test_a_divisible_gain_within_the_solvers_tolerance_is_decided_exactly():
+    # HiGHS's allocation overshot r0 by 1.4e-8 and gave u2 4.5e-8 fewer tasks: it was
+    # reported as a counterexample. Exactly, the largest gain is 5.6e-9 tasks, within the
+    # 1e-6 tolerance: held.
+    instance = DRFHInstance.from_dict(LP_EDGE)
+    result = check("progressive", ["pareto"], instance=instance)[0]
+    assert result.status == "held", result.detail
+    own = Allocation.build(instance, allocate(instance, "progressive"))
+    per_class = own.per_class_tasks("fractional")
+    gain, _ = pareto_gain(instance, per_class.sum(axis=1), per_class, np.zeros(3))
+    best, _ = _pareto_lp_by_vertices(instance, [Fraction(v) for v in per_class[:, 0]])
+    exact_gain = best - sum(Fraction(v) for v in per_class[:, 0])
+    assert 0 < exact_gain < Fraction(1, 10**8) and gain == float(exact_gain)
+
+
+@pytest.mark.parametrize(("taken", "status"), [(1e-5, "violated"), (1e-7, "held")])
+def test_a_divisible_gain_at_the_edge_is_found_when_it_exceeds_the_tolerance(taken, status):
+    # u1 (r0 demand 1e-8) is given `taken` tasks fewer than progressive gives it: the r0
+    # this frees is 1e-8 * taken, within HiGHS's 1e-7; exactly, u1 can run them again
+    instance = DRFHInstance.from_dict(LP_EDGE)
+    own = Allocation.build(instance, allocate(instance, "progressive"))
+    tasks = own.per_class_tasks("fractional")[:, 0].tolist()
+    tasks[1] -= taken
+    short = Mechanism.resolve(lambda inst: [[t] for t in tasks])
+    result = check(short, ["pareto"], instance=instance)[0]
+    assert result.status == status, result.detail
+    if status == "violated":
+        assert result.evidence["gains"]["u1"] == pytest.approx(taken, rel=1e-3)
+        assert result.evidence["gains"]["u0"] >= 0 and result.evidence["gains"]["u2"] >= 0
+
+
+def test_a_base_that_does_not_fit_exactly_is_undecided_without_the_mechanisms_tasks():
+    instance = DRFHInstance.from_dict(LP_EDGE)
+    with pytest.raises(ExactUndecided, match="does not fit the capacities exactly"):
+        pareto_gain(instance, np.array([1.0, 3.0000021, 1.0]), None, np.full(3, 1e-6))
 
 
 def _brute_force(program: WholeTaskProgram) -> int | None:

@@ -93,7 +93,8 @@ class Mechanism:
         mechanism : str or callable
             A built-in name (``allockit.drfh.DRFH_METHODS``), a registered plug-in, a
             ``MODULE:FUNCTION`` or ``PATH/TO/FILE.py:FUNCTION`` spec, a callable
-            ``f(instance, **options)``, or a value of ``allockit.fairness.MECHANISMS``.
+            ``f(instance, **options)``, a value of ``allockit.fairness.MECHANISMS``, or a
+            ``Mechanism`` already resolved (returned as it is, or with ``options`` added).
         options : Mapping, optional
             The mechanism's own options (``per_largest`` for slots, ...); ``split`` is
             the checker's to set.
@@ -114,6 +115,8 @@ class Mechanism:
         --------
         >>> Mechanism.resolve("math:sqrt").name
         'math:sqrt'
+        >>> Mechanism.resolve(Mechanism.resolve("slots"), {"per_largest": 4}).options
+        {'per_largest': 4}
         >>> Mechanism.resolve("lp", {"split": True})
         Traceback (most recent call last):
         ...
@@ -124,6 +127,12 @@ class Mechanism:
         from allockit.plugins import resolve
 
         options = dict(options or {})
+        if isinstance(mechanism, Mechanism):
+            if not options:
+                return mechanism
+            merged = {**mechanism.options, **options}
+            target = mechanism.name if mechanism.builtin else mechanism.function
+            return cls.resolve(target, merged, label=label)
         if "split" in options:
             raise InvalidInputError(
                 "option split is set by the fairness checker (bundles per server); "

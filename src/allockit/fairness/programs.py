@@ -2,15 +2,13 @@
 
 Every question the checker asks a solver is one program over ``x[i, e]``, the tasks of
 user ``i`` on entry ``e``: entries are server classes (divisible tasks, a class pooled:
-an LP, HiGHS) or individual servers (whole tasks, which cannot straddle two servers: an
-integer program, CP-SAT on integer data, ``fairness.whole_tasks``, so that no "no
-better allocation" rests on a floating-point tolerance: HiGHS proved such claims falsely
-on demands of 1e-8 to 5e-6, RESULTS 13.8). Each entry's capacity bounds
+LPs decided in exact rational arithmetic, ``fairness.exact_pareto``) or individual
+servers (whole tasks, which cannot straddle two servers: an integer program, CP-SAT on
+integer data, ``fairness.whole_tasks``). No "no better allocation" and no
+counterexample rests on a floating-point tolerance: at demands of 1e-8 to 5e-6 HiGHS
+proved such claims falsely both ways (RESULTS 13.8). Each entry's capacity bounds
 ``sum_i x[i, e] D_i``; each user's total lies in ``[lower_i, upper_i]`` (its task cap
-above). A solve that does not end in a proven optimum or proven infeasibility raises
-``Undecided``; an answer the solver returns is checked against the capacities, caps and
-bounds to 1e-9 before it is used, so that no counterexample rests on a solver's
-rounding.
+above). A program not decided (time limit, too large) raises ``Undecided``.
 
 Examples
 --------
@@ -89,91 +87,30 @@ def _solve(
     lower: np.ndarray,
     upper: np.ndarray,
     *,
-    whole: bool,
     cost: np.ndarray,
     what: str,
     fixed: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """Maximise ``cost . x`` over allocations with ``lower <= sum_e x[i, e] <= upper``.
+    """Maximise ``cost . x`` over whole-task allocations with ``lower <= sum_e x[i, e] <= upper``.
 
-    ``fixed[i, e]`` (optional) pins ``x[i, e]`` (the placement MIP). Returns ``x`` after
-    checking it, or None when the program is proven infeasible.
+    Decided by CP-SAT on integer data (``fairness.whole_tasks``): a tolerance must not
+    decide "no allocation". ``fixed[i, e]`` (optional) pins ``x[i, e]`` (the placement
+    MIP). Returns ``x`` after checking it, or None when the program is proven infeasible.
     """
-    import highspy
+    from allockit.fairness.whole_tasks import UndecidedProgram, WholeTaskProgram, solve_whole
 
     n, entries = instance.n_users, capacity.shape[0]
-    if whole and n * entries > FAIRNESS_MAX_INTEGERS:
+    if n * entries > FAIRNESS_MAX_INTEGERS:
         raise Undecided(
             f"{what}: {n} users x {entries} servers is more than {FAIRNESS_MAX_INTEGERS} "
             "integer variables; check with semantics 'fractional'"
         )
-    inf = highspy.kHighsInf
-    fits = _fits(instance, capacity)
-    col_upper = np.floor(fits + 1e-9) if whole else fits.copy()
-    col_upper = np.minimum(col_upper, np.where(np.isfinite(upper), upper, inf)[:, None])
+    col_upper = np.floor(_fits(instance, capacity) + 1e-9)
+    col_upper = np.minimum(col_upper, np.where(np.isfinite(upper), upper, np.inf)[:, None])
     col_lower = np.zeros((n, entries))
     if fixed is not None:
         col_lower = np.where(np.isnan(fixed), col_lower, fixed)
         col_upper = np.where(np.isnan(fixed), col_upper, fixed)
-    if whole:  # decided on integer data: a tolerance must not decide "no allocation"
-        return _solve_whole(instance, capacity, col_lower, col_upper, lower, upper, cost, what)
-    m = len(instance.resources)
-    lp = highspy.HighsLp()
-    lp.num_col_ = n * entries
-    lp.num_row_ = entries * m + n
-    lp.col_cost_ = np.repeat(cost, entries).astype(float)
-    lp.col_lower_ = col_lower.ravel()
-    lp.col_upper_ = col_upper.ravel()
-    # rows: capacity (e, r) then user totals i; columns are (i, e) row-major
-    starts, index, value = [0], [], []
-    for e in range(entries):
-        for r in range(m):
-            index.extend(i * entries + e for i in range(n))
-            value.extend(instance.demand[:, r].tolist())
-            starts.append(len(index))
-    for i in range(n):
-        index.extend(range(i * entries, (i + 1) * entries))
-        value.extend([1.0] * entries)
-        starts.append(len(index))
-    lp.row_lower_ = np.concatenate([np.full(entries * m, -inf), lower.astype(float)])
-    lp.row_upper_ = np.concatenate(
-        [capacity.ravel(), np.where(np.isfinite(upper), upper, inf).astype(float)]
-    )
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
-    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-    lp.a_matrix_.value_ = np.array(value, dtype=float)
-    lp.sense_ = highspy.ObjSense.kMaximize
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("time_limit", FAIRNESS_SOLVE_SECONDS)
-    h.passModel(lp)
-    h.run()
-    status = h.getModelStatus()
-    kinds = highspy.HighsModelStatus
-    if status == kinds.kInfeasible:
-        return None
-    if status != kinds.kOptimal:
-        raise Undecided(f"{what}: HiGHS ended with status {h.modelStatusToString(status)!r}")
-    x = np.maximum(np.asarray(h.getSolution().col_value, dtype=float).reshape(n, entries), 0.0)
-    _verify(instance, capacity, x, lower, upper, what)
-    return x
-
-
-def _solve_whole(
-    instance: DRFHInstance,
-    capacity: np.ndarray,
-    col_lower: np.ndarray,
-    col_upper: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    cost: np.ndarray,
-    what: str,
-) -> np.ndarray | None:
-    """A whole-task program by CP-SAT on integer data (``fairness.whole_tasks``)."""
-    from allockit.fairness.whole_tasks import UndecidedProgram, WholeTaskProgram, solve_whole
-
     program = WholeTaskProgram(instance.demand, capacity, col_lower, col_upper, lower,
                                upper, cost)
     try:
@@ -193,10 +130,10 @@ def _verify(
     upper: np.ndarray,
     what: str,
 ) -> None:
-    """The solver's answer, re-checked to 1e-9: capacities, caps and bounds (else Undecided).
+    """CP-SAT's answer, re-checked on the real data to 1e-9 (else Undecided).
 
-    HiGHS's own tolerance (1e-7) let LP answers through that broke a capacity or gave a
-    user fewer tasks than it had, counterexamples that were not (RESULTS 13.8).
+    Its integer data is rounded (``whole_tasks``); a restriction's answer fits exactly,
+    a relaxation's only when it is used; this re-check is the last guard.
     """
     slack = _CHECK
     used = x.T @ instance.demand
@@ -210,16 +147,32 @@ def _verify(
 
 
 def improvement(
-    instance: DRFHInstance, base: np.ndarray, *, whole: bool
+    instance: DRFHInstance,
+    base: np.ndarray,
+    *,
+    whole: bool,
+    per_class: np.ndarray | None = None,
+    tolerance: np.ndarray | None = None,
 ) -> tuple[float, np.ndarray | None]:
-    """The largest gain in total tasks with every user at least at ``base``.
+    """The gain in total tasks of an allocation with every user at least at ``base``.
 
     Decides Pareto optimality (Wang, Li, Liang 2014, Sec. III-C): ``base`` is not
     Pareto optimal iff another allocation within capacities and task caps gives every
     user at least ``base_i`` tasks and some user more. ``whole=True`` asks for whole
     tasks on individual servers (a MIP: a user's more means one more task,
-    ``x_i >= floor(base_i) + 1``), ``whole=False`` for divisible tasks on pooled
-    classes (an LP).
+    ``x_i >= floor(base_i) + 1``; the largest gain), ``whole=False`` for divisible tasks
+    on pooled classes (LPs decided in exact arithmetic, see below).
+
+    Divisible tasks: a user's more must exceed ``tolerance[i]``, and the answer rests on
+    no solver tolerance. The LPs are decided on the rationals the floats denote
+    (``allockit.solver.exact_lp``, started from HiGHS's basis). With ``per_class`` (the
+    mechanism's own tasks per user and class), "no user can gain more than its
+    tolerance" is proven on the *relaxation* whose capacities are the larger of the
+    real ones and what the mechanism's allocation uses (it may exceed them by
+    rounding); an improving allocation is reported only when it fits the real
+    capacities exactly. The total gain first, then each user whose tolerance the total
+    exceeds on its own. An improvement that exists only in the rounding the
+    mechanism's allocation took is undecided (the example becomes an error).
 
     Parameters
     ----------
@@ -228,20 +181,27 @@ def improvement(
     base : numpy.ndarray, shape (n_users,)
         Tasks the mechanism gives each user (at most its cap).
     whole : bool
-        Whole tasks per server (MIP) or divisible tasks per class (LP).
+        Whole tasks per server (MIP) or divisible tasks per class (exact LPs).
+    per_class : numpy.ndarray, shape (n_users, n_classes), optional
+        Divisible tasks only: the mechanism's tasks per user and class, whose exact
+        totals (capped) replace ``base``. Without it, ``base`` itself must fit the real
+        capacities exactly, or the question is undecided.
+    tolerance : numpy.ndarray, shape (n_users,), optional
+        Divisible tasks only: the gain each user must exceed (default 0).
 
     Returns
     -------
     (float, numpy.ndarray or None)
-        The largest gain ``sum_i x_i - sum_i base_i`` (0 when none exists) and the
-        allocation ``x[i, e]`` that achieves it (per server when ``whole``, per class
-        otherwise), or None when there is no gain.
+        The gain ``sum_i x_i - sum_i base_i`` and the allocation ``x[i, e]`` that
+        achieves it (per server when ``whole``, per class otherwise), or ``(0.0, None)``
+        when no user can gain.
 
     Raises
     ------
     Undecided
-        If the solver does not prove its answer (time limit, numerical trouble) or the
-        MIP would be too large.
+        If a solver does not prove its answer (time limit, numerical trouble, an LP too
+        large for exact arithmetic), the MIP would be too large, or an improvement uses
+        only the mechanism's rounding.
 
     Examples
     --------
@@ -257,28 +217,28 @@ def improvement(
     >>> improvement(inst, np.array([5.0, 5.0]), whole=True)
     (0.0, None)
     """
+    if not whole:
+        from allockit.fairness.exact_pareto import ExactUndecided, pareto_gain
+
+        tol = np.zeros(instance.n_users) if tolerance is None else np.asarray(tolerance)
+        try:
+            return pareto_gain(instance, base, per_class, tol)
+        except ExactUndecided as exc:
+            raise Undecided(f"the Pareto LP (divisible tasks): {exc}") from None
     capacity = entry_capacity(instance, whole)
     upper = instance.tasks.astype(float)
     lower = np.minimum(base, upper)
-    lower = np.where(lower < 1e-12, 0.0, lower * (1 - 1e-12))
-    if whole:
-        lower = np.ceil(lower - 1e-9)
-    what = "the Pareto " + ("MIP (whole tasks)" if whole else "LP (divisible tasks)")
+    lower = np.ceil(np.where(lower < 1e-12, 0.0, lower * (1 - 1e-12)) - 1e-9)
+    what = "the Pareto MIP (whole tasks)"
     x = _solve(
-        instance, capacity, lower, upper, whole=whole, cost=np.ones(instance.n_users), what=what
+        instance, capacity, lower, upper, cost=np.ones(instance.n_users), what=what
     )
-    if x is None:
-        if whole:  # no whole-task allocation reaches every user's base: nothing dominates
-            return 0.0, None
-        # the mechanism's own allocation satisfies every row of the LP
-        raise Undecided(f"{what}: infeasible, yet the mechanism's allocation satisfies it")
-    gain = float(x.sum() - base.sum())
-    if whole:
-        better = x.sum(axis=1) >= np.floor(base + 1e-9) + 1 - 1e-9
-        if not better.any():
-            return 0.0, None
-        return gain, x
-    return (gain, x) if gain > 0 else (0.0, None)
+    if x is None:  # no whole-task allocation reaches every user's base: nothing dominates
+        return 0.0, None
+    better = x.sum(axis=1) >= np.floor(base + 1e-9) + 1 - 1e-9
+    if not better.any():
+        return 0.0, None
+    return float(x.sum() - base.sum()), x
 
 
 def raise_one(
@@ -325,7 +285,6 @@ def raise_one(
         capacity,
         lower.astype(float),
         instance.tasks.astype(float),
-        whole=True,
         cost=np.ones(instance.n_users),
         what=f"the max-min MIP for user {instance.user_names[user]!r}",
     )
@@ -385,7 +344,6 @@ def place_whole(instance: DRFHInstance, per_class: np.ndarray) -> np.ndarray | N
                 capacity,
                 per_class[:, c],
                 per_class[:, c],
-                whole=True,
                 cost=np.zeros(n),
                 what=f"placing whole tasks on class {instance.server_names[c]!r}",
                 fixed=pinned,

@@ -210,11 +210,12 @@ def _pareto(context: Context, instance: DRFHInstance) -> Outcome:
     a = context.mechanism(instance)
     sem = _semantics(context, [a])
     base = a.own(sem)
-    gain, x = improvement(instance, base, whole=sem == "whole")
-    if sem == "fractional" and x is not None:
-        totals = np.asarray(x, dtype=float).sum(axis=1)
-        if not (totals - base > _user_tol(instance, base, totals)).any():
-            x = None  # every user's gain is within its tolerance: the solver's rounding
+    tol = _user_tol(instance, base)
+    if sem == "whole":
+        gain, x = improvement(instance, base, whole=True)
+    else:  # exact LPs from the mechanism's own tasks per class (see programs.improvement)
+        gain, x = improvement(instance, base, whole=False,
+                              per_class=a.per_class_tasks(sem), tolerance=tol)
     if x is None:
         return Outcome("held", semantics=sem, message="no allocation is better for all")
     names = instance.user_names
@@ -236,7 +237,7 @@ def _pareto(context: Context, instance: DRFHInstance) -> Outcome:
         },
         "gains": {u: _num(totals[i] - base[i]) for i, u in enumerate(names)},
     }
-    better = _user_names(instance, totals > base + 1e-9)
+    better = _user_names(instance, totals - base > (0.5 if sem == "whole" else tol))
     return Outcome(
         "violated",
         float(gain),

@@ -1,0 +1,145 @@
+"""The exact rational LP (``allockit.solver.exact_lp``) against vertex enumeration.
+
+Every status and optimum is compared with an independent oracle in fractions
+(``oracles.lp_by_vertices``) on small LPs, degenerate ones included (Beale's cycling
+example), and started both cold and from HiGHS's basis.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allockit.solver.exact_lp import ExactLPLimit, RationalLP, solve_exact
+from tests.oracles import lp_by_vertices
+
+
+@st.composite
+def bounded_lps(draw):
+    """LPs with 1-3 bounded columns, 1-3 rows, small integer or dyadic data."""
+    n = draw(st.integers(1, 3))
+    m = draw(st.integers(1, 3))
+    value = st.sampled_from([-2, -1, -0.5, 0, 0, 0.25, 0.5, 1, 2, 3])
+    cost = [draw(value) for _ in range(n)]
+    matrix = [[draw(value) for _ in range(n)] for _ in range(m)]
+    col_lower = [draw(st.integers(-2, 1)) for _ in range(n)]
+    col_upper = [lo + draw(st.integers(0, 3)) for lo in col_lower]
+    row_lower = [draw(st.one_of(st.none(), st.integers(-3, 2))) for _ in range(m)]
+    row_upper = [
+        draw(st.one_of(st.none(), st.integers(lo if lo is not None else -3, 4)))
+        for lo in row_lower
+    ]
+    return cost, matrix, row_lower, row_upper, col_lower, col_upper
+
+
+def _highs_basis(cost, matrix, row_lower, row_upper, col_lower, col_upper):
+    import highspy
+
+    inf = highspy.kHighsInf
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = len(cost), len(matrix)
+    lp.col_cost_ = np.array(cost, dtype=float)
+    lp.col_lower_ = np.array(col_lower, dtype=float)
+    lp.col_upper_ = np.array(col_upper, dtype=float)
+    lp.row_lower_ = np.array([-inf if v is None else v for v in row_lower], dtype=float)
+    lp.row_upper_ = np.array([inf if v is None else v for v in row_upper], dtype=float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.arange(0, len(matrix) * len(cost) + 1, len(cost), dtype=np.int32)
+    lp.a_matrix_.index_ = np.tile(np.arange(len(cost), dtype=np.int32), len(matrix))
+    lp.a_matrix_.value_ = np.array(matrix, dtype=float).ravel()
+    lp.sense_ = highspy.ObjSense.kMaximize
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    b = h.getBasis()
+    status = list(b.col_status) + list(b.row_status)
+    kinds = highspy.HighsBasisStatus
+    return [j for j, s in enumerate(status) if s == kinds.kBasic], [
+        s == kinds.kUpper for s in status
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(bounded_lps(), st.booleans())
+def test_status_and_optimum_match_vertex_enumeration(data, warm):
+    expected = lp_by_vertices(*data)
+    basis = _highs_basis(*data) if warm else None
+    solution = solve_exact(RationalLP.from_floats(*data), basis=basis)
+    if expected is None:
+        assert solution.status == "infeasible"
+        return
+    assert solution.status == "optimal"
+    assert solution.objective == expected[0]
+    _, matrix, row_lower, row_upper, col_lower, col_upper = data
+    x = solution.x
+    for j, v in enumerate(x):  # the point itself is feasible, exactly
+        assert Fraction(col_lower[j]) <= v <= Fraction(col_upper[j])
+    for row, lo, up in zip(matrix, row_lower, row_upper, strict=True):
+        act = sum(Fraction(a) * v for a, v in zip(row, x, strict=True))
+        assert (lo is None or act >= lo) and (up is None or act <= up)
+    if basis is not None:
+        assert solution.warm and solution.pivots == 0  # HiGHS's basis was optimal as it is
+
+
+def test_beales_cycling_example_terminates_at_the_optimum():
+    # Beale (1955): Dantzig's rule cycles on it; Bland's rule must not
+    f = Fraction
+    cost = [f(3, 4), -150, f(1, 50), -6]
+    matrix = [[f(1, 4), -60, f(-1, 25), 9], [f(1, 2), -90, f(-1, 50), 3], [0, 0, 1, 0]]
+    lp = RationalLP.from_floats(
+        cost, matrix, [None] * 3, [0, 0, 1], [0] * 4, [None] * 4
+    )
+    solution = solve_exact(lp)
+    assert solution.status == "optimal"
+    assert solution.objective == Fraction(1, 20)
+    assert solution.x == (Fraction(1, 25), 0, 1, 0)
+
+
+def test_unbounded_and_free_columns():
+    # max x0 - x1 with x0 - x1 free of bounds below, x1 free: unbounded along (t, 0)
+    lp = RationalLP.from_floats([1, -1], [[1, -1]], [None], [None], [0, None], [None, None])
+    assert solve_exact(lp).status == "unbounded"
+    # a free column at its best: max -x with x >= -3 through a row, x free
+    lp = RationalLP.from_floats([-1], [[1]], [-3], [None], [None], [None])
+    solution = solve_exact(lp)
+    assert solution.status == "optimal" and solution.x == (Fraction(-3),)
+
+
+def test_the_exact_answer_where_highs_tolerance_decides():
+    # one resource of 1, demand 0.5 and 1e-8: HiGHS may leave up to 1e-7 of capacity
+    # (10 tasks of the small user) to its tolerance; exact: 2 - 1e-8 * 0 ... the optimum
+    # fills the capacity exactly
+    lp = RationalLP.from_floats([0, 1], [[0.5, 1e-8]], [None], [1.0], [2.0 - 1e-9, 0],
+                                [None, None])
+    solution = solve_exact(lp)
+    assert solution.status == "optimal"
+    assert Fraction(0.5) * solution.x[0] + Fraction(1e-8) * solution.x[1] == 1
+    assert solution.x[0] == Fraction(2.0 - 1e-9)
+
+
+def test_a_warm_basis_that_is_singular_or_infeasible_falls_back_to_a_cold_start():
+    lp = RationalLP.from_floats([1, 1], [[1, 2], [3, 1]], [None, None], [4, 6],
+                                [0, 0], [None, None])
+    for basis in ([0, 0], [False] * 4), ([0, 3], [False, False, True, False]):
+        solution = solve_exact(lp, basis=basis)
+        assert solution.objective == Fraction(14, 5) and not solution.warm
+
+
+def test_limits_and_bad_input_are_named():
+    lp = RationalLP.from_floats([1, 1], [[1, 2], [3, 1]], [None, None], [4, 6],
+                                [0, 0], [None, None])
+    with pytest.raises(ExactLPLimit, match="more than 0 pivots"):
+        solve_exact(lp, max_pivots=0)
+    with pytest.raises(ValueError, match=r"row_upper\[1\] is NaN"):
+        RationalLP.from_floats([1], [[1], [1]], [0, 0], [1, float("nan")], [0], [1])
+    with pytest.raises(ValueError, match=r"col_lower\[0\] is inf"):
+        RationalLP.from_floats([1], [[1]], [0], [1], [float("inf")], [1])
+    with pytest.raises(ValueError, match="matrix row 0 has 2 entries, expected 1"):
+        RationalLP.from_floats([1], [[1, 2]], [0], [1], [0], [1])
