@@ -162,3 +162,17 @@ def test_whole_task_programs_match_exact_enumeration(program):
         assert x is None
     else:
         assert x is not None and x.sum() == expected
+
+
+@pytest.mark.parametrize(("tolerance", "expected"), [((0.1, 2.0), 0.5), ((0.6, 2.0), 0.0)])
+def test_a_user_whose_gain_the_total_hides_is_asked_alone(tolerance, expected):
+    # the largest total gain gives u1 (demand 0.25) the idle 0.25: +1 task, within its
+    # tolerance of 2; u0 alone could gain 0.5, more than a tolerance of 0.1
+    instance = DRFHInstance.from_dict({"resources": ["cpu"], "servers": [{"capacity": [1]}],
+                                       "users": [{"demand": [0.5]}, {"demand": [0.25]}]})
+    gain, x = pareto_gain(instance, np.array([1.0, 1.0]), None, np.array(tolerance))
+    assert gain == expected
+    if expected:
+        assert x[:, 0].tolist() == [1.5, 1.0]
+    else:
+        assert x is None
