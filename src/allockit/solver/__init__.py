@@ -5,7 +5,9 @@ and report an honest status.
   GLPK, CPLEX, Xpress or any solver Pyomo knows (``catalog.SOLVERS``), with the time
   limit, threads, gap and seed passed where the solver has them;
 - ``solve_cpsat(model, ...)``: OR-Tools CP-SAT;
-- ``check_solver_options``: the checks run before any model is built.
+- ``check_solver_options``: the checks run before any model is built;
+- ``solve_exact(RationalLP...)``: a small LP decided in exact rational arithmetic (the
+  fairness checker's Pareto LPs), optionally from a floating-point solver's basis.
 
 Every call returns a ``SolverReport``; a time limit is given as seconds or as the
 caller's ``allockit.clock.Deadline``.
@@ -21,6 +23,7 @@ from allockit.solver.catalog import (
     resolve_solver,
 )
 from allockit.solver.cpsat_run import solve_cpsat
+from allockit.solver.exact_lp import ExactLPLimit, ExactSolution, RationalLP, solve_exact
 from allockit.solver.pyomo_run import solve_pyomo
 from allockit.solver.report import (
     MAX_THREADS_PER_CORE,
@@ -35,7 +38,10 @@ __all__ = [
     "MAX_THREADS_PER_CORE",
     "SOLVERS",
     "BuildTimeLimit",
+    "ExactLPLimit",
+    "ExactSolution",
     "PyomoSolver",
+    "RationalLP",
     "SolverReport",
     "check_limits",
     "check_solver_options",
@@ -43,6 +49,7 @@ __all__ = [
     "max_threads",
     "resolve_solver",
     "solve_cpsat",
+    "solve_exact",
     "solve_pyomo",
     "solver_versions",
 ]
