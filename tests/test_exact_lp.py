@@ -45,8 +45,8 @@ def _highs_basis(cost, matrix, row_lower, row_upper, col_lower, col_upper):
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = len(cost), len(matrix)
     lp.col_cost_ = np.array(cost, dtype=float)
-    lp.col_lower_ = np.array(col_lower, dtype=float)
-    lp.col_upper_ = np.array(col_upper, dtype=float)
+    lp.col_lower_ = np.array([-inf if v is None else v for v in col_lower], dtype=float)
+    lp.col_upper_ = np.array([inf if v is None else v for v in col_upper], dtype=float)
     lp.row_lower_ = np.array([-inf if v is None else v for v in row_lower], dtype=float)
     lp.row_upper_ = np.array([inf if v is None else v for v in row_upper], dtype=float)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
@@ -130,6 +130,29 @@ def test_a_warm_basis_that_is_singular_or_infeasible_falls_back_to_a_cold_start(
     for basis in ([0, 0], [False] * 4), ([0, 3], [False, False, True, False]):
         solution = solve_exact(lp, basis=basis)
         assert solution.objective == Fraction(14, 5) and not solution.warm
+    # feasible but not optimal (x = 0): the check refuses it, the simplex goes on from it
+    solution = solve_exact(lp, basis=([2, 3], [False] * 4))
+    assert solution.objective == Fraction(14, 5) and solution.warm and solution.pivots > 0
+
+
+def test_an_optimal_basis_is_proven_without_a_tableau_beyond_its_size(monkeypatch):
+    # 60 columns, 31 rows: a transportation-like LP; HiGHS's basis is checked exactly
+    import allockit.solver.exact_lp as exact
+
+    rng = np.random.default_rng(3)
+    supply, demand = rng.integers(1, 9, size=6), rng.integers(1, 9, size=10)
+    matrix = [[int(j // 10 == i) for j in range(60)] for i in range(6)]
+    matrix += [[int(j % 10 == k) for j in range(60)] for k in range(10)]
+    matrix += [[int(j == i * 10 + k) * int(rng.integers(1, 4)) for j in range(60)]
+               for i, k in zip(range(6), range(15), strict=False)]
+    data = (rng.integers(-3, 6, size=60).tolist(), matrix, [None] * 22,
+            supply.tolist() + demand.tolist() + [5] * 6, [0] * 60, [None] * 60)
+    basis = _highs_basis(*data)
+    monkeypatch.setattr(exact, "MAX_CELLS", 10)  # no tableau may be built
+    solution = solve_exact(RationalLP.from_floats(*data), basis=basis)
+    assert solution.status == "optimal" and solution.pivots == 0
+    with pytest.raises(ExactLPLimit, match="beyond the exact simplex's size"):
+        solve_exact(RationalLP.from_floats(*data))
 
 
 def test_limits_and_bad_input_are_named():

@@ -380,6 +380,107 @@ class _Simplex:
             self.lower[a] = self.upper[a] = Fraction(0)
 
 
+def _sparse_solve(
+    rows: list[dict[int, Fraction]], rhs: list[Fraction], size: int
+) -> list[Fraction] | None:
+    """Solve a square sparse system exactly (Gauss-Jordan); None when it is singular."""
+    rows = [dict(r) for r in rows]
+    rhs = list(rhs)
+    where: dict[int, int] = {}  # column -> its pivot row
+    for col in range(size):
+        pivot = next((i for i in range(size) if i not in where.values() and rows[i].get(col)),
+                     None)
+        if pivot is None:
+            return None
+        where[col] = pivot
+        prow, pval = rows[pivot], rows[pivot][col]
+        for i in range(size):
+            f = rows[i].get(col) if i != pivot else None
+            if not f:
+                continue
+            f = f / pval
+            target = rows[i]
+            for j, v in prow.items():
+                w = target.get(j, 0) - f * v
+                if w:
+                    target[j] = w
+                else:
+                    target.pop(j, None)
+            rhs[i] -= f * rhs[pivot]
+    return [rhs[where[col]] / rows[where[col]][col] for col in range(size)]
+
+
+def _verify_basis(
+    lp: RationalLP, basic: Sequence[int], at_upper: Sequence[bool]
+) -> ExactSolution | None:
+    """The basis's point and reduced costs computed exactly: optimal, or None.
+
+    Only the tight rows (those whose row activity is nonbasic) and the basic columns
+    enter a linear system, solved twice (the point, the duals): a basis HiGHS found is
+    checked without a tableau.
+    """
+    n, m = len(lp.cost), len(lp.rows)
+    if len(basic) != m or len(set(basic)) != m or len(at_upper) != n + m:
+        return None
+    lower = list(lp.col_lower) + list(lp.row_lower)
+    upper = list(lp.col_upper) + list(lp.row_upper)
+    inbasis = set(basic)
+
+    def resting(j: int) -> Fraction:
+        if at_upper[j] and upper[j] is not None:
+            return upper[j]
+        if lower[j] is not None:
+            return lower[j]
+        return upper[j] if upper[j] is not None else Fraction(0)
+
+    columns = sorted(j for j in basic if j < n)
+    tight = [r for r in range(m) if n + r not in inbasis]
+    if len(tight) != len(columns):
+        return None
+    x = [Fraction(0) if j in inbasis else resting(j) for j in range(n)]
+    position = {j: k for k, j in enumerate(columns)}
+    system, rhs = [], []
+    for r in tight:
+        row = lp.rows[r]
+        system.append({position[j]: v for j, v in enumerate(row) if v and j in position})
+        rhs.append(resting(n + r) - sum((v * x[j] for j, v in enumerate(row)
+                                         if v and j not in position), Fraction(0)))
+    solved = _sparse_solve(system, rhs, len(columns))
+    if solved is None:
+        return None
+    for j, v in zip(columns, solved, strict=True):
+        x[j] = v
+    activity = [sum((v * x[j] for j, v in enumerate(row) if v), Fraction(0))
+                for row in lp.rows]
+    values = x + activity
+    if any((lower[j] is not None and values[j] < lower[j])
+           or (upper[j] is not None and values[j] > upper[j]) for j in range(n + m)):
+        return None
+    transposed: list[dict[int, Fraction]] = [{} for _ in columns]
+    for k, row in enumerate(system):
+        for j, v in row.items():
+            transposed[j][k] = v
+    duals = _sparse_solve(transposed, [lp.cost[j] for j in columns], len(columns))
+    if duals is None:
+        return None
+    y = dict(zip(tight, duals, strict=True))
+    for j in range(n + m):
+        if j in inbasis:
+            continue
+        if j < n:
+            d = lp.cost[j] - sum((y[r] * lp.rows[r][j] for r in tight if lp.rows[r][j]),
+                                 Fraction(0))
+        else:
+            d = y[j - n]  # the row activity's column is -e_r
+        can_rise = upper[j] is None or values[j] < upper[j]
+        can_fall = lower[j] is None or values[j] > lower[j]
+        if (can_rise and d > 0) or (can_fall and d < 0):
+            return None
+    point = tuple(x)
+    objective = sum((c * v for c, v in zip(lp.cost, point, strict=True)), Fraction(0))
+    return ExactSolution("optimal", point, objective, 0, True)
+
+
 def solve_exact(
     lp: RationalLP,
     *,
@@ -396,8 +497,10 @@ def solve_exact(
     basis : (sequence of int, sequence of bool), optional
         A starting basis: the basic variables (columns ``0..n-1``, then row activities
         ``n..n+m-1``, ``m`` of them) and, for every variable, whether it rests at its
-        upper bound when nonbasic. Used when it is nonsingular and feasible; otherwise
-        the simplex starts from the logical basis.
+        upper bound when nonbasic. When its point and reduced costs, computed exactly,
+        prove it optimal, that is the answer (no tableau is built, whatever the size);
+        else the simplex starts from it if it is nonsingular and feasible, or from the
+        logical basis.
     max_pivots : int
         Pivots allowed after the start.
     seconds : float, optional
@@ -410,8 +513,8 @@ def solve_exact(
     Raises
     ------
     ExactLPLimit
-        If the tableau has more than ``MAX_CELLS`` cells, or the pivots or the time run
-        out before the program is decided.
+        If the simplex is needed and its tableau would have more than ``MAX_CELLS``
+        cells, or the pivots or the time run out before the program is decided.
 
     Examples
     --------
@@ -424,6 +527,10 @@ def solve_exact(
     (Fraction(14, 5), 0, True)
     """
     n, m = len(lp.cost), len(lp.rows)
+    if basis is not None:
+        proved = _verify_basis(lp, *basis)
+        if proved is not None:
+            return proved
     if m * (n + 2 * m) > MAX_CELLS:
         raise ExactLPLimit(f"{m} rows x {n} columns is beyond the exact simplex's size")
     stop_at = None if seconds is None else time.perf_counter() + seconds
