@@ -17,7 +17,9 @@ from typing import Any, NoReturn
 import numpy as np
 
 from allockit.clock import BuildTimeLimit, Deadline
+from allockit.constants import MEM_TOL
 from allockit.errors import InvalidInputError
+from allockit.evaluation.bounds import memory_exceeds
 from allockit.evaluation.placement import (
     empty_result,
     host_index_problem,
@@ -122,12 +124,12 @@ def obviously_infeasible(instance: VCInstance) -> str | None:
     >>> obviously_infeasible(VCInstance.from_lists(hosts=2, cpu=[0.5], mem=[1.5]))
     "job 'j0' needs memory 1.5 > 1 per task"
     """
-    big = np.flatnonzero(instance.mem > 1.0)
+    big = np.flatnonzero(instance.mem > 1.0 + MEM_TOL)
     if big.size:
         i = int(big[0])
         return f"job {instance.job_names[i]!r} needs memory {instance.mem[i]:.6g} > 1 per task"
     total = float((instance.tasks * instance.mem).sum())
-    if total > instance.hosts:
+    if memory_exceeds(total, instance.hosts):
         return f"total memory {total:.6g} exceeds the {instance.hosts} hosts"
     return None
 

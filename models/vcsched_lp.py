@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from allockit.clock import Deadline
@@ -88,6 +90,7 @@ def _solve(run: ExactRun, threads: int | None) -> VCResult:
     if report.status is not SolveStatus.OPTIMAL:
         return run.empty(report.status, message=report.message)
     y_star = float(model.Y.value)
+    phase_one = _allocation(model)
     need = instance.tasks * instance.cpu
     first = np.concatenate(([0], np.cumsum(instance.tasks)[:-1]))
     model.objective.deactivate()
@@ -104,14 +107,19 @@ def _solve(run: ExactRun, threads: int | None) -> VCResult:
         ),
         sense=pyo.maximize,
     )
-    if run.deadline.expired(0.01):
-        run.stop("time limit reached after phase 1")
-    second = solve_pyomo(model, solver=run.solver, time_limit=run.deadline, threads=threads)
-    run.solve_seconds += second.seconds
-    if second.status is not SolveStatus.OPTIMAL:
-        return run.empty(second.status, message="phase 2: " + second.message)
-    e = np.array([[model.e[t, j].value for j in model.H] for t in model.T], dtype=float)
-    alpha = np.array([[model.alpha[t, j].value for j in model.H] for t in model.T], dtype=float)
+    message = "fractional relaxation: an upper bound, not a placement"
+    second = None
+    if not run.deadline.expired(0.01):
+        second = solve_pyomo(model, solver=run.solver, time_limit=run.deadline, threads=threads)
+        run.solve_seconds += second.seconds
+    if second is not None and second.status is SolveStatus.OPTIMAL:
+        e, alpha = _allocation(model)
+    else:
+        # phase 1 proved the minimum yield; keep its allocation (HiGHS 1.12's presolve
+        # has called the phase-2 LP infeasible on data at its tolerance, RESULTS 13.10)
+        e, alpha = phase_one
+        why = "no time left" if second is None else f"{second.status}: {second.message}"
+        message += f"; the average yield was not maximised (phase 2: {why})"
     task_cpu = alpha.sum(axis=1)
     job_yield = np.bincount(instance.task_job, weights=task_cpu, minlength=instance.n_jobs) / need
     return VCResult(
@@ -129,5 +137,12 @@ def _solve(run: ExactRun, threads: int | None) -> VCResult:
         solver=run.solver,
         build_seconds=run.build_seconds,
         solve_seconds=run.solve_seconds,
-        message="fractional relaxation: an upper bound, not a placement",
+        message=message,
     )
+
+
+def _allocation(model: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The relaxation's fractions ``e`` and CPU shares ``alpha``, (tasks, hosts) each."""
+    e = np.array([[model.e[t, j].value for j in model.H] for t in model.T], dtype=float)
+    alpha = np.array([[model.alpha[t, j].value for j in model.H] for t in model.T], dtype=float)
+    return e, alpha

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -12,15 +13,47 @@ from allockit.errors import InvalidInputError
 from allockit.instances.vcsched import VCInstance
 
 __all__ = [
+    "MARGIN",
     "bins_lower_bound",
     "infeasibility_proof",
     "load_lower_bound",
+    "memory_exceeds",
     "pair_hosts_lower_bound",
     "yield_upper_bound",
 ]
 
 #: Bisection steps of ``load_lower_bound`` (the interval shrinks by 2**-60).
 BISECTION_STEPS = 60
+
+#: Relative margin of the packing arguments' float comparisons (8 units of roundoff):
+#: a computed sum, third or difference never decides a tie the exact values decide the
+#: other way, so every count is a bound on the exact data (RESULTS 13.10).
+MARGIN = 8 * float(np.finfo(float).eps)
+
+
+def memory_exceeds(total: float, hosts: int) -> bool:
+    """Whether a total memory exceeds ``hosts`` hosts of ``1 + MEM_TOL`` each (a proof).
+
+    Placements are accepted up to ``MEM_TOL`` per host, so a total above ``hosts``
+    by rounding (three tasks of 1/3 sum to 1.0000000000000002) proves nothing.
+
+    Parameters
+    ----------
+    total : float
+        The tasks' memories, summed.
+    hosts : int
+        The number of hosts.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> memory_exceeds(sum([0.1, 0.2, 0.3, 0.4] * 3), 3), memory_exceeds(3.01, 3)
+    (False, True)
+    """
+    return total > hosts * (1.0 + MEM_TOL) * (1.0 + MARGIN)
 
 
 def _checked_sizes(name: str, values: object) -> np.ndarray:
@@ -86,13 +119,38 @@ def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:
     prefix_small = np.concatenate(([0.0], np.cumsum(small)))
     prefix_big = np.concatenate(([0.0], np.cumsum(big)))
     ks = np.unique(np.concatenate(([0.0], small)))
-    n1 = big.size - np.searchsorted(big, capacity - ks, side="right")
+    # items above capacity - K need a bin of their own; a tie decided by the rounded
+    # difference would move an item to J1 and overstate the count: test with a margin
+    n1 = big.size - np.searchsorted(big, (capacity - ks) * (1.0 + MARGIN), side="right")
     n2 = big.size - n1
     sum2 = prefix_big[n2]
     sum3 = prefix_small[-1] - prefix_small[np.searchsorted(small, ks, side="left")]
     extra = np.ceil((sum3 - (n2 * capacity - sum2)) / capacity - 1e-9)
     best = max(best, int((n1 + n2 + np.maximum(0.0, extra)).max()))
     return int(best)
+
+
+def _pair_groups(
+    cpu: np.ndarray, mem: np.ndarray, capacity: float, more_than: int
+) -> Iterator[np.ndarray]:
+    """For each group of tasks that fit at most two to a host, which pairs may share one.
+
+    The groups: memory above a third of ``1 + MEM_TOL``, CPU need above a third of
+    ``capacity`` (only groups of more than ``more_than`` tasks). Both tests are made so
+    that rounding can only weaken the argument: a task joins a group only if it is
+    surely above the third (by ``MARGIN``), and a pair may share a host unless its sum
+    is surely above the capacity.
+    """
+    cap_m = 1.0 + MEM_TOL
+    loose = 1.0 + MARGIN
+    for group in (np.flatnonzero(3.0 * mem > cap_m * loose),
+                  np.flatnonzero(3.0 * cpu > capacity * loose)):
+        if group.size <= more_than:
+            continue
+        a, m = cpu[group], mem[group]
+        yield (m[:, None] + m[None, :] <= cap_m * loose) & (
+            a[:, None] + a[None, :] <= capacity * loose
+        )
 
 
 def pair_hosts_lower_bound(cpu: np.ndarray, mem: np.ndarray, capacity: float) -> int:
@@ -140,14 +198,9 @@ def pair_hosts_lower_bound(cpu: np.ndarray, mem: np.ndarray, capacity: float) ->
             f"cpu and mem must have one entry per task; got {cpu.size} and {mem.size}"
         )
     capacity = _checked_capacity(capacity, infinite=True)
-    cap_m = 1.0 + MEM_TOL
     best = 0
-    for group in (np.flatnonzero(mem > cap_m / 3.0), np.flatnonzero(cpu > capacity / 3.0)):
-        k = int(group.size)
-        if k <= 1:
-            continue
-        a, m = cpu[group], mem[group]
-        ok = (m[:, None] + m[None, :] <= cap_m) & (a[:, None] + a[None, :] <= capacity)
+    for ok in _pair_groups(cpu, mem, capacity, 1):
+        k = int(ok.shape[0])
         rows, cols = np.nonzero(np.triu(ok, 1))
         if rows.size == 0:
             best = max(best, k)
@@ -166,13 +219,8 @@ def _pair_exceeds(cpu: np.ndarray, mem: np.ndarray, capacity: float, hosts: int)
     and at least a greedy matching's size; the exact matching is computed only when
     these two do not decide (networkx is imported only then).
     """
-    cap_m = 1.0 + MEM_TOL
-    for group in (np.flatnonzero(mem > cap_m / 3.0), np.flatnonzero(cpu > capacity / 3.0)):
-        k = int(group.size)
-        if k <= hosts:
-            continue
-        a, m = cpu[group], mem[group]
-        ok = (m[:, None] + m[None, :] <= cap_m) & (a[:, None] + a[None, :] <= capacity)
+    for ok in _pair_groups(cpu, mem, capacity, hosts):
+        k = int(ok.shape[0])
         np.fill_diagonal(ok, False)
         degree = ok.sum(axis=1)
         if k - int((degree > 0).sum()) // 2 > hosts:
@@ -262,18 +310,22 @@ def load_lower_bound(instance: VCInstance) -> tuple[float, str]:
             else:
                 hi = mid
         best = max(best, lo)
-    # the matching argument: a step function of the capacity, searched over its steps
+    # the matching argument: a step function of the capacity that changes only at a sum
+    # of two CPU needs or three times one. It is asked just below each step (a few
+    # units of roundoff under the float value of the step, which may be below the exact
+    # one): "exceeds" there proves L* above that point, the step in all but rounding.
     if _pair_exceeds(cpu, mem, best, hosts):
-        points = _pair_breakpoints(cpu, mem, best)
-        lo_i, hi_i = 0, points.size  # the first step where it stops exceeding
+        points = _pair_breakpoints(cpu, mem, best) * (1.0 - 4.0 * MARGIN)
+        points = points[points > best]
+        lo_i, hi_i = 0, points.size  # the first point where it stops exceeding
         while lo_i < hi_i:
             mid_i = (lo_i + hi_i) // 2
             if _pair_exceeds(cpu, mem, float(points[mid_i]), hosts):
                 lo_i = mid_i + 1
             else:
                 hi_i = mid_i
-        if lo_i < points.size:
-            best = max(best, float(points[lo_i]))
+        if lo_i > 0:
+            best = max(best, float(points[lo_i - 1]))
     return (best, "bin-packing") if best > lp else (lp, "lp")
 
 
@@ -309,7 +361,7 @@ def yield_upper_bound(instance: VCInstance) -> tuple[float | None, str]:
     mem = instance.mem[instance.task_job]
     cpu = instance.cpu[instance.task_job]
     if (
-        float(mem.sum()) > instance.hosts
+        memory_exceeds(float(mem.sum()), instance.hosts)
         or bins_lower_bound(mem, 1.0 + MEM_TOL) > instance.hosts
         or _pair_exceeds(cpu, mem, np.inf, instance.hosts)
     ):
@@ -350,7 +402,7 @@ bound)"
     if mem.size and float(mem.max()) > 1.0 + MEM_TOL:
         return f"memory: a task needs {float(mem.max()):.6g} > 1 host of memory"
     total = float(mem.sum())
-    if total > instance.hosts:
+    if memory_exceeds(total, instance.hosts):
         return f"memory: the total memory {total:.6g} exceeds the {instance.hosts} hosts"
     bins = bins_lower_bound(mem, 1.0 + MEM_TOL)
     if bins > instance.hosts:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from allockit.evaluation.bounds import memory_exceeds
 from allockit.instances.vcsched import VCInstance
 
 __all__ = ["closed_form_allocation", "lp_bound", "relaxed_average_yield"]
@@ -12,7 +13,7 @@ __all__ = ["closed_form_allocation", "lp_bound", "relaxed_average_yield"]
 def lp_bound(instance: VCInstance) -> float | None:
     """Closed-form optimum of the rational relaxation: ``min(1, H / sum a)`` (user guide (VCSched)).
 
-    Valid when the total memory fits (``sum m <= H``); returns None otherwise (the
+    Valid when the total memory fits (``sum m <= H``, to ``MEM_TOL``); returns None otherwise (the
     relaxation is infeasible, hence so is the instance). Without a migration budget this
     is the LP's optimum; with one it is still an upper bound on it.
 
@@ -41,7 +42,7 @@ def lp_bound(instance: VCInstance) -> float | None:
        virtual clusters, Sec. 3.1 (the rational relaxation of the MILP).
     """
     tasks = instance.tasks
-    if float((tasks * instance.mem).sum()) > instance.hosts:
+    if memory_exceeds(float((tasks * instance.mem).sum()), instance.hosts):
         return None
     return float(min(1.0, instance.hosts / float((tasks * instance.cpu).sum())))
 
