@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allockit.solver.exact_lp import ExactLPLimit, RationalLP, solve_exact
+from allockit.solver.exact_lp import ExactLPLimit, RationalLP, highs_basis, solve_exact
 from tests.oracles import lp_by_vertices
 
 
@@ -37,33 +37,8 @@ def bounded_lps(draw):
 
 
 def _highs_basis(cost, matrix, row_lower, row_upper, col_lower, col_upper):
-    import highspy
-
-    inf = highspy.kHighsInf
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = len(cost), len(matrix)
-    lp.col_cost_ = np.array(cost, dtype=float)
-    lp.col_lower_ = np.array([-inf if v is None else v for v in col_lower], dtype=float)
-    lp.col_upper_ = np.array([inf if v is None else v for v in col_upper], dtype=float)
-    lp.row_lower_ = np.array([-inf if v is None else v for v in row_lower], dtype=float)
-    lp.row_upper_ = np.array([inf if v is None else v for v in row_upper], dtype=float)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = np.arange(0, len(matrix) * len(cost) + 1, len(cost), dtype=np.int32)
-    lp.a_matrix_.index_ = np.tile(np.arange(len(cost), dtype=np.int32), len(matrix))
-    lp.a_matrix_.value_ = np.array(matrix, dtype=float).ravel()
-    lp.sense_ = highspy.ObjSense.kMaximize
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    b = h.getBasis()
-    status = list(b.col_status) + list(b.row_status)
-    kinds = highspy.HighsBasisStatus
-    return [j for j, s in enumerate(status) if s == kinds.kBasic], [
-        s == kinds.kUpper for s in status
-    ]
+    return highs_basis(RationalLP.from_floats(cost, matrix, row_lower, row_upper, col_lower,
+                                              col_upper))
 
 
 @settings(max_examples=300, deadline=None)

@@ -35,7 +35,13 @@ import numpy as np
 
 from allockit.constants import FAIRNESS_SOLVE_SECONDS
 from allockit.instances.drfh import DRFHInstance
-from allockit.solver.exact_lp import ExactLPLimit, ExactSolution, RationalLP, solve_exact
+from allockit.solver.exact_lp import (
+    ExactLPLimit,
+    ExactSolution,
+    RationalLP,
+    highs_basis,
+    solve_exact,
+)
 
 __all__ = ["ExactUndecided", "pareto_gain"]
 
@@ -85,7 +91,8 @@ class _Programs:
             tuple([None] * (n * k)),
         )
         try:
-            return solve_exact(lp, basis=_highs_basis(lp), seconds=FAIRNESS_SOLVE_SECONDS)
+            return solve_exact(lp, basis=highs_basis(lp, seconds=FAIRNESS_SOLVE_SECONDS),
+                               seconds=FAIRNESS_SOLVE_SECONDS)
         except ExactLPLimit as exc:
             raise ExactUndecided(str(exc)) from None
 
@@ -101,48 +108,6 @@ class _Programs:
             for c in range(k)
             for r in range(len(self.demand[0]))
         )
-
-
-def _highs_basis(lp: RationalLP) -> tuple[list[int], list[bool]] | None:
-    """HiGHS's final basis of the float copy of ``lp``, a start for the exact simplex."""
-    import highspy
-
-    def floats(values: tuple, infinite: float) -> np.ndarray:
-        return np.array([infinite if v is None else float(v) for v in values])
-
-    n, m = len(lp.cost), len(lp.rows)
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = n, m
-    model.col_cost_ = floats(lp.cost, 0.0)
-    model.col_lower_ = floats(lp.col_lower, -highspy.kHighsInf)
-    model.col_upper_ = floats(lp.col_upper, highspy.kHighsInf)
-    model.row_lower_ = floats(lp.row_lower, -highspy.kHighsInf)
-    model.row_upper_ = floats(lp.row_upper, highspy.kHighsInf)
-    starts, index, value = [0], [], []
-    for row in lp.rows:
-        for j, v in enumerate(row):
-            if v:
-                index.append(j)
-                value.append(float(v))
-        starts.append(len(index))
-    model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    model.a_matrix_.start_ = np.array(starts, dtype=np.int32)
-    model.a_matrix_.index_ = np.array(index, dtype=np.int32)
-    model.a_matrix_.value_ = np.array(value, dtype=float)
-    model.sense_ = highspy.ObjSense.kMaximize
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("time_limit", FAIRNESS_SOLVE_SECONDS)
-    h.passModel(model)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    basis = h.getBasis()
-    status = list(basis.col_status) + list(basis.row_status)
-    kinds = highspy.HighsBasisStatus
-    return ([j for j, s in enumerate(status) if s == kinds.kBasic],
-            [s == kinds.kUpper for s in status])
 
 
 def _start(

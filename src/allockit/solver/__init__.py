@@ -23,7 +23,13 @@ from allockit.solver.catalog import (
     resolve_solver,
 )
 from allockit.solver.cpsat_run import solve_cpsat
-from allockit.solver.exact_lp import ExactLPLimit, ExactSolution, RationalLP, solve_exact
+from allockit.solver.exact_lp import (
+    ExactLPLimit,
+    ExactSolution,
+    RationalLP,
+    highs_basis,
+    solve_exact,
+)
 from allockit.solver.pyomo_run import solve_pyomo
 from allockit.solver.report import (
     MAX_THREADS_PER_CORE,
@@ -45,6 +51,7 @@ __all__ = [
     "SolverReport",
     "check_limits",
     "check_solver_options",
+    "highs_basis",
     "installed_solvers",
     "max_threads",
     "resolve_solver",

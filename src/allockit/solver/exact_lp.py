@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["ExactLPLimit", "ExactSolution", "RationalLP", "solve_exact"]
+import numpy as np
+
+__all__ = ["ExactLPLimit", "ExactSolution", "RationalLP", "highs_basis", "solve_exact"]
 
 Bound = Fraction | None
 
@@ -479,6 +481,72 @@ def _verify_basis(
     point = tuple(x)
     objective = sum((c * v for c, v in zip(lp.cost, point, strict=True)), Fraction(0))
     return ExactSolution("optimal", point, objective, 0, True)
+
+
+def highs_basis(
+    lp: RationalLP, *, seconds: float | None = None
+) -> tuple[list[int], list[bool]] | None:
+    """HiGHS's final basis of the float copy of ``lp``: a start for ``solve_exact``.
+
+    Parameters
+    ----------
+    lp : RationalLP
+        The program (its values rounded to floats for HiGHS).
+    seconds : float, optional
+        HiGHS's time limit.
+
+    Returns
+    -------
+    (list of int, list of bool) or None
+        The basic variables and, per variable, whether it rests at its upper bound, in
+        ``solve_exact``'s ``basis`` form; None unless HiGHS ends optimal.
+
+    Examples
+    --------
+    >>> lp = RationalLP.from_floats([1, 1], [[1, 2], [3, 1]], [None, None], [4, 6],
+    ...                             [0, 0], [None, None])
+    >>> highs_basis(lp)
+    ([0, 1], [False, False, True, True])
+    """
+    import highspy
+
+    def floats(values: tuple, infinite: float) -> np.ndarray:
+        return np.array([infinite if v is None else float(v) for v in values])
+
+    n, m = len(lp.cost), len(lp.rows)
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = n, m
+    model.col_cost_ = floats(lp.cost, 0.0)
+    model.col_lower_ = floats(lp.col_lower, -highspy.kHighsInf)
+    model.col_upper_ = floats(lp.col_upper, highspy.kHighsInf)
+    model.row_lower_ = floats(lp.row_lower, -highspy.kHighsInf)
+    model.row_upper_ = floats(lp.row_upper, highspy.kHighsInf)
+    starts, index, value = [0], [], []
+    for row in lp.rows:
+        for j, v in enumerate(row):
+            if v:
+                index.append(j)
+                value.append(float(v))
+        starts.append(len(index))
+    model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    model.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    model.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    model.a_matrix_.value_ = np.array(value, dtype=float)
+    model.sense_ = highspy.ObjSense.kMaximize
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    if seconds is not None:
+        h.setOptionValue("time_limit", float(seconds))
+    h.passModel(model)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    basis = h.getBasis()
+    status = list(basis.col_status) + list(basis.row_status)
+    kinds = highspy.HighsBasisStatus
+    return ([j for j, s in enumerate(status) if s == kinds.kBasic],
+            [s == kinds.kUpper for s in status])
 
 
 def solve_exact(
