@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,7 @@ from allockit.instances.vcsched import VCInstance
 from allockit.models.vcsched_exact import obviously_infeasible
 from allockit.results import SolveStatus
 from allockit.vcsched import solve
-from tests.oracles import brute_force
+from tests.oracles import brute_force, check_vc_result
 
 # (hosts, [(cpu, mem, tasks) per job])
 MATCHING_STEP = [  # best said optimal 0.42373 (and bound 0.42373); the optimum is 0.43860
@@ -126,3 +127,25 @@ def test_closed_form_bounds_hold_on_decimal_data(instance):
     assert bound is not None and bound >= optimum * (1 - 1e-12), source
     assert infeasibility_proof(instance) is None
     assert lp_bound(instance) >= optimum * (1 - 1e-12)
+
+
+CPU_OVER = [  # the average-yield LP (HiGHS, rows to 1e-7) put a host 1e-8..1e-7 above 1
+    (3, [(0.3, 1e-06, 1), (0.50000001, 1e-06, 2), (0.7, 1e-06, 1), (0.2, 0.25, 1),
+         (0.4, 0.75, 1), (0.5, 1e-06, 1)]),
+    (3, [(1.0, 0.5, 2), (0.79999999, 1.0, 1), (1.0, 0.5, 1), (0.3, 1e-06, 1),
+         (0.40000001, 0.3333333333333333, 1)]),
+    (3, [(0.2, 0.5, 1), (1.0, 0.25, 1), (0.4, 1e-08, 1), (0.3, 1e-08, 1),
+         (0.4000001, 0.3333333333333333, 2), (0.3, 0.3333333333333333, 1)]),
+]
+
+
+@pytest.mark.parametrize("data", CPU_OVER, ids=["1e-8", "5e-9", "1e-7"])
+@pytest.mark.parametrize("method", ["best", "mcb8"])
+def test_the_average_yields_fit_every_host(data, method):
+    instance = _instance(data)
+    optimum, _ = brute_force(instance)
+    result = solve(instance, method, time_limit=20)
+    check_vc_result(instance, result)  # every host's CPU at most 1 (+1e-9)
+    load = np.bincount(result.task_hosts, weights=result.task_cpu, minlength=instance.hosts)
+    assert load.max() <= 1.0 + 1e-12
+    assert result.min_yield == pytest.approx(optimum, rel=1e-12)

@@ -336,7 +336,36 @@ def average_yield_phase(
     # (job, host) pairs with their task counts: sparse, never a dense jobs x hosts matrix
     pair = np.unique(task_job * hosts + task_hosts, return_counts=True)
     jobs, on = np.divmod(pair[0], hosts)
-    return max_sum_yields_sparse(jobs, on, pair[1] * instance.cpu[jobs], n_jobs, hosts, floor)
+    need = pair[1] * instance.cpu[jobs]
+    yields = max_sum_yields_sparse(jobs, on, need, n_jobs, hosts, floor)
+    return _within_hosts(yields, jobs, on, need, hosts, floor)
+
+
+#: A host's CPU above 1 by more than this after the average-yield LP is HiGHS's
+#: tolerance (up to 1e-7), not rounding: the yields above the floor are scaled back.
+CPU_OVER = 1e-12
+
+
+def _within_hosts(
+    yields: np.ndarray, jobs: np.ndarray, on: np.ndarray, need: np.ndarray, hosts: int,
+    floor: float,
+) -> np.ndarray:
+    """The LP's yields with every host's CPU at most 1 (HiGHS accepts rows to 1e-7).
+
+    On each host above ``1 + CPU_OVER`` the part above the floor is scaled to fit; a job
+    takes the smallest factor of its hosts (which only unloads its other hosts).
+    """
+    load = np.bincount(on, weights=need * yields[jobs], minlength=hosts)
+    over = load > 1.0 + CPU_OVER
+    if not over.any():
+        return yields
+    base = np.bincount(on, weights=need * floor, minlength=hosts)
+    extra = load - base
+    factor = np.ones(hosts)
+    factor[over] = np.clip((1.0 - base[over]) / extra[over], 0.0, 1.0) * (1.0 - 1e-15)
+    per_job = np.ones(yields.size)
+    np.minimum.at(per_job, jobs, factor[on])
+    return floor + (yields - floor) * per_job
 
 
 def _greedy_single_host(instance: VCInstance, host: np.ndarray, floor: float) -> np.ndarray:
