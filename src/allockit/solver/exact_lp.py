@@ -9,7 +9,7 @@ rule (no cycling), started from a basis a floating-point solver found when that 
 is feasible (HiGHS's final basis is usually optimal: no pivot is then needed, only the
 exact check of its values and reduced costs).
 
-The program: maximise ``cost . x`` subject to ``row_lower <= A x <= row_upper`` and
+The program: maximise ``cost @ x`` subject to ``row_lower <= A x <= row_upper`` and
 ``col_lower <= x <= col_upper``, a bound of None being infinite.
 
 Examples
@@ -74,7 +74,7 @@ def _bounds(values: Sequence, field: str, size: int, sign: int) -> tuple[Bound, 
 
 @dataclass(frozen=True, slots=True)
 class RationalLP:
-    """Maximise ``cost . x`` over ``row_lower <= A x <= row_upper`` and the column bounds.
+    """Maximise ``cost @ x`` over ``row_lower <= A x <= row_upper`` and the column bounds.
 
     Attributes
     ----------
