@@ -143,6 +143,9 @@ class _Driver:
         if self.periodic and not self.tick_pending:
             k = math.floor((now - self.origin) / self.period) + 1
             self.next_tick = self.origin + k * self.period
+            while self.next_tick <= now:  # rounding put the next tick at now (or before):
+                k += 1  # it would fire again at once, forever; a non-integer origin did
+                self.next_tick = self.origin + k * self.period
             self.events.schedule(self.next_tick, _TICK, None, priority=(_TICK, 0))
             self.tick_pending = True
 

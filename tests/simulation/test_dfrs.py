@@ -797,3 +797,19 @@ def test_state_refuses_rows_of_jobs_without_one_and_bad_mappings():
         s.apply(np.array([0]), np.array([[1.0, 0.0, 0.0]]), 0.0)
     s.apply(np.array([1]), np.array([[0.0, 1.0]]), 0.0)  # (the scratch was reset)
     assert sorted(s.running) == [1] and s.row(1).tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("algorithm", ["MCB8 */per", "/stretch-per/opt=max",
+                                       "GreedyPM */per/opt=min"])
+def test_a_period_tick_that_rounds_onto_now_does_not_fire_forever(algorithm):
+    # origin 927.42392862456: (origin + 13 * 600 - origin) / 600 is just under 13, so the
+    # tick after the one at origin + 13 * 600 was scheduled at that same time, forever
+    # (10 million ticks, then a misleading "use a longer period"); a fuzz found it
+    from allockit.simulation.simulate import simulate
+
+    origin = 927.42392862456
+    workload = Workload.from_jobs(
+        Platform(nodes=2), submit=[origin, origin + 13 * 600 - 1.0],
+        runtime=[8000.0, 50.0], tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.5, 0.5])
+    result = simulate(workload, algorithm)
+    assert result.end[0] >= origin + 8000.0 and result.end[1] <= origin + 15 * 600
