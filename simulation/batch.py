@@ -241,7 +241,11 @@ def run_batch(
             events.schedule(float(ends[k]), _DONE, k, priority=(_DONE, k))
         starts.clear()
         if period and not tick_pending and (cluster.queue or cluster.running or submitted < n):
-            tick = origin + (math.floor((now - origin) / period) + 1) * period
+            k = math.floor((now - origin) / period) + 1
+            tick = origin + k * period
+            while tick <= now:  # rounding put it at now: it would fire there forever
+                k += 1
+                tick = origin + k * period
             events.schedule(tick, _TICK, None, priority=(_TICK, 0))
             tick_pending = True
     left = np.flatnonzero(np.isnan(cluster._start))

@@ -371,3 +371,26 @@ def test_fractional_policies_from_specs_and_the_command_line(tmp_path, capsys):
     assert main(["simulate", str(EXCERPT), "--algorithm", f"{path}:Lazy", "--penalty", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["algorithm"] == f"{path}:Lazy" and "progress_share" in out
+
+
+def test_a_batch_period_tick_that_rounds_onto_now_does_not_fire_forever():
+    # the DFRS simulator's case (test_dfrs.py) in the batch driver: origin 927.42392862456
+    class Ticking(BasePolicy):
+        period = 600.0
+
+        def start(self, cluster):
+            self.ticks = []
+
+        def on_tick(self, cluster, now):
+            self.ticks.append(now)
+
+        def schedule(self, cluster, now):
+            FCFS().schedule(cluster, now)
+
+    origin = 927.42392862456
+    w = Workload.from_jobs(
+        Platform(nodes=1), submit=[origin, origin + 13 * 600 - 1.0],
+        runtime=[8000.0, 50.0], tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.5, 0.5])
+    policy = Ticking()
+    run_batch(w, policy)
+    assert len(policy.ticks) == len(set(policy.ticks)) < 20
