@@ -289,3 +289,55 @@ def test_without_the_breakpoint_grid_the_exact_bound_is_the_same(monkeypatch, se
     assert free.lower <= grid.upper and grid.lower <= free.upper  # the brackets meet
     assert free.upper - free.lower <= sb.EXACT_ACCURACY * free.upper
     assert free.status == "optimal"
+
+
+# ---------------------------------------------------------------- endpoints at float ties
+# A fuzz (RESULTS 13.11) found the bound merging endpoints within 1e-9 |t| of each other,
+# in chains: a job released inside a merged chain lost its window and the "lower bound"
+# came out up to 93x above a schedule's maximum stretch; an endpoint merged past the last
+# one raised IndexError; at clock values of 1e9 s interval lengths carried 1e-7 s of error.
+TIES = {
+    "chain": (2, [0.0, 0.8e-9, 1.6e-9, 500.0], [100.0] * 4, [1] * 4, [1.0] * 4),
+    "window-lost": (2, [0.0, 100.0, 650.0, 650.0000003694018, 650.000000695299, 1050.0],
+                    [10.000000000706862, 50.0, 2.0, 17.0, 2.0, 9.999999999955753],
+                    [1, 2, 2, 1, 2, 2],
+                    [0.31169988187649933, 0.8815638040492778, 0.9999999999984778,
+                     0.9999991252364269, 0.5977966879062092, 0.4363990924784767]),
+    "past-the-end": (2, [1752012519, 1752012520, 1752012521], [2, 7, 9], [1, 2, 2],
+                     [0.5, 0.25, 0.5]),
+    "large-offset": (2, [5205738593, 5205739184, 5205739819, 5205739901, 5205740836,
+                         5205741038, 5205741045, 5205741063, 5205741272, 5205742111,
+                         5205742830],
+                     [140, 9, 97, 13, 135, 8, 52, 771, 4, 5, 239],
+                     [1, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1],
+                     [0.9186054186652393, 0.33825706663085037, 0.5128584976445602,
+                      0.8590426171087424, 0.3757868601359482, 0.598103773437075,
+                      0.64668814965711, 0.2958615781688499, 0.29712555720556666,
+                      0.106732444063826, 0.1655176192610194]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TIES))
+def test_the_bound_is_below_every_schedule_at_float_ties(name):
+    from allockit.simulation.simulate import simulate
+
+    nodes, submit, runtime, tasks, cpu = TIES[name]
+    workload = Workload.from_jobs(Platform(nodes=nodes), submit=submit, runtime=runtime,
+                                  tasks=tasks, cpu=cpu, mem=[0.1] * len(submit))
+    bound = stretch_bound(workload)
+    assert bound.status == "optimal" and bound.lower <= bound.value <= bound.upper
+    achieved = min(
+        float(simulate(workload, name).max_stretch)
+        for name in ("EASY", "FCFS", "Greedy */opt=avg", "MCB8 */opt=min", "GreedyPM */opt=min")
+    )
+    assert bound.lower <= achieved * (1 + 1e-12)
+    assert bound.value <= achieved * (1 + 1e-8)  # value: the least feasible stretch to 1e-8
+
+
+def test_the_bound_does_not_depend_on_the_clocks_origin():
+    nodes, submit, runtime, tasks, cpu = TIES["large-offset"]
+    kwargs = {"runtime": runtime, "tasks": tasks, "cpu": cpu, "mem": [0.1] * len(submit)}
+    far = stretch_bound(Workload.from_jobs(Platform(nodes=nodes), submit=submit, **kwargs))
+    near = stretch_bound(Workload.from_jobs(
+        Platform(nodes=nodes), submit=[s - submit[0] for s in submit], **kwargs))
+    assert far.value == near.value and far.lower == near.lower
