@@ -176,3 +176,12 @@ def test_a_user_whose_gain_the_total_hides_is_asked_alone(tolerance, expected):
         assert x[:, 0].tolist() == [1.5, 1.0]
     else:
         assert x is None
+
+
+def test_an_lp_too_large_for_exact_arithmetic_is_an_error_not_a_verdict(monkeypatch):
+    from allockit.fairness import exact_pareto
+
+    monkeypatch.setattr(exact_pareto, "MAX_CELLS", 10)
+    result = check("progressive", ["pareto"], instance=DRFHInstance.from_dict(LP_EDGE))[0]
+    assert result.status == "error"
+    assert "too large for the exact LP" in result.error["message"]

@@ -47,6 +47,9 @@ __all__ = ["ExactUndecided", "pareto_gain"]
 
 Matrix = list[list[Fraction]]
 
+#: Largest dense matrix (users x classes columns, times rows) decided in fractions.
+MAX_CELLS = 5_000_000
+
 
 class ExactUndecided(Exception):
     """The exact LPs did not settle the question (too large, too slow, or only rounding).
@@ -160,9 +163,9 @@ def pareto_gain(
     Raises
     ------
     ExactUndecided
-        If an LP is too large or slow for exact arithmetic, ``base`` does not fit the
-        capacities exactly (without ``per_class``), or the only improvements found use
-        capacity the mechanism's allocation exceeds by rounding.
+        If an LP is too large (``MAX_CELLS``) or slow for exact arithmetic, ``base``
+        does not fit the capacities exactly (without ``per_class``), or the only
+        improvements found use capacity the mechanism's allocation exceeds by rounding.
 
     Examples
     --------
@@ -175,6 +178,12 @@ def pareto_gain(
     (0.0, None)
     """
     n, k = instance.n_users, instance.n_classes
+    cells = n * k * (k * len(instance.resources) + n)
+    if cells > MAX_CELLS:
+        raise ExactUndecided(
+            f"{n} users x {k} server classes is too large for the exact LP ({cells:,} matrix "
+            f"cells, at most {MAX_CELLS:,}); check fewer users or classes"
+        )
     real = [
         [Fraction(float(c)) * int(count) for c in row]
         for row, count in zip(instance.capacity, instance.count, strict=True)
