@@ -50,10 +50,10 @@ def _check_stretch(stretch: object) -> None:
     real_number("stretch", stretch)
 
 
-def _data(workload: Workload, tau: float):
+def _data(workload: Workload, tau: float, *, shift: bool = True):
     r = workload.submit.astype(float)
-    if r.size:  # the bound does not depend on the clock's origin; its precision does
-        r = r - r.min()  # (interval lengths as differences of 1e9 s carry 1e-7 s of error)
+    if shift and r.size:  # the bound does not depend on the clock's origin; its
+        r = r - r.min()  # precision does (lengths as differences of 1e9 s carry 1e-7 s)
     w = np.maximum(workload.runtime, tau)
     p = workload.runtime.astype(float)
     demand = p * workload.cpu * workload.tasks  # node-seconds of work
@@ -61,25 +61,28 @@ def _data(workload: Workload, tau: float):
 
 
 def _structure(r: np.ndarray, w: np.ndarray, s_ref: float):
-    """Distinct endpoints (as affine e0 + e1 S) sorted at ``s_ref``, and each job's span."""
+    """Distinct endpoints (as affine e0 + e1 S) sorted at ``s_ref``, and each job's span.
+
+    Endpoints are merged only when they are the same affine function (equal ``e0`` and
+    ``e1``); each job's span is read from the positions of its own two endpoints, never
+    by searching values. A tolerance (it was 1e-9 |t|) merged releases and deadlines up to
+    1.7 s apart at HPC2N's clock values, in chains: a job released inside a chain lost its
+    window and the "lower bound" came out up to 93x above a schedule's maximum stretch
+    (RESULTS 13.11); and a deadline whose ``w S`` is below the clock's resolution keeps its
+    own (short) interval, whose length ``w S`` the LP computes from the slopes.
+    """
+    n = r.size
     e0 = np.concatenate([r, r])
     e1 = np.concatenate([np.zeros_like(w), w])
     value = e0 + e1 * s_ref
     order = np.lexsort((e1, e0, value))
-    e0, e1, value = e0[order], e1[order], value[order]
-    # Only endpoints of equal value are merged. A tolerance (it was 1e-9 |t|) merged
-    # releases and deadlines up to 1.7 s apart at HPC2N's clock values, and in chains:
-    # a job released inside a merged chain lost its window, and the "lower bound" came
-    # out up to 93x above a schedule's maximum stretch (RESULTS 13.11). Each job's release
-    # and deadline are computed exactly as its endpoints' values, so they are found
-    # among them exactly.
-    keep = np.ones(value.size, dtype=bool)
-    keep[1:] = np.diff(value) > 0
-    e0, e1, value = e0[keep], e1[keep], value[keep]
-    start = np.searchsorted(value, r, side="left")
-    d = r + w * s_ref
-    end = np.searchsorted(value, d, side="left")
-    return e0, e1, start, end  # job j may use intervals start[j] .. end[j]-1
+    e0, e1 = e0[order], e1[order]
+    keep = np.ones(e0.size, dtype=bool)
+    keep[1:] = (e0[1:] != e0[:-1]) | (e1[1:] != e1[:-1])
+    position = np.empty(e0.size, dtype=np.int64)
+    position[order] = np.cumsum(keep) - 1
+    start, end = position[:n], position[n:]
+    return e0[keep], e1[keep], start, end  # job j may use intervals start[j] .. end[j]-1
 
 
 def _solve_lp(
@@ -95,11 +98,12 @@ def _solve_lp(
     """Solve the LP with S in [s_lo, s_hi] (interval order taken at s_ref) with HiGHS.
 
     Returns the least feasible S in the range (or s_lo when only feasibility is asked and
-    the system is feasible), None when infeasible.
+    the system is feasible), None when infeasible. ``full`` (a schedule's intervals are
+    asked for) keeps the workload's own clock, so that the interval ends are its times.
     """
     import highspy
 
-    r, w, p, demand = _data(workload, tau)
+    r, w, p, demand = _data(workload, tau, shift=not full)
     e0, e1, start, end = _structure(r, w, s_ref)
     n_int = e0.size - 1
     d0, d1 = np.diff(e0), np.diff(e1)  # len(t) = d0 + d1 S
@@ -236,8 +240,20 @@ def stretch_lp_solution(
     if solved is None:
         return None
     _, ends, alpha = solved
-    origin = float(workload.submit.min()) if workload.n_jobs else 0.0  # _data's shift
-    return ends + origin, alpha
+    # intervals shorter than the clock's resolution have equal float ends (distinct
+    # affine endpoints, e.g. a deadline 1e-8 s after a release at 1e9 s): their work is
+    # given to the interval before, so that the ends increase strictly
+    if ends.size > 1:
+        positive = np.diff(ends) > 0
+        if not positive.all():
+            target = np.maximum.accumulate(np.where(positive, np.arange(positive.size), -1))
+            target = np.maximum(target, 0)
+            folded = np.zeros((alpha.shape[0], int(positive.sum()) or 1))
+            column = np.cumsum(positive) - 1
+            np.add.at(folded.T, np.maximum(column[target], 0), alpha.T)
+            ends = ends[np.concatenate(([True], positive))]
+            alpha = folded[:, : max(ends.size - 1, 0)]
+    return ends, alpha
 
 
 def stretch_feasible(

@@ -107,19 +107,22 @@ def _solve(run: ExactRun, threads: int | None) -> VCResult:
         ),
         sense=pyo.maximize,
     )
+    if run.deadline.expired(0.01):
+        run.stop("time limit reached after phase 1")
     message = "fractional relaxation: an upper bound, not a placement"
-    second = None
-    if not run.deadline.expired(0.01):
-        second = solve_pyomo(model, solver=run.solver, time_limit=run.deadline, threads=threads)
-        run.solve_seconds += second.seconds
-    if second is not None and second.status is SolveStatus.OPTIMAL:
+    second = solve_pyomo(model, solver=run.solver, time_limit=run.deadline, threads=threads)
+    run.solve_seconds += second.seconds
+    if second.status is SolveStatus.OPTIMAL:
         e, alpha = _allocation(model)
-    else:
-        # phase 1 proved the minimum yield; keep its allocation (HiGHS 1.12's presolve
-        # has called the phase-2 LP infeasible on data at its tolerance, RESULTS 13.10)
+    elif second.status is SolveStatus.INFEASIBLE:
+        # phase 1 found the LP feasible at the minimum yield, so phase 2 is feasible:
+        # HiGHS 1.12's presolve has said otherwise on data at its tolerance (RESULTS
+        # 13.10). The minimum yield stands; the average yield is phase 1's, not maximised.
         e, alpha = phase_one
-        why = "no time left" if second is None else f"{second.status}: {second.message}"
-        message += f"; the average yield was not maximised (phase 2: {why})"
+        message += ("; the average yield was not maximised (phase 2: the solver called "
+                    f"the feasible LP infeasible: {second.message})")
+    else:
+        return run.empty(second.status, message="phase 2: " + second.message)
     task_cpu = alpha.sum(axis=1)
     job_yield = np.bincount(instance.task_job, weights=task_cpu, minlength=instance.n_jobs) / need
     return VCResult(

@@ -141,3 +141,17 @@ def test_limits_and_bad_input_are_named():
         RationalLP.from_floats([1], [[1]], [0], [1], [float("inf")], [1])
     with pytest.raises(ValueError, match="matrix row 0 has 2 entries, expected 1"):
         RationalLP.from_floats([1], [[1, 2]], [0], [1], [0], [1])
+
+
+def test_crossing_bounds_are_infeasible_and_a_foreign_basis_is_ignored():
+    # a review found "optimal" for lower > upper, and a basis index of -1 read as the last
+    # column (an "optimal" point that broke a row)
+    assert solve_exact(RationalLP.from_floats([1], [[1]], [None], [None], [1], [0])).status \
+        == "infeasible"
+    assert solve_exact(RationalLP.from_floats([1], [[1]], [2], [1], [0], [5])).status \
+        == "infeasible"
+    lp = RationalLP.from_floats([1, 1], [[1, 2], [3, 1]], [None, None], [4, 6],
+                                [0, 0], [None, None])
+    for basic in ([-1, 0], [0, 9]):
+        solution = solve_exact(lp, basis=(basic, [False] * 4))
+        assert solution.objective == Fraction(14, 5) and not solution.warm

@@ -149,3 +149,24 @@ def test_the_average_yields_fit_every_host(data, method):
     load = np.bincount(result.task_hosts, weights=result.task_cpu, minlength=instance.hosts)
     assert load.max() <= 1.0 + 1e-12
     assert result.min_yield == pytest.approx(optimum, rel=1e-12)
+
+
+def test_l2_does_not_add_a_bin_from_the_rounding_of_long_sums():
+    # a review: 100,000 tasks of 0.09999999999999999 fit 10 to a host (10 v <= 1 exactly)
+    # on 10,000 hosts; the float prefix sums said 10,001 bins, a false yield bound
+    from allockit.evaluation.bounds import bins_lower_bound
+
+    v = 0.09999999999999999
+    assert bins_lower_bound(np.full(100_000, v), 1.0) == 10_000
+    instance = VCInstance.from_lists(hosts=10_000, cpu=[v], mem=[0.0], tasks=[100_000])
+    assert yield_upper_bound(instance)[0] == 1.0
+    for third in (1 / 3, 1 / 6, 1 / 9, 1 / 11):
+        assert bins_lower_bound(np.full(round(1 / third) * 10_000, third), 1.0) == 10_000
+
+
+def test_the_average_yield_repair_survives_a_host_without_slack_above_the_floor():
+    from allockit.evaluation.placement import _within_hosts
+
+    yields = _within_hosts(np.array([0.5, 0.5]), np.array([0, 1]), np.array([0, 0]),
+                           np.array([1.2, 0.9]), 1, 0.5)
+    assert yields.tolist() == [0.5, 0.5]

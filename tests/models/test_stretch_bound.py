@@ -341,3 +341,22 @@ def test_the_bound_does_not_depend_on_the_clocks_origin():
     near = stretch_bound(Workload.from_jobs(
         Platform(nodes=nodes), submit=[s - submit[0] for s in submit], **kwargs))
     assert far.value == near.value and far.lower == near.lower
+
+
+def test_a_deadline_below_the_clocks_resolution_keeps_its_interval():
+    # a review: tau 0, a run time of 1e-12 s submitted at 1e5 s: r + w S rounds to r, and
+    # the job was left no interval (the "bound" came out 8, running each job alone gives 1)
+    workload = Workload.from_jobs(Platform(nodes=1), submit=[0, 1e5], runtime=[1, 1e-12],
+                                  tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    assert stretch_feasible(workload, 1.0, tau=0.0)
+    assert stretch_bound(workload, tau=0.0).value == 1.0
+
+
+def test_a_theorem1_schedule_at_a_clock_of_1e9_seconds_is_valid():
+    from allockit.proofs.theorem1 import build_schedule, check_schedule
+
+    workload = Workload.from_jobs(Platform(nodes=2), submit=[1e9, 1e9 + 50], runtime=[50, 50],
+                                  tasks=[1, 1], cpu=[1.0, 1.0], mem=[0.1, 0.1])
+    stretch = 1.0000000002
+    ends, alpha = stretch_lp_solution(workload, stretch, tau=0)
+    assert check_schedule(workload, build_schedule(workload, ends, alpha), stretch) == []

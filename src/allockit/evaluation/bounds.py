@@ -113,7 +113,10 @@ def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:
         return int(s.size) + 1
     half = capacity / 2.0
     total = float(s.sum())
-    best = math.ceil(total / capacity - 1e-9)
+    # the sums below are float sums of up to n terms (error up to n eps times the
+    # total): the slack before each ceiling grows with them, so rounding never adds a bin
+    slack = 1e-9 + 4.0 * s.size * float(np.finfo(float).eps) * (total / capacity)
+    best = math.ceil(total / capacity - slack)
     big = s[s > half]
     small = s[s <= half]
     prefix_small = np.concatenate(([0.0], np.cumsum(small)))
@@ -125,7 +128,7 @@ def bins_lower_bound(sizes: np.ndarray, capacity: float) -> int:
     n2 = big.size - n1
     sum2 = prefix_big[n2]
     sum3 = prefix_small[-1] - prefix_small[np.searchsorted(small, ks, side="left")]
-    extra = np.ceil((sum3 - (n2 * capacity - sum2)) / capacity - 1e-9)
+    extra = np.ceil((sum3 - (n2 * capacity - sum2)) / capacity - slack)
     best = max(best, int((n1 + n2 + np.maximum(0.0, extra)).max()))
     return int(best)
 

@@ -362,7 +362,9 @@ def _within_hosts(
     base = np.bincount(on, weights=need * floor, minlength=hosts)
     extra = load - base
     factor = np.ones(hosts)
-    factor[over] = np.clip((1.0 - base[over]) / extra[over], 0.0, 1.0) * (1.0 - 1e-15)
+    room = np.divide(1.0 - base[over], extra[over], out=np.zeros(int(over.sum())),
+                     where=extra[over] > 0)
+    factor[over] = np.clip(room, 0.0, 1.0) * (1.0 - 1e-15)
     per_job = np.ones(yields.size)
     np.minimum.at(per_job, jobs, factor[on])
     return floor + (yields - floor) * per_job

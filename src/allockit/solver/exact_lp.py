@@ -595,6 +595,12 @@ def solve_exact(
     (Fraction(14, 5), 0, True)
     """
     n, m = len(lp.cost), len(lp.rows)
+    for lows, ups in ((lp.col_lower, lp.col_upper), (lp.row_lower, lp.row_upper)):
+        if any(lo is not None and up is not None and lo > up
+               for lo, up in zip(lows, ups, strict=True)):
+            return ExactSolution("infeasible", None, None, 0, False)  # a bound crosses
+    if basis is not None and not all(0 <= j < n + m for j in basis[0]):
+        basis = None  # not a basis of this program: start cold
     if basis is not None:
         proved = _verify_basis(lp, *basis)
         if proved is not None:
