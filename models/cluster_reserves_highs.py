@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from allockit.clock import Deadline
+from allockit.constants import HIGHS_QP_ITERATION_LIMIT
 from allockit.errors import SolverUnavailableError
 from allockit.models.cluster_reserves_problem import (
     CAPACITY,
@@ -103,6 +104,10 @@ def _highs(time_limit: float | None, threads: int | None) -> Any:
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("random_seed", 0)
+    # HiGHS's QP solver can cycle on degenerate step-2 problems (rows filled to 2e-7 past
+    # 100 %): without a time limit it never returned (RESULTS 13.12); a capped run ends
+    # with "Iteration limit reached", an error status, and the other forms are tried
+    h.setOptionValue("qp_iteration_limit", HIGHS_QP_ITERATION_LIMIT)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     if threads is not None:

@@ -17,6 +17,7 @@ __all__ = [
     "FAIRNESS_MAX_INTEGERS",
     "FAIRNESS_SOLVE_SECONDS",
     "FAIRNESS_TOL",
+    "HIGHS_QP_ITERATION_LIMIT",
     "MAX_CLUSTER_NODES",
     "MAX_CLUSTER_SECONDS",
     "MAX_CLUSTER_WORK",
@@ -105,6 +106,9 @@ FAIRNESS_SOLVE_SECONDS = 60.0
 #: Fairness checker: most integer variables of a whole-task MIP (users x servers); a
 #: larger example is an error (undecided) that names --semantics fractional.
 FAIRNESS_MAX_INTEGERS = 200_000
+#: Iterations HiGHS's QP solver may take on one problem: it can cycle on degenerate
+#: cluster-reserves step-2 problems and then never returned without a time limit.
+HIGHS_QP_ITERATION_LIMIT = 200_000
 #: A store's task claim without a heartbeat for this long is stale and taken over (s).
 STALE_CLAIM_SECONDS = 60.0
 #: Longest simulated time of one cluster-reserves run (s): Li and Parker's runs last 60 s.

@@ -347,3 +347,17 @@ def test_registry_runs_both_methods_and_refuses_the_rest():
     custom = allocate_reserves(FIG3, lambda inst, **kw: cluster_reserves(inst, **kw),
                                floor=0.0)
     assert custom.V == 0.0
+
+
+@pytest.mark.parametrize("backend", ["highspy", "pyomo"])
+def test_a_degenerate_step_two_ends_without_a_time_limit(backend):
+    # a fuzz: rows filled to 2.5e-7 past 100 % made HiGHS's QP solver cycle, and with no
+    # time limit the call never returned; its iterations are now capped
+    # (HIGHS_QP_ITERATION_LIMIT): an honest status, and the fast backend solves it
+    instance = ReservesInstance.from_dict({
+        "targets": [100.0], "allocation": [[100.0], [100.0], [100.00000025155506]],
+        "usage": [[99.99999929155491], [100.0], [100.0]]})
+    result = allocate_reserves(instance, "cluster-reserves", backend=backend, floor=1e-6)
+    assert result.status in (SolveStatus.OPTIMAL, SolveStatus.ERROR)
+    fast = allocate_reserves(instance, "cluster-reserves", floor=1e-6)
+    assert fast.status == SolveStatus.OPTIMAL

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from allockit.clock import Deadline
-from allockit.constants import DEFAULT_REL_GAP
+from allockit.constants import DEFAULT_REL_GAP, HIGHS_QP_ITERATION_LIMIT
 from allockit.errors import SolverUnavailableError
 from allockit.results import SolveStatus
 from allockit.solver.catalog import DEFAULT_SOLVER, PyomoSolver, resolve_solver
@@ -128,7 +128,8 @@ def _run_contrib(
         "raise_exception_on_nonoptimal_result": False,
     }
     if chosen.name == "highs":
-        config["solver_options"] = {"mip_rel_gap": rel_gap, "random_seed": seed}
+        config["solver_options"] = {"mip_rel_gap": rel_gap, "random_seed": seed,
+                                    "qp_iteration_limit": HIGHS_QP_ITERATION_LIMIT}
         if deadline.at is not None and _integers(model) > HIGHS_PRESOLVE_MAX_INTEGERS:
             config["solver_options"]["presolve"] = "off"
     else:
