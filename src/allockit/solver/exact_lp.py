@@ -187,6 +187,16 @@ class ExactSolution:
     warm: bool
 
 
+def _resting(lower: Bound, upper: Bound, at_upper: bool) -> Fraction:
+    """Where a nonbasic variable rests: its upper bound if asked and finite, else its
+    lower bound, else its upper bound, else 0 (a free variable)."""
+    if at_upper and upper is not None:
+        return upper
+    if lower is not None:
+        return lower
+    return upper if upper is not None else Fraction(0)
+
+
 class _Simplex:
     """The dense tableau ``B^-1 [A | -I | artificials]`` of ``A x - s = 0`` and its values."""
 
@@ -220,12 +230,7 @@ class _Simplex:
         self.basic[r] = j
 
     def _resting(self, j: int, at_upper: bool = False) -> Fraction:
-        lo, up = self.lower[j], self.upper[j]
-        if at_upper and up is not None:
-            return up
-        if lo is not None:
-            return lo
-        return up if up is not None else Fraction(0)
+        return _resting(self.lower[j], self.upper[j], at_upper)
 
     def _basic_values(self) -> None:
         inbasis = set(self.basic)
@@ -269,13 +274,7 @@ class _Simplex:
 
     def start_cold(self) -> bool:
         """Logical basis; artificials on the rows out of bounds. True if none was needed."""
-        n, m = self.n, self.m
-        self.table = [
-            [-v for v in self.rows[r]]
-            + [Fraction(1) if k == r else Fraction(0) for k in range(m)]
-            for r in range(m)
-        ]
-        self.basic = list(range(n, n + m))
+        n, m = self.n, self.m  # __init__ left the logical basis's tableau
         self.value = [self._resting(j) for j in range(n)] + [Fraction(0)] * m
         self._basic_values()
         bad = []
@@ -429,11 +428,7 @@ def _verify_basis(
     inbasis = set(basic)
 
     def resting(j: int) -> Fraction:
-        if at_upper[j] and upper[j] is not None:
-            return upper[j]
-        if lower[j] is not None:
-            return lower[j]
-        return upper[j] if upper[j] is not None else Fraction(0)
+        return _resting(lower[j], upper[j], at_upper[j])
 
     columns = sorted(j for j in basic if j < n)
     tight = [r for r in range(m) if n + r not in inbasis]
